@@ -158,7 +158,8 @@ void ValidateConfig(const TrainConfig& c) {
   require(c.model.l2_lambda >= 0, "model.l2_lambda", "must be >= 0");
   require(c.model.threads >= 1, "model.threads", "must be >= 1");
   for (int64_t h : c.model.hidden) require(h >= 1, "model.hidden", "widths must be >= 1");
-  require(c.clients.count >= 1, "clients.count", "must be >= 1");
+  // The virtual runtime packs the client id into 24 bits of its event key.
+  require(c.clients.count >= 1 && c.clients.count <= 10'000'000, "clients.count", "must be in [1, 10000000]");
   require(c.clients.gradient_cost > 0, "clients.gradient_cost", "must be > 0");
   require(c.clients.speed_sigma >= 0, "clients.speed_sigma", "must be >= 0");
   require(c.clients.latency_mean >= 0, "clients.latency_mean", "must be >= 0");

@@ -39,9 +39,9 @@ std::string ClientsCsv(const std::vector<std::unique_ptr<ClientProtocol>>& clien
     out += fmt::format("{},{},{},{},{},{},{:.6g},{:.6g},{}", client->id(), client->records(), client->local_round(),
                        client->gradients(), StopName(client->stop_reason()), server.excluded(client->id()) ? 1 : 0,
                        static_cast<double>(clip.clipped) / n, clip.norm_sum / n, client->max_staleness());
+    const auto& histogram = client->staleness_histogram();
     for (int64_t s = 0; s <= max_staleness_bucket; ++s) {
-      const auto it = client->staleness_histogram().find(s);
-      out += fmt::format(",{}", it == client->staleness_histogram().end() ? 0 : it->second);
+      out += fmt::format(",{}", s < static_cast<int64_t>(histogram.size()) ? histogram[s] : 0);
     }
     out += "\n";
   }
@@ -116,6 +116,8 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   s["wall_seconds"] = wall;
   s["run_seconds"] = report.wall_seconds;
   s["compute_seconds"] = report.compute_seconds;
+  s["eval_seconds"] = report.observer_seconds;
+  s["protocol_overhead"] = ProtocolOverhead(report);
   s["virtual_seconds"] = virtual_clock ? nlohmann::json(report.end_time) : nlohmann::json(nullptr);
   s["grads_per_second"] = report.wall_seconds > 0 ? static_cast<double>(total_grads) / report.wall_seconds : 0.0;
   s["runtime"] = resolved.protocol.runtime;

@@ -53,22 +53,37 @@ const std::vector<double>& PrivacyLedger::RdpCurve(double q, double sigma) const
 
 void PrivacyLedger::RecordRound(double q, double sigma) { RecordRounds(q, sigma, 1); }
 
-void PrivacyLedger::RecordRounds(double q, double sigma, int64_t count) {
-  ValidateSchedule({RoundGroup{q, sigma, count}}, "ledger.round");
-  if (count == 0) return;
-  auto group = std::find_if(schedule_.begin(), schedule_.end(),
-                            [&](const RoundGroup& g) { return g.q == q && g.sigma == sigma; });
-  if (group == schedule_.end()) {
-    schedule_.push_back({q, sigma, count});
+namespace {
+
+// Adds `count` rounds of (q, sigma) to a compact schedule; the newest group is the usual match.
+void AddRounds(Schedule& schedule, double q, double sigma, int64_t count) {
+  const auto same = [&](const RoundGroup& g) { return g.q == q && g.sigma == sigma; };
+  auto group = !schedule.empty() && same(schedule.back()) ? schedule.end() - 1
+                                                          : std::find_if(schedule.begin(), schedule.end(), same);
+  if (group == schedule.end()) {
+    schedule.push_back({q, sigma, count});
   } else {
     group->count += count;
   }
+}
+
+}  // namespace
+
+void PrivacyLedger::RecordRounds(double q, double sigma, int64_t count) {
+  ValidateRoundGroup(RoundGroup{q, sigma, count}, "ledger.round", 0);
+  if (count == 0) return;
+  AddRounds(schedule_, q, sigma, count);
   rounds_ += count;
-  if (options_.sampling != SamplingModel::kShuffle) {
-    const std::vector<double>& curve = RdpCurve(q, sigma);
-    for (size_t k = 0; k < rdp_total_.size(); ++k) rdp_total_[k] += static_cast<double>(count) * curve[k];
-  }
+  if (options_.sampling != SamplingModel::kShuffle) AddRounds(unfolded_, q, sigma, count);
   epsilon_so_far_.reset();
+}
+
+void PrivacyLedger::FoldRdp() const {
+  for (const RoundGroup& g : unfolded_) {
+    const std::vector<double>& curve = RdpCurve(g.q, g.sigma);
+    for (size_t k = 0; k < rdp_total_.size(); ++k) rdp_total_[k] += static_cast<double>(g.count) * curve[k];
+  }
+  unfolded_.clear();
 }
 
 Schedule PrivacyLedger::ScheduleWith(double q, double sigma, int64_t extra_count) const {
@@ -85,6 +100,7 @@ double PrivacyLedger::RdpEpsilonWith(double q, double sigma, int64_t extra_count
     return RdpEpsilon(reduced.schedule, reduced.sampling, options_.delta, options_.rdp).epsilon;
   }
   if (rounds_ + extra_count == 0) return 0.0;
+  FoldRdp();
   const std::vector<double>* extra = extra_count > 0 ? &RdpCurve(q, sigma) : nullptr;
   double best = std::numeric_limits<double>::infinity();
   for (size_t k = 0; k < rdp_total_.size(); ++k) {
@@ -103,7 +119,7 @@ double PrivacyLedger::PldEpsilonWith(double q, double sigma, int64_t extra_count
 }
 
 bool PrivacyLedger::WouldExceed(double q, double sigma) const {
-  ValidateSchedule({RoundGroup{q, sigma, 1}}, "ledger.round");
+  ValidateRoundGroup(RoundGroup{q, sigma, 1}, "ledger.round", 0);
   if (std::isinf(options_.epsilon_budget)) return false;
   // RDP is an upper bound under either accountant: if it already certifies the round, no PLD is needed.
   if (RdpEpsilonWith(q, sigma, 1) <= options_.epsilon_budget) return false;

@@ -79,7 +79,12 @@ class PrivacyLedger {
   LedgerOptions options_;
   Schedule schedule_;  // compact: one group per distinct (q, sigma), in first-seen order
   int64_t rounds_ = 0;
-  std::vector<double> rdp_total_;           // RDP of all rounds so far, per order (not used for shuffle)
+  // Adds the RDP curves of unfolded_ rounds into rdp_total_. Recording a round is a counter increment;
+  // the per-order sums are folded in only when an ε is asked for (once per round when a budget is set).
+  void FoldRdp() const;
+
+  mutable std::vector<double> rdp_total_;   // RDP of the folded rounds, per order (not used for shuffle)
+  mutable Schedule unfolded_;               // rounds recorded since the last FoldRdp
   std::vector<double> conversion_offsets_;  // RdpConversionOffsets(orders, delta)
 
   struct CurveCacheEntry {

@@ -8,19 +8,20 @@
 
 namespace asyncdp::accounting {
 
-void ValidateSchedule(const Schedule& schedule, std::string_view where) {
-  for (size_t i = 0; i < schedule.size(); ++i) {
-    const RoundGroup& g = schedule[i];
-    const std::string key = std::string(where) + "[" + std::to_string(i) + "]";
-    if (!(g.q > 0.0 && g.q <= 1.0)) {
-      throw ConfigError(key + ".q", "sampling rate must be in (0, 1], got " + std::to_string(g.q));
-    }
-    if (!(g.sigma > 0.0) || !std::isfinite(g.sigma)) {
-      throw ConfigError(key + ".sigma",
-                        "noise multiplier must be positive and finite, got " + std::to_string(g.sigma));
-    }
-    if (g.count < 0) throw ConfigError(key + ".count", "must be >= 0, got " + std::to_string(g.count));
+void ValidateRoundGroup(const RoundGroup& g, std::string_view where, size_t index) {
+  const auto key = [&] { return std::string(where) + "[" + std::to_string(index) + "]"; };
+  if (!(g.q > 0.0 && g.q <= 1.0)) {
+    throw ConfigError(key() + ".q", "sampling rate must be in (0, 1], got " + std::to_string(g.q));
   }
+  if (!(g.sigma > 0.0) || !std::isfinite(g.sigma)) {
+    throw ConfigError(key() + ".sigma",
+                      "noise multiplier must be positive and finite, got " + std::to_string(g.sigma));
+  }
+  if (g.count < 0) throw ConfigError(key() + ".count", "must be >= 0, got " + std::to_string(g.count));
+}
+
+void ValidateSchedule(const Schedule& schedule, std::string_view where) {
+  for (size_t i = 0; i < schedule.size(); ++i) ValidateRoundGroup(schedule[i], where, i);
 }
 
 Schedule CompactSchedule(const Schedule& schedule) {

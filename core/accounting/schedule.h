@@ -26,6 +26,8 @@ using Schedule = std::vector<RoundGroup>;
 // Throws ConfigError (key path `where`, e.g. "schedule[3].q") unless every group has 0 < q <= 1,
 // sigma > 0 and finite, and count >= 0.
 void ValidateSchedule(const Schedule& schedule, std::string_view where = "schedule");
+// The same checks for one group, reported as `where`[index]; allocates only to build an error.
+void ValidateRoundGroup(const RoundGroup& group, std::string_view where, size_t index);
 
 // The same multiset of rounds with groups of equal (q, sigma) merged and empty groups dropped, sorted by
 // (q, sigma). Composition does not depend on order, so every accountant gives the same answer for both.

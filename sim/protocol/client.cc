@@ -46,10 +46,12 @@ bool ClientProtocol::BeginRound() {
     return false;
   }
   const int64_t staleness = std::max<int64_t>(0, local_round_ - global_round_);
+  ASYNCDP_CHECK(staleness <= rule_.MaxStaleness());
+  if (staleness >= static_cast<int64_t>(staleness_.size())) staleness_.resize(staleness + 1, 0);
   ++staleness_[staleness];
   max_staleness_ = std::max(max_staleness_, staleness);
-  ASYNCDP_CHECK(staleness <= rule_.MaxStaleness());
-  round_model_ = local_model_;
+  std::swap(round_model_, local_model_);  // O(1): the round computes on ŵ without copying it
+  replaced_in_round_ = false;
   in_round_ = true;
   return true;
 }
@@ -77,21 +79,37 @@ UpdateMessage ClientProtocol::CompleteRound() {
   const double step = plan_.step_sizes[local_round_];
   // ŵ ← ŵ − η̄_i·U (Algorithm 4 line 14, descent sign per proactive-dp.md §2.4). ŵ may have been replaced
   // by a newer v̂_k while the round was computed; the update then applies to the new model, as in the paper.
+  if (!replaced_in_round_) std::swap(round_model_, local_model_);
   local_model_ -= static_cast<float>(step) * round_sum_;
   if (ledger_ && options_.sigma > 0) {
     ledger_->RecordRound(static_cast<double>(plan_.sample_sizes[local_round_]) / records(), options_.sigma);
   }
   gradients_ += static_cast<int64_t>(batch_.size());
   UpdateMessage message{options_.id, local_round_, step, static_cast<int64_t>(batch_.size()),
-                        std::make_shared<const Eigen::VectorXf>(round_sum_)};
+                        std::move(round_sum_)};
+  if (spare_sums_.empty()) {
+    round_sum_.resize(local_model_.size());
+  } else {
+    round_sum_ = std::move(spare_sums_.back());
+    spare_sums_.pop_back();
+  }
   ++local_round_;
   in_round_ = false;
   return message;
 }
 
+void ClientProtocol::RecycleBuffer(Eigen::VectorXf&& buffer) {
+  // Keep a few: a client has at most a handful of updates in flight under a bounded delay rule.
+  constexpr size_t kMaxSpare = 8;
+  if (buffer.size() == local_model_.size() && spare_sums_.size() < kMaxSpare) spare_sums_.push_back(std::move(buffer));
+}
+
 void ClientProtocol::OnBroadcast(const BroadcastMessage& message) {
   if (message.global_round <= global_round_) return;  // stale or duplicate (Algorithm 3)
   global_round_ = message.global_round;
+  // During a round local_model_ is the spare buffer (round_model_ holds ŵ being computed on), so the
+  // newer model lands there and CompleteRound applies U to it.
+  if (in_round_) replaced_in_round_ = true;
   local_model_ = *message.model;
 }
 

@@ -14,7 +14,6 @@
 #include <Eigen/Dense>
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -55,20 +54,25 @@ class ClientProtocol {
   UpdateMessage CompleteRound();
   // ISRReceive: adopt v̂_k if k is newer than what we hold.
   void OnBroadcast(const BroadcastMessage& message);
+  // Takes back an update buffer the server has applied, so steady-state rounds allocate nothing.
+  void RecycleBuffer(Eigen::VectorXf&& buffer);
 
   int64_t id() const { return options_.id; }
   int64_t local_round() const { return local_round_; }
   int64_t global_round() const { return global_round_; }
   ClientStop stop_reason() const { return stop_; }
   bool stopped() const { return stop_ != ClientStop::kRunning; }
+  bool in_round() const { return in_round_; }  // between BeginRound and CompleteRound
   const RoundPlan& plan() const { return plan_; }
   int64_t records() const { return shard_.rows(); }
   int64_t gradients() const { return gradients_; }      // per-example gradients computed so far
   int64_t current_batch_size() const { return static_cast<int64_t>(batch_.size()); }
-  const std::map<int64_t, int64_t>& staleness_histogram() const { return staleness_; }
+  // [s] = rounds started with staleness i − k = s (sized max_staleness() + 1).
+  const std::vector<int64_t>& staleness_histogram() const { return staleness_; }
   int64_t max_staleness() const { return max_staleness_; }
   const models::ClipStats& clip_totals() const { return clip_totals_; }
   const std::optional<accounting::PrivacyLedger>& ledger() const { return ledger_; }
+  // ŵ between rounds (during a round it is being computed on; CompleteRound brings it back).
   const Eigen::VectorXf& local_model() const { return local_model_; }
 
  private:
@@ -87,13 +91,17 @@ class ClientProtocol {
   ClientStop stop_ = ClientStop::kRunning;
   bool in_round_ = false;
 
-  // Buffers of the round in flight (reused: no allocation per round in steady state, except U's copy).
-  Eigen::VectorXf round_model_;  // ŵ at BeginRound
-  Eigen::VectorXf round_sum_;    // U
+  // Buffers of the round in flight (reused: no allocation per round in steady state).
+  // ŵ at BeginRound, moved (not copied) out of local_model_; a broadcast during the round refills
+  // local_model_ (replaced_in_round_), otherwise CompleteRound moves it back.
+  Eigen::VectorXf round_model_;
+  bool replaced_in_round_ = false;
+  Eigen::VectorXf round_sum_;    // U; moved into the UpdateMessage, replaced from spare_sums_
+  std::vector<Eigen::VectorXf> spare_sums_;  // applied updates handed back by the runtime
   std::vector<int64_t> batch_;
 
   int64_t gradients_ = 0;
-  std::map<int64_t, int64_t> staleness_;  // i − k at round start → count
+  std::vector<int64_t> staleness_;  // [i − k at round start] → count
   int64_t max_staleness_ = 0;
   models::ClipStats clip_totals_;
 };

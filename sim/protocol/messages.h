@@ -1,5 +1,6 @@
-// Messages between clients and the server. Payloads are shared, immutable snapshots: a broadcast is one
-// copy of v̂_k shared by every recipient (copy-on-broadcast), an update is the client's noisy sum U.
+// Messages between clients and the server. A broadcast is one immutable copy of v̂_k shared by every
+// recipient (copy-on-broadcast); an update owns the client's noisy sum U, moved (not copied) from the
+// client to the server, whose runtime hands the buffer back for reuse (ClientProtocol::RecycleBuffer).
 #pragma once
 
 #include <Eigen/Dense>
@@ -18,7 +19,7 @@ struct UpdateMessage {
   int64_t local_round = 0;
   double step_size = 0.0;        // η̄_i (already divided by s_i if that option is on)
   int64_t batch_size = 0;        // records actually sampled (varies under Poisson sampling)
-  std::shared_ptr<const Eigen::VectorXf> update;  // U = Σ clip_C(∇f) + N(0, C²σ²I)
+  Eigen::VectorXf update;        // U = Σ clip_C(∇f) + N(0, C²σ²I)
 };
 
 // (k, v̂_k): the global model once every client's rounds ≤ k−1 are in.

@@ -1,5 +1,7 @@
 #include "sim/protocol/server.h"
 
+#include <limits>
+
 #include "core/check.h"
 
 namespace asyncdp::sim {
@@ -12,32 +14,42 @@ ServerProtocol::ServerProtocol(int64_t num_clients, const Eigen::VectorXf& initi
       blocking_(num_clients, true),
       excluded_(num_clients, false) {
   ASYNCDP_CHECK(num_clients >= 1);
-  prefix_histogram_[0] = num_clients;
+  blocking_count_ = num_clients;
+  at_min_ = num_clients;
+}
+
+void ServerProtocol::RescanMinimum() {
+  min_prefix_ = std::numeric_limits<int64_t>::max();
+  at_min_ = 0;
+  for (size_t c = 0; c < prefix_.size(); ++c) {
+    if (!blocking_[c]) continue;
+    if (prefix_[c] < min_prefix_) {
+      min_prefix_ = prefix_[c];
+      at_min_ = 0;
+    }
+    if (prefix_[c] == min_prefix_) ++at_min_;
+  }
 }
 
 void ServerProtocol::SetPrefix(int64_t client, int64_t prefix) {
-  if (blocking_[client]) {
-    auto it = prefix_histogram_.find(prefix_[client]);
-    ASYNCDP_CHECK(it != prefix_histogram_.end());
-    if (--it->second == 0) prefix_histogram_.erase(it);
-    ++prefix_histogram_[prefix];
-  }
+  ASYNCDP_CHECK(prefix >= prefix_[client]);  // prefixes only grow
+  const bool was_at_min = blocking_[client] && prefix_[client] == min_prefix_;
   prefix_[client] = prefix;
+  if (was_at_min && prefix != min_prefix_ && --at_min_ == 0) RescanMinimum();
 }
 
 void ServerProtocol::Release(int64_t client) {
   if (!blocking_[client]) return;
-  auto it = prefix_histogram_.find(prefix_[client]);
-  ASYNCDP_CHECK(it != prefix_histogram_.end());
-  if (--it->second == 0) prefix_histogram_.erase(it);
   blocking_[client] = false;
+  --blocking_count_;
+  if (prefix_[client] == min_prefix_ && --at_min_ == 0 && blocking_count_ > 0) RescanMinimum();
 }
 
 std::optional<BroadcastMessage> ServerProtocol::MaybeBroadcast() {
   // k = min over blocking clients of their delivered prefix: v̂_k then holds every blocking client's
   // rounds ≤ k−1 (§4.3). With nobody blocking, nothing waits for a broadcast any more.
-  if (prefix_histogram_.empty()) return std::nullopt;
-  const int64_t k_new = prefix_histogram_.begin()->first;
+  if (blocking_count_ == 0) return std::nullopt;
+  const int64_t k_new = min_prefix_;
   if (k_new <= global_round_) return std::nullopt;
   global_round_ = k_new;  // if k jumps by more than one, only the newest matters (§4.3 spec note)
   return BroadcastMessage{global_round_, Snapshot()};
@@ -46,9 +58,9 @@ std::optional<BroadcastMessage> ServerProtocol::MaybeBroadcast() {
 std::optional<BroadcastMessage> ServerProtocol::OnUpdate(const UpdateMessage& message) {
   const int64_t c = message.client;
   ASYNCDP_CHECK(c >= 0 && c < static_cast<int64_t>(prefix_.size()));
-  ASYNCDP_CHECK(message.update && message.update->size() == model_.size());
+  ASYNCDP_CHECK(message.update.size() == model_.size());
   // v̂ ← v̂ − η̄_i·U, in arrival order.
-  model_ -= static_cast<float>(message.step_size) * (*message.update);
+  model_ -= static_cast<float>(message.step_size) * message.update;
   ++updates_applied_;
   if (message.local_round == prefix_[c]) {
     int64_t prefix = prefix_[c] + 1;

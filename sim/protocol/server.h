@@ -4,14 +4,13 @@
 // blocking once it has delivered every round it will ever send (it completed its plan or exhausted its
 // budget) or when the runtime excludes it (silent for protocol.exclude_after).
 //
-// Cost: O(P) per update plus O(log n) bookkeeping; a broadcast copies v̂ once (shared by all recipients).
+// Cost: O(P) per update plus O(1) amortised bookkeeping; a broadcast copies v̂ once (shared by all recipients).
 // Thread safety: none; one runtime thread owns the server.
 #pragma once
 
 #include <Eigen/Dense>
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <set>
 #include <vector>
@@ -44,13 +43,15 @@ class ServerProtocol {
   bool lagging(int64_t client) const { return blocking_[client] && prefix_[client] <= global_round_; }
   const std::vector<int64_t>& excluded_clients() const { return excluded_order_; }
   // True when no client blocks any more (all stopped or excluded): the run is over.
-  bool all_released() const { return prefix_histogram_.empty(); }
+  bool all_released() const { return blocking_count_ == 0; }
   // A shared copy of v̂ (copy-on-broadcast).
   ModelSnapshot Snapshot() const;
 
  private:
   void SetPrefix(int64_t client, int64_t prefix);
   void Release(int64_t client);
+  // Recomputes min_prefix_ / at_min_ by a scan over the blocking clients.
+  void RescanMinimum();
   std::optional<BroadcastMessage> MaybeBroadcast();
 
   Eigen::VectorXf model_;  // v̂
@@ -62,7 +63,12 @@ class ServerProtocol {
   std::vector<bool> blocking_;
   std::vector<bool> excluded_;
   std::vector<int64_t> excluded_order_;
-  std::map<int64_t, int64_t> prefix_histogram_;  // prefix → number of blocking clients with it
+  // min over blocking clients of prefix_ (the candidate k) and how many blocking clients sit at it. The
+  // minimum only grows, so it is rescanned when its last client moves on: at most once per global round,
+  // O(1) amortised per update with no allocation.
+  int64_t blocking_count_ = 0;
+  int64_t min_prefix_ = 0;
+  int64_t at_min_ = 0;
 };
 
 }  // namespace asyncdp::sim

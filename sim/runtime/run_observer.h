@@ -52,11 +52,21 @@ struct RuntimeReport {
   double end_time = 0.0;          // virtual or wall seconds
   double wall_seconds = 0.0;
   double compute_seconds = 0.0;   // wall time inside ComputeRound, summed over clients
+  double observer_seconds = 0.0;  // wall time inside observers (evaluation, ε so far, progress)
+  int cores = 1;                  // threads that ran ComputeRound: the work could use at most this many
   int64_t gradients = 0;
   int64_t updates = 0;
   int64_t events = 0;             // virtual runtime: events processed
   bool stalled = false;           // clients left waiting with nothing in flight (never hangs: it stops)
   std::vector<int64_t> excluded;  // clients the server gave up on, in order
 };
+
+// Share of the run's wall time, outside observers, not spent in gradient + noise work (ComputeRound), with
+// the work spread over report.cores: 1 − compute / (cores · (wall − observers)). Event handling, messages,
+// model copies, waiting and idle cores all count as overhead.
+inline double ProtocolOverhead(const RuntimeReport& report) {
+  const double available = static_cast<double>(report.cores) * (report.wall_seconds - report.observer_seconds);
+  return available > 0.0 ? 1.0 - report.compute_seconds / available : 0.0;
+}
 
 }  // namespace asyncdp::sim

@@ -13,6 +13,7 @@
 #include <variant>
 
 #include "core/check.h"
+#include "sim/runtime/cycle_clock.h"
 
 namespace asyncdp::sim {
 namespace {
@@ -27,13 +28,21 @@ struct Tick {};
 struct Shutdown {};
 using ServerEvent = std::variant<UpdateMessage, StopNotice, Tick, Shutdown>;
 
-// The newest broadcast for one client. Thread safety: all members guarded by mutex; the server writes,
-// the client thread reads.
-struct Mailbox {
+// The newest broadcast for one client, and the update buffers the server has applied (handed back with
+// the broadcast, so client rounds allocate nothing). Thread safety: members guarded by mutex; `pending`
+// mirrors "newest or shutdown is set" so a client that may proceed checks it without taking the lock.
+struct alignas(64) Mailbox {
   std::mutex mutex;
   std::condition_variable changed;
   std::optional<BroadcastMessage> newest;  // not yet absorbed by the client
+  std::vector<Eigen::VectorXf> returned;   // applied update buffers for the client to reuse
   bool shutdown = false;
+  std::atomic<bool> pending{false};
+};
+
+// Per-client counters on their own cache line (each written by one client thread, read after join).
+struct alignas(64) ClientTally {
+  uint64_t compute_ticks = 0;
 };
 
 class ThreadRun {
@@ -45,7 +54,8 @@ class ThreadRun {
         server_(server),
         observer_(observer),
         mailboxes_(clients.size()),
-        compute_nanos_(clients.size(), 0) {}
+        tallies_(clients.size()),
+        returned_(clients.size()) {}
 
   RuntimeReport Run() {
     start_ = Clock::now();
@@ -60,6 +70,7 @@ class ThreadRun {
     for (auto& mailbox : mailboxes_) {
       std::lock_guard lock(mailbox.mutex);
       mailbox.shutdown = true;
+      mailbox.pending.store(true, std::memory_order_release);
       mailbox.changed.notify_all();
     }
     for (auto& w : workers) w.join();
@@ -73,7 +84,11 @@ class ThreadRun {
     RuntimeReport report;
     report.wall_seconds = Seconds();
     report.end_time = report.wall_seconds;
-    for (int64_t nanos : compute_nanos_) report.compute_seconds += static_cast<double>(nanos) * 1e-9;
+    uint64_t compute_ticks = 0;
+    for (const ClientTally& tally : tallies_) compute_ticks += tally.compute_ticks;
+    report.compute_seconds = calibration_.Seconds(compute_ticks);
+    report.observer_seconds = calibration_.Seconds(observer_ticks_);
+    report.cores = static_cast<int>(std::clamp<size_t>(std::thread::hardware_concurrency(), 1, clients_.size()));
     report.gradients = clock_.gradients;
     report.updates = server_.updates_applied();
     report.excluded = server_.excluded_clients();
@@ -88,12 +103,16 @@ class ThreadRun {
   // Adopts the newest broadcast, if any (ISRReceive). Returns false on shutdown.
   bool Absorb(size_t c, bool wait) {
     Mailbox& mailbox = mailboxes_[c];
+    if (!wait && !mailbox.pending.load(std::memory_order_acquire)) return true;  // nothing new: no lock
     std::unique_lock lock(mailbox.mutex);
     if (wait) mailbox.changed.wait(lock, [&] { return mailbox.newest.has_value() || mailbox.shutdown; });
     if (mailbox.newest) {
       clients_[c]->OnBroadcast(*mailbox.newest);
       mailbox.newest.reset();
     }
+    for (Eigen::VectorXf& buffer : mailbox.returned) clients_[c]->RecycleBuffer(std::move(buffer));
+    mailbox.returned.clear();
+    mailbox.pending.store(mailbox.shutdown, std::memory_order_relaxed);
     return !mailbox.shutdown;
   }
 
@@ -114,13 +133,13 @@ class ThreadRun {
         if (client.stop_reason() != ClientStop::kDroppedOut) server_queue_.push(StopNotice{id, round});
         return;
       }
-      const auto t0 = Clock::now();
+      const uint64_t t0 = CycleNow();
       client.ComputeRound();
-      const auto compute = Clock::now() - t0;
-      compute_nanos_[c] += std::chrono::duration_cast<std::chrono::nanoseconds>(compute).count();
+      const uint64_t ticks = CycleNow() - t0;
+      tallies_[c].compute_ticks += ticks;
       if (straggler) {
-        std::this_thread::sleep_for(std::chrono::duration_cast<std::chrono::nanoseconds>(
-            compute * (config_.clients.straggler_factor - 1.0)));
+        std::this_thread::sleep_for(std::chrono::duration<double>(calibration_.Seconds(ticks) *
+                                                                  (config_.clients.straggler_factor - 1.0)));
       }
       // A broadcast that arrived during the round replaces ŵ before the local update (Algorithm 4).
       if (!Absorb(c, /*wait=*/false)) return;
@@ -136,44 +155,74 @@ class ThreadRun {
     while (!watchdog_cv_.wait_for(lock, period, [&] { return watchdog_stop_; })) server_queue_.push(Tick{});
   }
 
-  void Publish(const std::optional<BroadcastMessage>& broadcast) {
-    if (!broadcast) return;
+  // Called once per global round as it forms, while v̂ is exactly v̂_k.
+  void OnGlobalRound() {
     // A new model is new work: every client gets a fresh exclude_after to respond.
-    std::fill(last_heard_.begin(), last_heard_.end(), Seconds());
+    if (config_.protocol.exclude_after > 0) std::fill(last_heard_.begin(), last_heard_.end(), Seconds());
     clock_.time = Seconds();
+    const uint64_t start = CycleNow();
     observer_.OnGlobalRound(server_, clock_);
-    for (auto& mailbox : mailboxes_) {
+    observer_ticks_ += CycleNow() - start;
+  }
+
+  // Delivers the newest broadcast (older ones of the same batch are superseded: a client only ever
+  // adopts the newest, Algorithm 3) and hands applied update buffers back.
+  void Publish(const BroadcastMessage& broadcast) {
+    for (size_t c = 0; c < mailboxes_.size(); ++c) {
+      Mailbox& mailbox = mailboxes_[c];
       std::lock_guard lock(mailbox.mutex);
-      mailbox.newest = *broadcast;
+      mailbox.newest = broadcast;
+      for (Eigen::VectorXf& buffer : returned_[c]) mailbox.returned.push_back(std::move(buffer));
+      returned_[c].clear();
+      mailbox.pending.store(true, std::memory_order_release);
       mailbox.changed.notify_one();
     }
   }
 
-  void ServerLoop() {
-    while (!server_.all_released()) {
-      ServerEvent event;
-      server_queue_.pop(event);  // blocks without spinning
-      if (auto* update = std::get_if<UpdateMessage>(&event)) {
-        last_heard_[update->client] = Seconds();
-        clock_.gradients += update->batch_size;
-        Publish(server_.OnUpdate(*update));
-      } else if (auto* stop = std::get_if<StopNotice>(&event)) {
-        last_heard_[stop->client] = Seconds();
-        Publish(server_.OnClientStopped(stop->client, stop->total_rounds));
-      } else if (std::holds_alternative<Tick>(event)) {
-        const double now = Seconds();
-        // Only laggards can be at fault: a client that waits for v̂_k is silent because of them.
-        for (size_t c = 0; c < clients_.size(); ++c) {
-          if (!server_.lagging(static_cast<int64_t>(c)) || now - last_heard_[c] <= config_.protocol.exclude_after) {
-            continue;
-          }
-          spdlog::warn("server: excluding client {} (silent for {:.3g} s)", c, now - last_heard_[c]);
-          auto broadcast = server_.Exclude(static_cast<int64_t>(c));
-          clock_.time = now;
-          observer_.OnClientExcluded(static_cast<int64_t>(c), clock_);
-          Publish(broadcast);
+  void Handle(ServerEvent& event, std::optional<BroadcastMessage>& newest) {
+    std::optional<BroadcastMessage> broadcast;
+    if (auto* update = std::get_if<UpdateMessage>(&event)) {
+      if (config_.protocol.exclude_after > 0) last_heard_[update->client] = Seconds();
+      clock_.gradients += update->batch_size;
+      broadcast = server_.OnUpdate(*update);
+      if (returned_[update->client].size() < 4) returned_[update->client].push_back(std::move(update->update));
+    } else if (auto* stop = std::get_if<StopNotice>(&event)) {
+      if (config_.protocol.exclude_after > 0) last_heard_[stop->client] = Seconds();
+      broadcast = server_.OnClientStopped(stop->client, stop->total_rounds);
+    } else if (std::holds_alternative<Tick>(event)) {
+      const double now = Seconds();
+      // Only laggards can be at fault: a client that waits for v̂_k is silent because of them.
+      for (size_t c = 0; c < clients_.size(); ++c) {
+        if (!server_.lagging(static_cast<int64_t>(c)) || now - last_heard_[c] <= config_.protocol.exclude_after) {
+          continue;
+        }
+        spdlog::warn("server: excluding client {} (silent for {:.3g} s)", c, now - last_heard_[c]);
+        auto excluded = server_.Exclude(static_cast<int64_t>(c));
+        clock_.time = now;
+        const uint64_t start = CycleNow();
+        observer_.OnClientExcluded(static_cast<int64_t>(c), clock_);
+        observer_ticks_ += CycleNow() - start;
+        if (excluded) {
+          OnGlobalRound();
+          newest = std::move(excluded);
         }
       }
+    }
+    if (broadcast) {
+      OnGlobalRound();
+      newest = std::move(broadcast);
+    }
+  }
+
+  void ServerLoop() {
+    ServerEvent event;
+    while (!server_.all_released()) {
+      server_queue_.pop(event);  // blocks without spinning
+      // Apply everything that is already queued before waking clients: one delivery per batch.
+      std::optional<BroadcastMessage> newest;
+      Handle(event, newest);
+      while (!server_.all_released() && server_queue_.try_pop(event)) Handle(event, newest);
+      if (newest) Publish(*newest);
     }
   }
 
@@ -182,7 +231,10 @@ class ThreadRun {
   ServerProtocol& server_;
   RunObserver& observer_;
   std::vector<Mailbox> mailboxes_;
-  std::vector<int64_t> compute_nanos_;  // [c] written by client thread c only; read after join
+  std::vector<ClientTally> tallies_;   // [c] written by client thread c only; read after join
+  std::vector<std::vector<Eigen::VectorXf>> returned_;  // server thread: buffers to hand back per client
+  CycleCalibration calibration_;
+  uint64_t observer_ticks_ = 0;  // server thread only
   tbb::concurrent_bounded_queue<ServerEvent> server_queue_;
   std::mutex watchdog_mutex_;
   std::condition_variable watchdog_cv_;

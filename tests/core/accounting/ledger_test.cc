@@ -22,6 +22,24 @@ TEST(LedgerTest, EpsilonSoFarMatchesTheOneShotAccountant) {
   EXPECT_NEAR(report.rdp->epsilon, expected, 1e-12 * expected);
 }
 
+TEST(LedgerTest, QueriesBetweenRecordsDoNotChangeTheTotal) {
+  // Rounds are folded into the per-order RDP sums lazily, at each query; the order of records and
+  // queries must not matter.
+  PrivacyLedger queried(LedgerOptions{});
+  PrivacyLedger silent(LedgerOptions{});
+  for (int i = 0; i < 200; ++i) {
+    const double q = i % 3 == 0 ? 0.02 : 0.01;
+    queried.RecordRound(q, 1.3);
+    silent.RecordRound(q, 1.3);
+    if (i % 17 == 0) {
+      EXPECT_GT(queried.EpsilonSoFar(), 0.0);
+    }
+  }
+  const double expected = RdpEpsilon(silent.schedule(), SamplingModel::kPoisson, 1e-5).epsilon;
+  EXPECT_NEAR(queried.EpsilonSoFar(), expected, 1e-12 * expected);
+  EXPECT_NEAR(silent.EpsilonSoFar(), expected, 1e-12 * expected);
+}
+
 TEST(LedgerTest, HaltsExactlyBeforeTheBudgetIsExceeded) {
   LedgerOptions options;
   options.epsilon_budget = 1.0;

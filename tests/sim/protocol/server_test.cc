@@ -2,11 +2,79 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
+#include <random>
+#include <vector>
+
 namespace asyncdp::sim {
 namespace {
 
 UpdateMessage Update(int64_t client, int64_t round, float value, double step = 1.0) {
-  return UpdateMessage{client, round, step, 1, std::make_shared<const Eigen::VectorXf>(Eigen::VectorXf::Constant(2, value))};
+  return UpdateMessage{client, round, step, 1, Eigen::VectorXf::Constant(2, value)};
+}
+
+TEST(ServerProtocol, GlobalRoundIsTheSmallestDeliveredPrefixOfTheBlockingClients) {
+  // Random arrival orders (out of order within a client too), stops and exclusions, checked against the
+  // definition (§4.3): k = min over blocking clients of the contiguous rounds delivered.
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int64_t n = 1 + static_cast<int64_t>(rng() % 6);
+    ServerProtocol server(n, Eigen::VectorXf::Zero(2));
+    std::vector<std::vector<int64_t>> pending(n);  // rounds each client still has to deliver
+    std::vector<int64_t> prefix(n, 0);
+    std::vector<std::vector<bool>> got(n);
+    std::vector<bool> blocking(n, true);
+    std::vector<int64_t> total(n, -1);
+    for (int64_t c = 0; c < n; ++c) {
+      const int64_t rounds = 1 + static_cast<int64_t>(rng() % 8);
+      for (int64_t r = 0; r < rounds; ++r) pending[c].push_back(r);
+      std::shuffle(pending[c].begin(), pending[c].end(), rng);
+      got[c].assign(rounds, false);
+    }
+    int64_t last_broadcast = 0;
+    while (true) {
+      std::vector<int64_t> active;
+      for (int64_t c = 0; c < n; ++c) {
+        if (!pending[c].empty() || (blocking[c] && total[c] < 0)) active.push_back(c);
+      }
+      if (active.empty()) break;
+      const int64_t c = active[rng() % active.size()];
+      std::optional<BroadcastMessage> b;
+      const auto action = rng() % 10;
+      if (action == 0 && blocking[c]) {
+        b = server.Exclude(c);
+        blocking[c] = false;
+        pending[c].clear();
+      } else if (!pending[c].empty()) {
+        const int64_t round = pending[c].back();
+        pending[c].pop_back();
+        b = server.OnUpdate(Update(c, round, 1));
+        got[c][round] = true;
+        while (prefix[c] < static_cast<int64_t>(got[c].size()) && got[c][prefix[c]]) ++prefix[c];
+      } else {
+        total[c] = static_cast<int64_t>(got[c].size());
+        b = server.OnClientStopped(c, total[c]);
+      }
+      for (int64_t d = 0; d < n; ++d) {
+        if (blocking[d] && total[d] >= 0 && prefix[d] >= total[d]) blocking[d] = false;
+      }
+      int64_t expected = std::numeric_limits<int64_t>::max();
+      for (int64_t d = 0; d < n; ++d) {
+        if (blocking[d]) expected = std::min(expected, prefix[d]);
+      }
+      const bool any_blocking = expected != std::numeric_limits<int64_t>::max();
+      ASSERT_EQ(server.all_released(), !any_blocking);
+      if (any_blocking && expected > last_broadcast) {
+        ASSERT_TRUE(b.has_value()) << "trial " << trial;
+        EXPECT_EQ(b->global_round, expected);
+        last_broadcast = expected;
+      } else {
+        EXPECT_FALSE(b.has_value()) << "trial " << trial;
+      }
+      EXPECT_EQ(server.global_round(), last_broadcast);
+    }
+  }
 }
 
 TEST(ServerProtocol, AppliesEveryUpdateInArrivalOrderAsDescent) {

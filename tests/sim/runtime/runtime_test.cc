@@ -12,7 +12,8 @@ namespace {
 using testing::SmallA9aConfig;
 
 // Keys of summary.json that measure the machine, not the computation.
-const char* const kWallClockKeys[] = {"wall_seconds", "run_seconds", "compute_seconds", "grads_per_second"};
+const char* const kWallClockKeys[] = {"wall_seconds",   "run_seconds",      "compute_seconds",
+                                      "eval_seconds",   "protocol_overhead", "grads_per_second"};
 
 class BothRuntimes : public ::testing::TestWithParam<std::string> {};
 
