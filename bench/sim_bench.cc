@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "sim/config_io.h"
 #include "sim/train.h"
 
 namespace asyncdp::sim {
@@ -56,6 +57,23 @@ BENCHMARK_CAPTURE(BM_Table3StronglyConvex, virtual, std::string("virtual"))
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK_CAPTURE(BM_Table3StronglyConvex, threads, std::string("threads"))
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// Table 4 (LeNet-5 on Fashion-MNIST, 5 clients, s = 370, C = 0.025, σ = 12.10881), shortened to 8 rounds
+// per client: protocol overhead when a round is milliseconds of work.
+void BM_Table4LeNet(benchmark::State& state, const std::string& runtime) {
+  TrainConfig c = LoadConfigFile(std::string(ASYNCDP_SOURCE_DIR) + "/experiments/table4_lenet.toml");
+  c.protocol.runtime = runtime;
+  c.protocol.worker_threads = 0;  // virtual: every core computes client rounds
+  c.schedule.rounds = 8;
+  c.eval.points = 1;
+  c.eval.train_rows = 0;
+  c.data.eval_rows = 1000;
+  RunAndReport(state, c);
+}
+BENCHMARK_CAPTURE(BM_Table4LeNet, virtual, std::string("virtual"))
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK_CAPTURE(BM_Table4LeNet, threads, std::string("threads"))
+    ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(2);
 
 // 10^4 logistic-regression clients on the virtual clock (a9a split 10^4 ways: ~3 records each, s = 1,
 // 20 rounds per client, exponential latencies, lognormal speeds).

@@ -235,7 +235,10 @@ class ThreadRun {
   std::vector<std::vector<Eigen::VectorXf>> returned_;  // server thread: buffers to hand back per client
   CycleCalibration calibration_;
   uint64_t observer_ticks_ = 0;  // server thread only
-  tbb::concurrent_bounded_queue<ServerEvent> server_queue_;
+  // std::allocator instead of oneTBB's default cache_aligned_allocator: that one recycles queue pages
+  // through libtbbmalloc, which Debian does not build for ThreadSanitizer, so TSan would see a page's
+  // reuse as a race between its last pop and the next push. malloc/free are visible to TSan.
+  tbb::concurrent_bounded_queue<ServerEvent, std::allocator<ServerEvent>> server_queue_;
   std::mutex watchdog_mutex_;
   std::condition_variable watchdog_cv_;
   bool watchdog_stop_ = false;  // guarded by watchdog_mutex_

@@ -1,8 +1,5 @@
 #include "sim/runtime/virtual_runtime.h"
 
-#include <oneapi/tbb/global_control.h>
-#include <oneapi/tbb/task_arena.h>
-#include <oneapi/tbb/task_group.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -16,7 +13,7 @@
 #include "core/check.h"
 #include "core/random.h"
 #include "sim/runtime/cycle_clock.h"
-#include "sim/runtime/tsan_annotations.h"
+#include "sim/runtime/compute_pool.h"
 
 namespace asyncdp::sim {
 namespace {
@@ -102,11 +99,9 @@ class VirtualRun {
         heard_count_(clients.size(), 0),
         threads_(config.protocol.worker_threads > 0 ? static_cast<int>(config.protocol.worker_threads)
                                                      : static_cast<int>(std::thread::hardware_concurrency())),
-        arena_(std::max(1, threads_)) {
-    if (threads_ > 1) {
-      groups_.reserve(clients.size());
-      for (size_t c = 0; c < clients.size(); ++c) groups_.push_back(std::make_unique<tbb::task_group>());
-    }
+        pool_(threads_ > 1 ? std::make_unique<ComputePool>(threads_ - 1, static_cast<int64_t>(clients.size()),
+                                                           [this](int64_t c) { TimedCompute(*clients_[c]); })
+                           : nullptr) {
     // Per client at most one round computing plus a few messages in flight.
     std::vector<Event> storage;
     storage.reserve(4 * clients.size() + 16);
@@ -183,17 +178,8 @@ class VirtualRun {
     }
     const double duration = config_.clients.gradient_cost *
                             static_cast<double>(client.plan().sample_sizes[round]) * speed_[c];
-    if (threads_ > 1) {
-      // oneTBB's own synchronisation is invisible to ThreadSanitizer (Debian's libtbb is not
-      // instrumented); the annotations state the happens-before that task_group::run/wait provide.
-      AnnotateHappensBefore(&client);
-      arena_.execute([&] {
-        groups_[c]->run([&client, this] {
-          AnnotateHappensAfter(&client);
-          TimedCompute(client);
-          AnnotateHappensBefore(&client);
-        });
-      });
+    if (pool_) {
+      pool_->Submit(c);  // joined at the round's RoundDone
     } else {
       TimedCompute(client);
     }
@@ -208,10 +194,7 @@ class VirtualRun {
   }
 
   void OnRoundDone(int64_t c, EventKey key) {
-    if (threads_ > 1) {
-      arena_.execute([&] { groups_[c]->wait(); });
-      AnnotateHappensAfter(clients_[c].get());
-    }
+    if (pool_) pool_->Wait(c);
     DeliverInbox(c, key);
     UpdateMessage message = clients_[c]->CompleteRound();
     double latency = Latency(c, 2 * static_cast<uint32_t>(message.local_round));
@@ -333,8 +316,7 @@ class VirtualRun {
   std::vector<int64_t> heard_count_;
   const bool exponential_latency_ = config_.clients.latency == "exponential";
   int threads_;
-  tbb::task_arena arena_;
-  std::vector<std::unique_ptr<tbb::task_group>> groups_;
+  std::unique_ptr<ComputePool> pool_;  // threads_ > 1: rounds compute in the background
   std::priority_queue<Event, std::vector<Event>, Later> queue_;
   SlotPool<UpdateMessage> updates_;         // updates on their way to the server
   SlotPool<PendingBroadcast> broadcasts_;   // broadcasts on their way to clients
