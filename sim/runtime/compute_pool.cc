@@ -33,16 +33,34 @@ void ComputePool::Submit(int64_t job) {
 void ComputePool::Wait(int64_t job) {
   std::unique_lock lock(mutex_);
   ASYNCDP_CHECK(state_[job] != State::kIdle);
-  if (state_[job] == State::kQueued) {
-    // No worker has started it: run it here rather than sit idle (its queue entry is skipped later).
-    state_[job] = State::kRunning;
-    lock.unlock();
-    work_(job);
-    lock.lock();
-  } else {
-    finished_.wait(lock, [&] { return state_[job] == State::kDone; });
+  while (state_[job] != State::kDone) {
+    // Never sit idle while work is queued: run this job if nobody started it, else any queued job.
+    const int64_t next = state_[job] == State::kQueued ? job : PopQueued();
+    if (next < 0) {
+      finished_.wait(lock);
+      continue;
+    }
+    Run(next, lock);
   }
   state_[job] = State::kIdle;
+}
+
+int64_t ComputePool::PopQueued() {
+  while (!queue_.empty()) {
+    const int64_t job = queue_.front();
+    queue_.pop_front();
+    if (state_[job] == State::kQueued) return job;  // other entries were claimed by a Wait
+  }
+  return -1;
+}
+
+void ComputePool::Run(int64_t job, std::unique_lock<std::mutex>& lock) {
+  state_[job] = State::kRunning;
+  lock.unlock();
+  work_(job);
+  lock.lock();
+  state_[job] = State::kDone;
+  finished_.notify_all();
 }
 
 void ComputePool::WorkerLoop() {
@@ -50,15 +68,8 @@ void ComputePool::WorkerLoop() {
   while (true) {
     queued_.wait(lock, [&] { return stop_ || !queue_.empty(); });
     if (stop_) return;
-    const int64_t job = queue_.front();
-    queue_.pop_front();
-    if (state_[job] != State::kQueued) continue;  // claimed by Wait
-    state_[job] = State::kRunning;
-    lock.unlock();
-    work_(job);
-    lock.lock();
-    state_[job] = State::kDone;
-    finished_.notify_all();
+    const int64_t job = PopQueued();
+    if (job >= 0) Run(job, lock);
   }
 }
 

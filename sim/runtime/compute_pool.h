@@ -29,12 +29,17 @@ class ComputePool {
   ComputePool& operator=(const ComputePool&) = delete;
 
   void Submit(int64_t job);
-  // Returns once work(job) has finished; all its writes are visible to the caller.
+  // Returns once work(job) has finished; all its writes are visible to the caller. While waiting, the
+  // caller runs queued jobs itself (so the event loop's thread works too).
   void Wait(int64_t job);
 
  private:
   enum class State : uint8_t { kIdle, kQueued, kRunning, kDone };
   void WorkerLoop();
+  // The next queued job (skipping entries claimed by Wait), or -1. Requires mutex_.
+  int64_t PopQueued();
+  // Runs `job` with mutex_ released, then marks it done. Requires mutex_ (held by `lock`).
+  void Run(int64_t job, std::unique_lock<std::mutex>& lock);
 
   std::function<void(int64_t)> work_;
   std::mutex mutex_;

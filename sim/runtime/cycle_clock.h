@@ -28,7 +28,18 @@ inline uint64_t CycleNow() {
 // Measures ticks per second between construction and Seconds(ticks) calls.
 class CycleCalibration {
  public:
-  CycleCalibration() : wall_start_(std::chrono::steady_clock::now()), ticks_start_(CycleNow()) {}
+  CycleCalibration() : wall_start_(std::chrono::steady_clock::now()), ticks_start_(CycleNow()) {
+    // A quick estimate for decisions during the run (ApproxSeconds): ~100 µs of both clocks.
+    const auto until = wall_start_ + std::chrono::microseconds(100);
+    auto now = wall_start_;
+    while (now < until) now = std::chrono::steady_clock::now();
+    const uint64_t ticks = CycleNow() - ticks_start_;
+    const double wall = std::chrono::duration<double>(now - wall_start_).count();
+    approx_seconds_per_tick_ = ticks > 0 ? wall / static_cast<double>(ticks) : 1e-9;
+  }
+
+  // `ticks` in seconds at the start-up estimate of the rate (within a few percent; cheap).
+  double ApproxSeconds(uint64_t ticks) const { return static_cast<double>(ticks) * approx_seconds_per_tick_; }
 
   // `ticks` (a sum of CycleNow() differences) in seconds, using the tick rate observed since construction.
   double Seconds(uint64_t ticks) const {
@@ -41,6 +52,7 @@ class CycleCalibration {
  private:
   std::chrono::steady_clock::time_point wall_start_;
   uint64_t ticks_start_;
+  double approx_seconds_per_tick_ = 1e-9;
 };
 
 }  // namespace asyncdp::sim
