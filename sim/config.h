@@ -52,7 +52,7 @@ struct ProtocolConfig {
   std::string delay_rule = "bounded";  // bounded: Υ(k,i) = k ≥ i − τ | unbounded: Υ ≡ true
   int64_t tau = 1;                   // τ of the bounded rule (0 = synchronous, 1 = the paper's default)
   double exclude_after = 0.0;        // server drops a client silent this long (seconds); 0 = never
-  int64_t worker_threads = 0;        // virtual runtime: threads for gradient work; 0 = all cores
+  int64_t worker_threads = 0;        // virtual runtime: threads computing rounds; 0 = auto (all cores for long rounds)
 };
 
 struct DpConfig {

@@ -68,7 +68,8 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "Server excludes a client silent for this many seconds (virtual or wall) from the broadcast "
        "condition; 0 = never."},
       {"protocol.worker_threads", &c.protocol.worker_threads,
-       "Virtual runtime: threads for gradient work (results do not depend on it); 0 = all cores."},
+       "Virtual runtime: threads computing client rounds (results do not depend on it); 0 = auto: all "
+       "cores if a round's compute takes over 50 us (e.g. LeNet), else the event loop alone."},
       // [dp]
       {"dp.enabled", &c.dp.enabled, "false = non-private baseline: no noise (clipping still applies)."},
       {"dp.clip", &c.dp.clip, "C, per-example L2 clipping norm (Tables 1-2: 0.1 convex, 0.025 non-convex)."},

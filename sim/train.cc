@@ -118,6 +118,7 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   s["compute_seconds"] = report.compute_seconds;
   s["eval_seconds"] = report.observer_seconds;
   s["protocol_overhead"] = ProtocolOverhead(report);
+  s["compute_threads"] = report.cores;
   s["virtual_seconds"] = virtual_clock ? nlohmann::json(report.end_time) : nlohmann::json(nullptr);
   s["grads_per_second"] = report.wall_seconds > 0 ? static_cast<double>(total_grads) / report.wall_seconds : 0.0;
   s["runtime"] = resolved.protocol.runtime;

@@ -56,7 +56,7 @@ int64_t ThreadCpuNanos() {
 struct alignas(64) ClientTally {
   uint64_t tsc_ticks = 0;
   int64_t cpu_nanos = 0;
-  bool long_rounds = false;
+  bool long_rounds = true;  // the first round: all threads start at once
 };
 
 class ThreadRun {

@@ -97,11 +97,12 @@ class VirtualRun {
         observer_(observer),
         speed_(ClientSpeedFactors(config)),
         heard_count_(clients.size(), 0),
-        threads_(config.protocol.worker_threads > 0 ? static_cast<int>(config.protocol.worker_threads)
-                                                     : static_cast<int>(std::thread::hardware_concurrency())),
-        pool_(threads_ > 1 ? std::make_unique<ComputePool>(threads_ - 1, static_cast<int64_t>(clients.size()),
-                                                           [this](int64_t c) { TimedCompute(*clients_[c]); })
-                           : nullptr) {
+        auto_threads_(config.protocol.worker_threads == 0),
+        threads_(std::clamp(auto_threads_ ? static_cast<int>(std::thread::hardware_concurrency())
+                                          : static_cast<int>(config.protocol.worker_threads),
+                            1, static_cast<int>(clients.size()))),
+        pooled_(clients.size(), 0) {
+    if (threads_ > 1 && !auto_threads_) StartPool();
     // Per client at most one round computing plus a few messages in flight.
     std::vector<Event> storage;
     storage.reserve(4 * clients.size() + 16);
@@ -131,7 +132,7 @@ class VirtualRun {
     report_.end_time = now_;
     report_.compute_seconds = calibration_.Seconds(compute_ticks_.load());
     report_.observer_seconds = calibration_.Seconds(observer_ticks_);
-    report_.cores = std::clamp(threads_, 1, static_cast<int>(clients_.size()));
+    report_.cores = pool_ ? threads_ : 1;
     report_.gradients = clock_.gradients;
     report_.updates = server_.updates_applied();
     report_.excluded = server_.excluded_clients();
@@ -180,10 +181,22 @@ class VirtualRun {
                             static_cast<double>(client.plan().sample_sizes[round]) * speed_[c];
     if (pool_) {
       pool_->Submit(c);  // joined at the round's RoundDone
+      pooled_[c] = 1;
     } else {
       TimedCompute(client);
+      if (auto_threads_ && threads_ > 1 && ++inline_rounds_ == kAutoProbeRounds) {
+        // worker_threads = 0 (auto): background threads pay off only when rounds are long; a hand-off
+        // costs a few µs, a logistic-regression round about as much. Results do not depend on this.
+        const double mean = calibration_.ApproxSeconds(compute_ticks_.load()) / kAutoProbeRounds;
+        if (mean > kAutoPoolMinRoundSeconds) StartPool();
+      }
     }
     Push(now_ + duration, c, EventKind::kRoundDone, 0);
+  }
+
+  void StartPool() {
+    pool_ = std::make_unique<ComputePool>(threads_ - 1, static_cast<int64_t>(clients_.size()),
+                                          [this](int64_t c) { TimedCompute(*clients_[c]); });
   }
 
   void TimedCompute(ClientProtocol& client) {
@@ -194,7 +207,10 @@ class VirtualRun {
   }
 
   void OnRoundDone(int64_t c, EventKey key) {
-    if (pool_) pool_->Wait(c);
+    if (pooled_[c]) {
+      pool_->Wait(c);
+      pooled_[c] = 0;
+    }
     DeliverInbox(c, key);
     UpdateMessage message = clients_[c]->CompleteRound();
     double latency = Latency(c, 2 * static_cast<uint32_t>(message.local_round));
@@ -315,8 +331,13 @@ class VirtualRun {
   std::vector<double> speed_;
   std::vector<int64_t> heard_count_;
   const bool exponential_latency_ = config_.clients.latency == "exponential";
-  int threads_;
-  std::unique_ptr<ComputePool> pool_;  // threads_ > 1: rounds compute in the background
+  static constexpr int64_t kAutoProbeRounds = 4;
+  static constexpr double kAutoPoolMinRoundSeconds = 50e-6;
+  const bool auto_threads_;  // protocol.worker_threads = 0: use the pool only if rounds are long
+  int threads_;              // threads that may compute rounds (event loop included)
+  int64_t inline_rounds_ = 0;
+  std::unique_ptr<ComputePool> pool_;  // rounds compute in the background (threads_ > 1)
+  std::vector<uint8_t> pooled_;        // [c]: client c's round in flight was submitted to pool_
   std::priority_queue<Event, std::vector<Event>, Later> queue_;
   SlotPool<UpdateMessage> updates_;         // updates on their way to the server
   SlotPool<PendingBroadcast> broadcasts_;   // broadcasts on their way to clients

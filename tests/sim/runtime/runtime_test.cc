@@ -1,6 +1,9 @@
 // Protocol invariants on both runtimes, on real data (a9a).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <thread>
+
 #include "core/noise.h"
 #include "core/sampling.h"
 #include "sim/train.h"
@@ -12,8 +15,8 @@ namespace {
 using testing::SmallA9aConfig;
 
 // Keys of summary.json that measure the machine, not the computation.
-const char* const kWallClockKeys[] = {"wall_seconds",   "run_seconds",      "compute_seconds",
-                                      "eval_seconds",   "protocol_overhead", "grads_per_second"};
+const char* const kWallClockKeys[] = {"wall_seconds", "run_seconds",       "compute_seconds", "eval_seconds",
+                                      "compute_threads", "protocol_overhead", "grads_per_second"};
 
 class BothRuntimes : public ::testing::TestWithParam<std::string> {};
 
@@ -82,6 +85,26 @@ TEST(VirtualRuntime, SameSeedGivesIdenticalOutputsWithOneAndTwoWorkerThreads) {
   b.erase("config");
   EXPECT_EQ(a.dump(), b.dump());
   EXPECT_TRUE(one.final_model == two.final_model);
+}
+
+TEST(VirtualRuntime, AutoWorkerThreadsSwitchingToThePoolMidRunChangesNothing) {
+  // Rounds of ~2,000 examples take well over the 50 µs at which worker_threads = 0 starts the compute
+  // pool (after a few inline rounds, on a multi-core machine): the switch must not change any output.
+  TrainConfig c = SmallA9aConfig(3, 2500);
+  c.data.eval_rows = 500;
+  c.schedule.sample_size = 2000;
+  c.schedule.rounds = 12;
+  c.clients.latency = "exponential";
+  c.protocol.worker_threads = 1;
+  const TrainResult inline_only = RunTraining(c, {.progress = false});
+  c.protocol.worker_threads = 0;
+  const TrainResult automatic = RunTraining(c, {.progress = false});
+  EXPECT_EQ(inline_only.metrics_csv, automatic.metrics_csv);
+  EXPECT_EQ(inline_only.clients_csv, automatic.clients_csv);
+  EXPECT_TRUE(inline_only.final_model == automatic.final_model);
+  EXPECT_EQ(inline_only.summary["compute_threads"], 1);
+  const int cores = static_cast<int>(std::min<unsigned>(3, std::max(1u, std::thread::hardware_concurrency())));
+  EXPECT_EQ(automatic.summary["compute_threads"], cores);
 }
 
 TEST(VirtualRuntime, DifferentSeedsGiveDifferentRuns) {
