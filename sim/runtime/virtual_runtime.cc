@@ -18,7 +18,14 @@
 namespace asyncdp::sim {
 namespace {
 
-enum class EventKind : uint8_t { kRoundDone, kServerReceive, kServerStopNotice, kBroadcastArrive, kExcludeCheck };
+enum class EventKind : uint8_t {
+  kRoundDone,
+  kServerReceive,
+  kServerStopNotice,
+  kBroadcastArrive,
+  kBroadcastFanOut,
+  kExcludeCheck
+};
 
 // The commit order (time, client, sequence) packed into one unsigned 128-bit key so the heap compares
 // without branches: a non-negative finite double orders like its bit pattern; the client takes the high
@@ -36,16 +43,20 @@ EventKey MakeKey(double time, int64_t client, uint64_t sequence) {
   return (static_cast<EventKey>(std::bit_cast<uint64_t>(time + 0.0)) << 64) | low;
 }
 
+double TimeOf(EventKey key) { return std::bit_cast<double>(static_cast<uint64_t>(key >> 64)); }
+int64_t ClientOf(EventKey key) { return static_cast<int64_t>(static_cast<uint64_t>(key) >> (64 - kClientBits)); }
+
 // A trivially copyable heap entry (the heap moves entries on every push and pop); payloads too large for
 // `arg` (updates, broadcast models) live in slot pools and `arg` is their slot.
 struct Event {
   EventKey key;  // holds the time and the client the event belongs to (sender for server events)
   int64_t arg;   // kServerReceive: update slot; kServerStopNotice: total rounds; kBroadcastArrive:
-                 // broadcast slot; kExcludeCheck: heard count when scheduled (void if heard since)
+                 // broadcast slot; kBroadcastFanOut: fan-out slot; kExcludeCheck: heard count when
+                 // scheduled (void if the client was heard from since)
   EventKind kind;
 
-  double time() const { return std::bit_cast<double>(static_cast<uint64_t>(key >> 64)); }
-  int64_t client() const { return static_cast<int64_t>(static_cast<uint64_t>(key) >> (64 - kClientBits)); }
+  double time() const { return TimeOf(key); }
+  int64_t client() const { return ClientOf(key); }
 };
 
 // Min-heap on the key.
@@ -67,6 +78,16 @@ class SlotPool {
     items_[slot] = std::move(value);
     return slot;
   }
+  // A slot holding whatever its last user left there (to reuse its buffers).
+  int64_t Acquire() {
+    if (free_.empty()) {
+      items_.emplace_back();
+      return static_cast<int64_t>(items_.size()) - 1;
+    }
+    const int64_t slot = free_.back();
+    free_.pop_back();
+    return slot;
+  }
   T& operator[](int64_t slot) { return items_[slot]; }
   void Free(int64_t slot) { free_.push_back(slot); }
 
@@ -79,6 +100,14 @@ class SlotPool {
 struct InboxEntry {
   EventKey key;
   int64_t slot;
+};
+
+// The arrivals of one broadcast at clients waiting for it, in commit order. One heap entry stands for the
+// next arrival; after it commits, the following ones commit straight away while they precede everything
+// in the heap (the order is exactly that of one event per arrival, at a fraction of the heap operations).
+struct FanOut {
+  std::vector<InboxEntry> arrivals;
+  size_t next = 0;
 };
 
 // One broadcast v̂_k and how many recipients have yet to receive it.
@@ -153,6 +182,7 @@ class VirtualRun {
       case EventKind::kServerReceive: return OnServerReceive(event.client(), event.arg);
       case EventKind::kServerStopNotice: return OnServerStopNotice(event.client(), event.arg);
       case EventKind::kBroadcastArrive: return OnBroadcastArrive(event.client(), event.arg);
+      case EventKind::kBroadcastFanOut: return OnBroadcastFanOut(event.arg);
       case EventKind::kExcludeCheck: return OnExcludeCheck(event.client(), event.arg);
     }
   }
@@ -278,6 +308,25 @@ class VirtualRun {
     TryStart(c);
   }
 
+  void OnBroadcastFanOut(int64_t fan_slot) {
+    while (true) {
+      const InboxEntry arrival = fanouts_[fan_slot].arrivals[fanouts_[fan_slot].next++];
+      now_ = TimeOf(arrival.key);
+      OnBroadcastArrive(ClientOf(arrival.key), arrival.slot);
+      const FanOut& fan = fanouts_[fan_slot];
+      if (fan.next == fan.arrivals.size()) {
+        fanouts_.Free(fan_slot);
+        return;
+      }
+      const EventKey next = fan.arrivals[fan.next].key;
+      if (!queue_.empty() && queue_.top().key < next) {
+        queue_.push(Event{next, fan_slot, EventKind::kBroadcastFanOut});
+        return;
+      }
+      ++report_.events;
+    }
+  }
+
   void OnExcludeCheck(int64_t c, int64_t heard_count) {
     if (heard_count != heard_count_[c] || !server_.blocking(c)) return;
     if (!server_.lagging(c)) {
@@ -302,6 +351,10 @@ class VirtualRun {
     observer_ticks_ += CycleNow() - start;
     const uint32_t latency_slot = 2 * static_cast<uint32_t>(message.global_round) + 1;
     const int64_t slot = broadcasts_.Put(PendingBroadcast{std::move(message), 0});
+    const int64_t fan_slot = fanouts_.Acquire();
+    std::vector<InboxEntry>& waiting = fanouts_[fan_slot].arrivals;
+    waiting.clear();
+    fanouts_[fan_slot].next = 0;
     int64_t recipients = 0;
     for (size_t c = 0; c < clients_.size(); ++c) {
       const auto id = static_cast<int64_t>(c);
@@ -312,9 +365,16 @@ class VirtualRun {
       if (clients_[c]->in_round()) {
         inbox_[c].push_back({key, slot});  // delivered when its RoundDone commits (DeliverInbox)
       } else {
-        queue_.push(Event{key, slot, EventKind::kBroadcastArrive});
+        waiting.push_back({key, slot});
       }
       ++recipients;
+    }
+    const auto by_key = [](const InboxEntry& a, const InboxEntry& b) { return a.key < b.key; };
+    if (!std::is_sorted(waiting.begin(), waiting.end(), by_key)) std::sort(waiting.begin(), waiting.end(), by_key);
+    if (waiting.empty()) {
+      fanouts_.Free(fan_slot);
+    } else {
+      queue_.push(Event{waiting.front().key, fan_slot, EventKind::kBroadcastFanOut});
     }
     if (recipients == 0) {
       broadcasts_[slot].message.model.reset();
@@ -341,6 +401,7 @@ class VirtualRun {
   std::priority_queue<Event, std::vector<Event>, Later> queue_;
   SlotPool<UpdateMessage> updates_;         // updates on their way to the server
   SlotPool<PendingBroadcast> broadcasts_;   // broadcasts on their way to clients
+  SlotPool<FanOut> fanouts_;                // arrivals at waiting clients, one heap entry each
   std::vector<std::vector<InboxEntry>> inbox_ = std::vector<std::vector<InboxEntry>>(clients_.size());
   uint64_t next_sequence_ = 0;
   double now_ = 0.0;
