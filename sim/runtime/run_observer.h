@@ -61,11 +61,12 @@ struct RuntimeReport {
   std::vector<int64_t> excluded;  // clients the server gave up on, in order
 };
 
-// Share of the run's wall time, outside observers, not spent in gradient + noise work (ComputeRound), with
-// the work spread over report.cores: 1 − compute / (cores · (wall − observers)). Event handling, messages,
-// model copies, waiting and idle cores all count as overhead.
+// Share of the run's core-seconds not spent in gradient + noise work (ComputeRound) or in observers, with
+// the work spread over report.cores: 1 − compute / (cores · wall − observers). Observers (evaluation) occupy
+// one core while other threads may go on computing rounds. Event handling, messages, model copies, waiting
+// and idle cores all count as overhead.
 inline double ProtocolOverhead(const RuntimeReport& report) {
-  const double available = static_cast<double>(report.cores) * (report.wall_seconds - report.observer_seconds);
+  const double available = static_cast<double>(report.cores) * report.wall_seconds - report.observer_seconds;
   return available > 0.0 ? 1.0 - report.compute_seconds / available : 0.0;
 }
 
