@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <bit>
-#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <numeric>
 #include <queue>
 #include <thread>
 
@@ -159,7 +159,8 @@ class VirtualRun {
                    "silent and protocol.exclude_after = 0); stopping at t = {:.6g}", now_);
     }
     report_.end_time = now_;
-    report_.compute_seconds = calibration_.Seconds(compute_ticks_.load());
+    report_.compute_seconds =
+        calibration_.Seconds(std::accumulate(compute_ticks_.begin(), compute_ticks_.end(), uint64_t{0}));
     report_.observer_seconds = calibration_.Seconds(observer_ticks_);
     report_.cores = pool_ ? threads_ : 1;
     report_.gradients = clock_.gradients;
@@ -217,7 +218,9 @@ class VirtualRun {
       if (auto_threads_ && threads_ > 1 && ++inline_rounds_ == kAutoProbeRounds) {
         // worker_threads = 0 (auto): background threads pay off only when rounds are long; a hand-off
         // costs a few µs, a logistic-regression round about as much. Results do not depend on this.
-        const double mean = calibration_.ApproxSeconds(compute_ticks_.load()) / kAutoProbeRounds;
+        const double mean =
+            calibration_.ApproxSeconds(std::accumulate(compute_ticks_.begin(), compute_ticks_.end(), uint64_t{0})) /
+            kAutoProbeRounds;
         if (mean > kAutoPoolMinRoundSeconds) StartPool();
       }
     }
@@ -232,8 +235,9 @@ class VirtualRun {
   void TimedCompute(ClientProtocol& client) {
     const uint64_t start = CycleNow();
     client.ComputeRound();
-    // Summed atomically because tasks may finish concurrently; read once all tasks are joined.
-    compute_ticks_.fetch_add(CycleNow() - start, std::memory_order_relaxed);
+    // One slot per client, no atomic: a client's round runs on one thread at a time, and the pool's Wait
+    // orders it before the event loop reads anything.
+    compute_ticks_[client.id()] += CycleNow() - start;
   }
 
   void OnRoundDone(int64_t c, EventKey key) {
@@ -408,7 +412,7 @@ class VirtualRun {
   RunClock clock_;
   RuntimeReport report_;
   CycleCalibration calibration_;
-  std::atomic<uint64_t> compute_ticks_{0};
+  std::vector<uint64_t> compute_ticks_ = std::vector<uint64_t>(clients_.size(), 0);  // [client]
   uint64_t observer_ticks_ = 0;
 };
 
