@@ -107,7 +107,7 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
       {"schedule.divide_round_update_by_sample_size", &c.schedule.divide_round_update_by_sample_size,
        "Scale a round's update by 1/s_i (proactive-dp.md 2.5; default false = sum, as the paper)."},
       // [eval]
-      {"eval.points", &c.eval.points, "Number of evaluations, at evenly spaced global rounds (plus the end)."},
+      {"eval.points", &c.eval.points, "Number of evaluations, at evenly spaced global rounds (plus the end); 0 = only at the end."},
       {"eval.train_rows", &c.eval.train_rows, "Training rows for the train-loss column; 0 = skip."},
   };
 }

@@ -194,7 +194,7 @@ void ValidateConfig(const TrainConfig& c) {
   require(c.schedule.rounds >= 0, "schedule.rounds", "must be >= 0");
   require(c.schedule.eta0 > 0, "schedule.eta0", "must be > 0");
   require(c.schedule.beta >= 0, "schedule.beta", "must be >= 0");
-  require(c.eval.points >= 1, "eval.points", "must be >= 1");
+  require(c.eval.points >= 0, "eval.points", "must be >= 0");
   require(c.eval.train_rows >= 0, "eval.train_rows", "must be >= 0");
 }
 

@@ -12,7 +12,8 @@ namespace asyncdp::sim {
 
 MetricsRecorder::MetricsRecorder(const Experiment& experiment) : experiment_(experiment) {
   every_ = std::max<int64_t>(1, LongestPlan(experiment) / std::max<int64_t>(1, experiment.config.eval.points));
-  next_eval_ = every_;
+  // eval.points = 0: no evaluation during the run, only the final one (OnFinish).
+  next_eval_ = experiment.config.eval.points > 0 ? every_ : std::numeric_limits<int64_t>::max();
 }
 
 double MetricsRecorder::EpsilonSoFar(const ServerProtocol& server) {

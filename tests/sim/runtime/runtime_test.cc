@@ -187,6 +187,15 @@ TEST(Metrics, OneRowPerEvaluationAndNoDuplicateFinalRow) {
   EXPECT_EQ(r.metrics.back().global_round, r.summary["global_rounds"].get<int64_t>());
 }
 
+TEST(Metrics, ZeroPointsEvaluatesOnlyAtTheEnd) {
+  TrainConfig c = testing::SmallA9aConfig(2, 300);
+  c.eval.points = 0;
+  const TrainResult r = RunTraining(c, {.progress = false});
+  ASSERT_EQ(r.metrics.size(), 1u);
+  EXPECT_EQ(r.metrics[0].global_round, r.summary["global_rounds"].get<int64_t>());
+  EXPECT_EQ(r.summary["test_accuracy"].get<double>(), r.metrics[0].test_accuracy);
+}
+
 }  // namespace
 }  // namespace asyncdp::sim
 
