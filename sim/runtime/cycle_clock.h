@@ -25,6 +25,14 @@ inline uint64_t CycleNow() {
 #endif
 }
 
+// Runs f() and adds the ticks it took to `ticks`.
+template <typename F>
+void AddTicks(uint64_t& ticks, F&& f) {
+  const uint64_t start = CycleNow();
+  f();
+  ticks += CycleNow() - start;
+}
+
 // Measures ticks per second between construction and Seconds(ticks) calls.
 class CycleCalibration {
  public:

@@ -34,12 +34,7 @@ template <typename T>
 class SlotPool {
  public:
   int64_t Put(T value) {
-    if (free_.empty()) {
-      items_.push_back(std::move(value));
-      return static_cast<int64_t>(items_.size()) - 1;
-    }
-    const int64_t slot = free_.back();
-    free_.pop_back();
+    const int64_t slot = Acquire();
     items_[slot] = std::move(value);
     return slot;
   }

@@ -144,9 +144,8 @@ class ThreadRun {
       tally.cpu_nanos += nanos;
       seconds = static_cast<double>(nanos) * 1e-9;
     } else {
-      const uint64_t t0 = CycleNow();
-      client.ComputeRound();
-      const uint64_t ticks = CycleNow() - t0;
+      uint64_t ticks = 0;
+      AddTicks(ticks, [&] { client.ComputeRound(); });
       tally.tsc_ticks += ticks;
       seconds = calibration_.ApproxSeconds(ticks);
     }
@@ -194,9 +193,7 @@ class ThreadRun {
     // A new model is new work: every client gets a fresh exclude_after to respond.
     if (config_.protocol.exclude_after > 0) std::fill(last_heard_.begin(), last_heard_.end(), Seconds());
     clock_.time = Seconds();
-    const uint64_t start = CycleNow();
-    observer_.OnGlobalRound(server_, clock_);
-    observer_ticks_ += CycleNow() - start;
+    AddTicks(observer_ticks_, [&] { observer_.OnGlobalRound(server_, clock_); });
   }
 
   // Delivers the newest broadcast (older ones of the same batch are superseded: a client only ever
@@ -233,9 +230,7 @@ class ThreadRun {
         spdlog::warn("server: excluding client {} (silent for {:.3g} s)", c, now - last_heard_[c]);
         auto excluded = server_.Exclude(static_cast<int64_t>(c));
         clock_.time = now;
-        const uint64_t start = CycleNow();
-        observer_.OnClientExcluded(static_cast<int64_t>(c), clock_);
-        observer_ticks_ += CycleNow() - start;
+        AddTicks(observer_ticks_, [&] { observer_.OnClientExcluded(static_cast<int64_t>(c), clock_); });
         if (excluded) {
           OnGlobalRound();
           newest = std::move(excluded);

@@ -109,8 +109,7 @@ class VirtualRun {
                    "silent and protocol.exclude_after = 0); stopping at t = {:.6g}", now_);
     }
     report_.end_time = now_;
-    report_.compute_seconds =
-        calibration_.Seconds(std::accumulate(compute_ticks_.begin(), compute_ticks_.end(), uint64_t{0}));
+    report_.compute_seconds = calibration_.Seconds(ComputeTicks());
     report_.observer_seconds = calibration_.Seconds(observer_ticks_);
     report_.cores = pool_ ? threads_ : 1;
     report_.gradients = clock_.gradients;
@@ -168,14 +167,14 @@ class VirtualRun {
       if (auto_threads_ && threads_ > 1 && ++inline_rounds_ == kAutoProbeRounds) {
         // worker_threads = 0 (auto): background threads pay off only when rounds are long; a hand-off
         // costs a few µs, a logistic-regression round about as much. Results do not depend on this.
-        const double mean =
-            calibration_.ApproxSeconds(std::accumulate(compute_ticks_.begin(), compute_ticks_.end(), uint64_t{0})) /
-            kAutoProbeRounds;
+        const double mean = calibration_.ApproxSeconds(ComputeTicks()) / kAutoProbeRounds;
         if (mean > kAutoPoolMinRoundSeconds) StartPool();
       }
     }
     Push(now_ + duration, c, EventKind::kRoundDone, 0);
   }
+
+  uint64_t ComputeTicks() const { return std::accumulate(compute_ticks_.begin(), compute_ticks_.end(), uint64_t{0}); }
 
   void StartPool() {
     pool_ = std::make_unique<ComputePool>(threads_ - 1, static_cast<int64_t>(clients_.size()),
@@ -183,11 +182,9 @@ class VirtualRun {
   }
 
   void TimedCompute(ClientProtocol& client) {
-    const uint64_t start = CycleNow();
-    client.ComputeRound();
     // One slot per client, no atomic: a client's round runs on one thread at a time, and the pool's Wait
     // orders it before the event loop reads anything.
-    compute_ticks_[client.id()] += CycleNow() - start;
+    AddTicks(compute_ticks_[client.id()], [&] { client.ComputeRound(); });
   }
 
   void OnRoundDone(int64_t c, EventKey key) {
@@ -226,10 +223,7 @@ class VirtualRun {
   void Deliver(int64_t c, int64_t slot) {
     PendingBroadcast& pending = broadcasts_[slot];
     clients_[c]->OnBroadcast(pending.message);
-    if (--pending.undelivered == 0) {
-      pending.message.model.reset();
-      broadcasts_.Free(slot);
-    }
+    if (--pending.undelivered == 0) ReleaseBroadcast(slot);
   }
 
   // Restarts client c's silence timer: a check fires exclude_after from now unless c is heard from (or
@@ -255,6 +249,12 @@ class VirtualRun {
     auto broadcast = server_.OnClientStopped(c, total_rounds);
     ArmExcludeCheck(c);
     if (broadcast) Broadcast(std::move(*broadcast));
+  }
+
+  // Drops the model snapshot of a broadcast nobody still has to receive and frees its slot.
+  void ReleaseBroadcast(int64_t slot) {
+    broadcasts_[slot].message.model.reset();
+    broadcasts_.Free(slot);
   }
 
   void OnBroadcastArrive(int64_t c, int64_t slot) {
@@ -292,17 +292,13 @@ class VirtualRun {
                  config_.protocol.exclude_after);
     auto broadcast = server_.Exclude(c);
     clock_.time = now_;
-    const uint64_t start = CycleNow();
-    observer_.OnClientExcluded(c, clock_);
-    observer_ticks_ += CycleNow() - start;
+    AddTicks(observer_ticks_, [&] { observer_.OnClientExcluded(c, clock_); });
     if (broadcast) Broadcast(std::move(*broadcast));
   }
 
   void Broadcast(BroadcastMessage message) {
     clock_.time = now_;
-    const uint64_t start = CycleNow();
-    observer_.OnGlobalRound(server_, clock_);
-    observer_ticks_ += CycleNow() - start;
+    AddTicks(observer_ticks_, [&] { observer_.OnGlobalRound(server_, clock_); });
     const uint32_t latency_slot = 2 * static_cast<uint32_t>(message.global_round) + 1;
     const int64_t slot = broadcasts_.Put(PendingBroadcast{std::move(message), 0});
     const int64_t fan_slot = fanouts_.Acquire();
@@ -331,8 +327,7 @@ class VirtualRun {
       queue_.push(Event{waiting.front().key, fan_slot, EventKind::kBroadcastFanOut});
     }
     if (recipients == 0) {
-      broadcasts_[slot].message.model.reset();
-      broadcasts_.Free(slot);
+      ReleaseBroadcast(slot);
     } else {
       broadcasts_[slot].undelivered = recipients;
     }
