@@ -1,5 +1,5 @@
 // A cheap interval clock for timing the compute step of every round. std::chrono::steady_clock costs
-// ≈ 23 ns per read on this VM against ≈ 10 ns for the TSC, and a logistic-regression round is only ≈ 5 µs;
+// ≈ 23 ns per read on this VM against ≈ 10 ns for the TSC, and a logistic-regression round is only ≈ 5 µs.
 // Ticks are converted to seconds by calibrating against
 // steady_clock over the whole run (CycleCalibration), which is exact for the invariant TSC of every x86-64
 // CPU of the last decade; elsewhere the clock falls back to steady_clock nanoseconds.
