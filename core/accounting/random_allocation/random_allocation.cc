@@ -147,7 +147,7 @@ RandomAllocationResult Combine(std::vector<AllocationBoundValue> bounds) {
 }
 
 void ValidateOptions(const RandomAllocationOptions& o) {
-  ValidateOptions(o);
+  if (o.max_order < 2) throw ConfigError("random_allocation.max_order", "must be >= 2");
   if (o.use_recursive && o.recursive_tail_shares.empty()) {
     throw ConfigError("random_allocation.recursive_tail_shares", "must not be empty");
   }

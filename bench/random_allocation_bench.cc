@@ -1,0 +1,60 @@
+// Random-allocation accounting speed (issue #13 target: m = 1,000 steps, E = 100 windows in <= 1 s, one
+// core). Rows: every bound (RDP remove, AM-GM add, recursive Poisson-PLD bound for both directions;
+// the decomposition does not apply to E > 1), the RDP-only fast path, one window with all four bounds,
+// and the FMT21 shuffling bound for n = 1,000 and 10^5. sigma = 1, delta = 1e-6.
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+
+#include "core/accounting/random_allocation/random_allocation.h"
+#include "core/accounting/random_allocation/remove_rdp.h"
+#include "core/accounting/shuffle/clones.h"
+
+namespace {
+
+namespace acc = asyncdp::accounting;
+
+void BM_RandomAllocationEpsilon(benchmark::State& state) {
+  const acc::RandomAllocationParams params{1000, 1, state.range(0), 1.0, 1.0};
+  double eps = 0.0;
+  for (auto _ : state) {
+    eps = acc::RandomAllocationEpsilon(params, 1e-6).value;
+    benchmark::DoNotOptimize(eps);
+  }
+  state.counters["epsilon"] = eps;
+}
+BENCHMARK(BM_RandomAllocationEpsilon)->Arg(1)->Arg(10)->Arg(100)->Unit(benchmark::kMillisecond);
+
+void BM_RandomAllocationRenyiOnly(benchmark::State& state) {
+  acc::RandomAllocationOptions options;
+  options.use_decomposition = false;
+  options.use_recursive = false;
+  const acc::RandomAllocationParams params{1000, 1, 100, 1.0, 1.0};
+  double eps = 0.0;
+  for (auto _ : state) {
+    eps = acc::RandomAllocationEpsilon(params, 1e-6, options).value;
+    benchmark::DoNotOptimize(eps);
+  }
+  state.counters["epsilon"] = eps;
+}
+BENCHMARK(BM_RandomAllocationRenyiOnly)->Unit(benchmark::kMillisecond);
+
+// The generating-function evaluation of the exact remove RDP for orders 2..max_order.
+void BM_AllocationRemoveRdpCurve(benchmark::State& state) {
+  const std::vector<double> log_moments =
+      acc::GaussianLogMoments(1.0, 1.0, static_cast<int>(state.range(0)));
+  for (auto _ : state) benchmark::DoNotOptimize(acc::AllocationRemoveRdp(1000, log_moments));
+}
+BENCHMARK(BM_AllocationRemoveRdpCurve)->Arg(64)->Arg(512)->Arg(2048)->Unit(benchmark::kMillisecond);
+
+void BM_ShuffledGaussianEpsilon(benchmark::State& state) {
+  double eps = 0.0;
+  for (auto _ : state) {
+    eps = acc::ShuffledGaussianEpsilon(state.range(0), 4.0, 2.0, 1e-6).numerical;
+    benchmark::DoNotOptimize(eps);
+  }
+  state.counters["epsilon"] = eps;
+}
+BENCHMARK(BM_ShuffledGaussianEpsilon)->Arg(1000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+}  // namespace
