@@ -124,8 +124,9 @@ double AllocationRemoveRdpByPartitions(int64_t steps, int order, std::span<const
   // realise it is m! / ((m - |parts|)! prod_v c_v!) ([FS] Claim F.2, c_v the multiplicity of value v).
   std::vector<int> parts;
   auto visit = [&] {
-    double log_term = LogFactorial(m) - LogFactorial(m - static_cast<double>(parts.size())) +
-                      log_alpha_factorial;
+    // ln(m! / (m - |parts|)!) as a short exact sum: lgamma of large m would lose ~1e-9 absolute.
+    double log_term = log_alpha_factorial;
+    for (size_t i = 0; i < parts.size(); ++i) log_term += std::log(m - static_cast<double>(i));
     size_t run = 0;
     for (size_t i = 0; i < parts.size(); ++i) {
       log_term += log_moments[static_cast<size_t>(parts[i])] - LogFactorial(parts[i]);

@@ -22,13 +22,13 @@ double LogBinomialPmf(int64_t n, int64_t k, double log_p, double log_q) {
 // H_kappa(P_c || Q_c) for c clones: P_c(a) = w b(a-1) + (1-w) b(a), Q_c(a) = (1-w) b(a-1) + w b(a),
 // b = Binomial(c, 1/2), w = e^eps0 / (e^eps0 + 1), a = 0..c+1. P/Q increases in a and exceeds kappa
 // exactly for a > a_star = (c+1)(w(1+kappa) - 1) / ((1+kappa)(2w - 1)); every such term is positive.
-// Terms further than 12 sqrt(c) + 1 from c/2 are not visited; their P-mass is at most the Hoeffding bound
+// Terms further than 8 sqrt(c) + 1 from c/2 are not visited; their P-mass is at most the Hoeffding bound
 // exp(-2 t^2 / c) per tail (t the distance beyond c/2 + 1), which is added.
 double ConditionalHockeyStick(int64_t c, double w, double kappa) {
   const double dc = static_cast<double>(c);
   const double a_star = (dc + 1.0) * (w * (1.0 + kappa) - 1.0) / ((1.0 + kappa) * (2.0 * w - 1.0));
   if (a_star >= dc + 1.0) return 0.0;
-  const double reach = 12.0 * std::sqrt(dc) + 1.0;
+  const double reach = 8.0 * std::sqrt(dc) + 1.0;
   const int64_t first = std::max<int64_t>(static_cast<int64_t>(std::floor(a_star)) + 1,
                                           static_cast<int64_t>(std::floor(0.5 * dc - reach)));
   const int64_t start = std::max<int64_t>(first, 0);
@@ -104,7 +104,7 @@ double ShuffleNumericalEpsilon(int64_t n, double local_epsilon, double delta) {
   if (ShuffleNumericalDelta(n, local_epsilon, 0.0) <= delta) return 0.0;
   double lo = 0.0;
   double hi = local_epsilon;  // delta(eps0) = 0
-  for (int i = 0; i < 60 && hi - lo > 1e-9 * hi; ++i) {
+  for (int i = 0; i < 60 && hi - lo > 1e-6 * hi; ++i) {
     const double mid = 0.5 * (lo + hi);
     (ShuffleNumericalDelta(n, local_epsilon, mid) > delta ? lo : hi) = mid;
   }
@@ -132,11 +132,11 @@ ShuffleGaussianEpsilon ShuffledGaussianEpsilon(int64_t n, double sigma, double l
   const double dn = static_cast<double>(n);
   // Split delta = delta_shuffle + (e^eps + 1)(1 + e^eps0 / 2) n delta0: a share r goes to the local
   // randomizers; eps0 and eps depend on delta0, so iterate a few times and keep only verified splits.
-  for (double share : {0.02, 0.1, 0.3}) {
+  for (double share : {0.05, 0.25}) {
     const double delta_shuffle = (1.0 - share) * delta;
     double eps = out.no_amplification;
     double eps0 = out.no_amplification;
-    for (int iteration = 0; iteration < 6; ++iteration) {
+    for (int iteration = 0; iteration < 5; ++iteration) {
       const double delta0 = share * delta / ((std::exp(eps) + 1.0) * (1.0 + std::exp(eps0) / 2.0) * dn);
       const double next_eps0 = GaussianEpsilon(delta0, s);
       if (!(next_eps0 > 0.0)) break;
@@ -152,8 +152,10 @@ ShuffleGaussianEpsilon ShuffledGaussianEpsilon(int64_t n, double sigma, double l
       if (std::isfinite(closed) && delta_shuffle + charged_closed <= delta) {
         out.closed_form = std::min(out.closed_form, closed);
       }
+      const bool converged = std::abs(numerical - eps) < 1e-4 && std::abs(next_eps0 - eps0) < 1e-4;
       eps = numerical;
       eps0 = next_eps0;
+      if (converged) break;
     }
   }
   return out;

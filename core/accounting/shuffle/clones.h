@@ -30,7 +30,8 @@ namespace asyncdp::accounting {
 
 // delta(eps) of the [FMT21] Thm. 3.2 pair for n records and eps0-DP local randomizers (eps >= 0).
 double ShuffleNumericalDelta(int64_t n, double local_epsilon, double epsilon);
-// Smallest eps (bisection, safe side) with ShuffleNumericalDelta <= delta; never above local_epsilon.
+// Smallest eps (bisection to 1e-6 relative, safe side) with ShuffleNumericalDelta <= delta; never above
+// local_epsilon.
 double ShuffleNumericalEpsilon(int64_t n, double local_epsilon, double delta);
 
 // [FMT21] Thm. 3.1 closed form; +inf when eps0 > ln(n / (16 ln(2/delta))) (outside the theorem).
