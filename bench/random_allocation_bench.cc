@@ -48,12 +48,8 @@ void BM_AllocationRemoveRdpCurve(benchmark::State& state) {
 BENCHMARK(BM_AllocationRemoveRdpCurve)->Arg(64)->Arg(512)->Arg(2048)->Unit(benchmark::kMillisecond);
 
 void BM_ShuffledGaussianEpsilon(benchmark::State& state) {
-  double eps = 0.0;
-  for (auto _ : state) {
-    eps = acc::ShuffledGaussianEpsilon(state.range(0), 4.0, 2.0, 1e-6).numerical;
-    benchmark::DoNotOptimize(eps);
-  }
-  state.counters["epsilon"] = eps;
+  for (auto _ : state) benchmark::DoNotOptimize(acc::ShuffledGaussianEpsilon(state.range(0), 4.0, 2.0, 1e-6));
+  state.counters["epsilon"] = acc::ShuffledGaussianEpsilon(state.range(0), 4.0, 2.0, 1e-6).numerical;
 }
 BENCHMARK(BM_ShuffledGaussianEpsilon)->Arg(1000)->Arg(100000)->Unit(benchmark::kMillisecond);
 

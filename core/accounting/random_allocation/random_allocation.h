@@ -52,7 +52,7 @@ void ValidateRandomAllocationParams(const RandomAllocationParams& params,
 struct RandomAllocationOptions {
   // Largest integer Renyi order. Orders 2..64 are always used; the range doubles (cost ~ order^2) while
   // the best order sits in its top quarter, up to this limit (the high-privacy regime needs high orders).
-  int max_order = 2048;
+  int max_order = 1024;
   bool use_decomposition = true;  // [FS] Thm. 4.3 (one PLD of m rounds)
   bool use_recursive = true;      // [FS] Thm. 4.1 second part (a PLD of k E floor(m/k) rounds per share)
   // Shares of delta given to the recursive bound's tail term (recursive.h); more shares, more PLDs.
