@@ -9,10 +9,10 @@
 // gradient touches e_new (without an L2 term on w); all of them touch the bias, so u is orthogonal to
 // them only up to the 1 / sqrt(v^2 + 1) bias share — the data-level approximation of the Dirac canary.
 //
-// Mislabelled canary (any model, the "input-space" canary of Steinke et al. 2023 §6 and Nasr et al.
-// 2023): a copy of a real record chosen from a seed with a label changed to another class chosen from
-// the same seed, appended as a new row. Its gradient is whatever the model makes of it — the realistic
-// black-box view.
+// Mislabelled canary (any model, the "input-space" canary of the black-box experiments of Steinke et al. 2023
+// and Nasr et al. 2023): a copy of a real record chosen from a seed with a label changed to another class
+// chosen from the same seed, appended as a new row. Its gradient is whatever the model makes of it — the
+// realistic black-box view.
 //
 // All helpers return new data sets (the input is not modified); appended rows come last, so row indices
 // of the original records are unchanged and the canary rows start at the original row count.

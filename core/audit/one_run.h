@@ -17,7 +17,8 @@
 //
 // The bound assumes only that the canaries' inclusions are independent fair coins drawn before training
 // and that the guesses depend on the training output alone. It is loose for mechanisms far from
-// randomised response (the Gaussian mechanism at delta > 0, the paper's Figure 1), by design not by error.
+// randomised response (such as the Gaussian mechanism at delta > 0, as the paper discusses), by design
+// rather than by error.
 #pragma once
 
 #include <cstdint>

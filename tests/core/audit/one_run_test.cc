@@ -37,7 +37,7 @@ double DirectPValue(int64_t m, int64_t r, int64_t v, double eps, double delta) {
 
 TEST(OneRunAuditTest, ReproducesTheValuesPrintedInThePaper) {
   // arXiv:2305.08846v1: the worked example of Appendix D (m = 1000 canaries, r = 100 guesses, v = 75
-  // correct, delta = 1e-4, 95% confidence: eps >= 0.673) and the white-box result of §7 (m = 10^5,
+  // correct, delta = 1e-4, 95% confidence: eps >= 0.673) and a white-box result of its experiments (m = 10^5,
   // 1439 of 1510 guesses correct, delta = 1e-5, 95%: eps >= 2.675, printed truncated).
   EXPECT_NEAR(OneRunEpsilonLowerBound(1000, 100, 75, 1e-4, 0.05), 0.673, 5e-4);
   const double white_box = OneRunEpsilonLowerBound(100000, 1510, 1439, 1e-5, 0.05);
@@ -95,8 +95,8 @@ TEST(OneRunAuditTest, SoundOnGaussianCanariesOfKnownEpsilon) {
   // 1000 canaries, each released through the Gaussian mechanism with shift mu = 1 (true eps(1e-5) = 4.4
   // from the hockey-stick integral); guesses on the top and bottom 100; 100 runs. The bound may exceed
   // the truth in at most 5% of runs (allowance: the 99.9% quantile of Bin(100, 0.05), 12). The paper's
-  // analysis is far from tight for the Gaussian mechanism at delta > 0 (its Figure 1), so the bound sits
-  // well below the truth; the randomised-response test below is the sharp check.
+  // analysis is far from tight for the Gaussian mechanism at delta > 0 (as the paper discusses), so the bound
+  // sits well below the truth; the randomised-response test below is the sharp check.
   const double mu = 1.0, delta = 1e-5;
   const double truth = testing::GaussianPairEpsilon(mu, delta);
   OneRunAuditOptions options;
