@@ -27,6 +27,7 @@ enum class StreamPurpose : uint8_t {
   kLatency = 6,         // virtual runtime: message latencies
   kUtilityNoise = 7,    // utility graph: noisy copies of w*
   kFaults = 8,          // fault injection draws
+  kAuditCanaries = 9,   // privacy audit: which canaries a run includes, which record is mislabelled
   kTest = 255,          // tests only
 };
 
