@@ -10,8 +10,8 @@
 #include <cstdint>
 
 #include "core/accounting/ledger.h"
-#include "core/accounting/pld.h"
-#include "core/accounting/rdp.h"
+#include "core/accounting/pld/pld.h"
+#include "core/accounting/rdp/rdp.h"
 
 namespace {
 
