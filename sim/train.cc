@@ -113,7 +113,9 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   nlohmann::json& s = result.summary;
   s["test_accuracy"] = last.test_accuracy;
   s["test_loss"] = last.test_loss;
-  s["privacy"] = PrivacySummaryJson(experiment, AccountRun(experiment.privacy, experiment.plans, rounds_done));
+  s["privacy"] = PrivacySummaryJson(experiment, experiment.privacy.enabled
+                                                    ? AccountRun(experiment.privacy, experiment.plans, rounds_done)
+                                                    : accounting::PopulationReport{});
   s["epsilon"] = s["privacy"]["epsilon"];
   s["delta"] = experiment.delta;
   s["sigma"] = experiment.sigma;

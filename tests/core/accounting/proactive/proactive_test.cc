@@ -101,6 +101,33 @@ TEST(ProactiveTest, Table11ViolatesEpsBelowHalf) {
   EXPECT_FALSE(check.theorem_3_1);
 }
 
+// Theorem B.4's proof also needs eps N / (2K) <= h(sigma) (spec §5.5). Here (32)-(35) all hold but that
+// condition fails, and it alone decides: N = 1000, K = 50 (k = 0.05), s_bar = 1, eps = 0.1, delta = 1e-5,
+// sigma from (35) with equality: eps/(2k) = 1 > h(15.24) = 0.70.
+TEST(ProactiveTest, TheoremB4NeedsEpsilonOverTwoEpochsBelowH) {
+  ProactiveInputs in;
+  in.n_records = 1000;
+  in.iterations = 50;
+  in.mean_sample_size = 1;
+  in.delta = 1e-5;
+  in.epsilon = 0.1;
+  in.sigma = SigmaOfEpsilon(0.1, 1e-5);
+  const ProactiveCheck c = CheckProactiveConditions(in);
+  for (const char* id : {"(32)", "(33)", "(34)", "(35)"}) EXPECT_TRUE(c.Find(id)->holds) << id;
+  const ConditionResult* extra = c.Find("eps/(2k)<=h");
+  ASSERT_NE(extra, nullptr);
+  EXPECT_DOUBLE_EQ(extra->lhs, 1.0);
+  EXPECT_NEAR(extra->rhs, ProactiveH(in.sigma), 1e-15);
+  EXPECT_FALSE(extra->holds);
+  EXPECT_FALSE(c.theorem_b4);
+  // Ten times the epochs: the condition holds and so does the theorem.
+  in.iterations = 500;
+  in.mean_sample_size = 10;
+  const ProactiveCheck ok = CheckProactiveConditions(in);
+  EXPECT_TRUE(ok.Find("eps/(2k)<=h")->holds);
+  EXPECT_EQ(ok.theorem_b4, ok.Find("(32)")->holds && ok.Find("(33)")->holds && ok.Find("(34)")->holds);
+}
+
 TEST(ProactiveTest, RejectsInvalidInputs) {
   EXPECT_THROW(CheckProactiveConditions({0, 1, 1, 1, 10, 1e-4}), ConfigError);
   EXPECT_THROW(CheckProactiveConditions({1e4, 5e4, 10, 0.5, 10, 1e-4}), ConfigError);
