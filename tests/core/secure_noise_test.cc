@@ -66,8 +66,11 @@ TEST(SecureNoiseTest, LatticeKeepsTheEffectiveMultiplierWithinATenthOfAPercent) 
       const SecureNoiseLattice l = ChooseSecureNoiseLattice(sigma, 0.1, d);
       EXPECT_EQ(l.granularity, std::exp2(std::round(std::log2(l.granularity))));  // a power of two
       EXPECT_LE(l.effective_sigma, sigma);
-      // Unless s would exceed 2^26 lattice units (then gamma doubles and the loss at most doubles too).
-      const bool coarsened = sigma * 1024 * std::sqrt(static_cast<double>(d)) > std::ldexp(1.0, 26);
+      // Unless s would exceed 2^26 lattice units: then gamma was doubled, and only for that reason.
+      const bool coarsened = l.granularity * std::sqrt(static_cast<double>(d)) > 0.1 / 1024;
+      if (coarsened) {
+        EXPECT_GT(sigma * 0.1 / (l.granularity / 2), std::ldexp(1.0, 26));
+      }
       EXPECT_LE(l.granularity * std::sqrt(static_cast<double>(d)), (coarsened ? 4 : 1) * 0.1 / 1024);
       EXPECT_GE(l.effective_sigma, sigma * (1 - (coarsened ? 4 : 1) * 1.1e-3)) << d << " " << sigma;
     }
