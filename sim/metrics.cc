@@ -30,7 +30,9 @@ double MetricsRecorder::EpsilonSoFar(const ServerProtocol& server) {
     for (const accounting::RoundGroup& g : accounting::CompactSchedule(schedule)) key.emplace_back(g.q, g.sigma, g.count);
     auto it = epsilon_cache_.find(key);
     if (it == epsilon_cache_.end()) {
-      std::unique_ptr<accounting::Accountant> accountant = accounting::MakeAccountant(privacy.accountant, privacy.options);
+      accounting::AccountantOptions options = privacy.options;
+      options.pld.compute_lower_bound = false;  // ε so far is the upper bound
+      std::unique_ptr<accounting::Accountant> accountant = accounting::MakeAccountant(privacy.accountant, options);
       accountant->AddSchedule(schedule);
       it = epsilon_cache_.emplace(std::move(key), accountant->Epsilon(privacy.delta).epsilon).first;
     }

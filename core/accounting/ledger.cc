@@ -20,7 +20,9 @@ void LedgerOptions::Validate() const {
 
 PrivacyLedger::PrivacyLedger(LedgerOptions options) : options_(std::move(options)) {
   options_.Validate();
-  accountant_ = MakeAccountant(options_.accountant, options_.accounting);
+  AccountantOptions accounting = options_.accounting;
+  accounting.pld.compute_lower_bound = false;  // halts and "epsilon so far" need the upper bound only
+  accountant_ = MakeAccountant(options_.accountant, accounting);
   if (const std::string limitation = accountant_->Limitation(); !limitation.empty()) {
     throw ConfigError("ledger.accountant", limitation);
   }
