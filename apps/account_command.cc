@@ -6,7 +6,7 @@
 //   asyncdp account --q Q --epsilon E --steps T --delta D [...] calibration: smallest sigma meeting E
 //
 // Output (one JSON object on stdout; only the requested accountants appear):
-//   {"q", "sigma", "steps", "delta", "sampling", "neighbors",
+//   {"q", "sigma", "steps", "delta", "sampling", "neighbors", "public",
 //    "rdp": {"epsilon", "order", "bound", "method"},
 //    "pld": {"epsilon", "epsilon_lower", "discretization", "bound", "method"},
 //    "gdp": {"epsilon", "mu", "bound", "method"}}
@@ -162,6 +162,7 @@ void RunAccount(const AccountArgs& args, const CLI::App& command) {
   out["delta"] = args.delta;
   out["sampling"] = std::string(ToString(sampling));
   out["neighbors"] = std::string(ToString(NaturalNeighbours(sampling)));
+  out["public"] = "q (hence N behind q = s/N), the number of rounds and delta are treated as public";
   if (calibrate) {
     out.update(Calibrate(args, steps, sampling, accountants, requested_alone));
     std::cout << out.dump() << '\n';
@@ -208,6 +209,7 @@ constexpr const char* kFooter = R"(Output: one JSON object.
   q, sigma, steps, delta   the inputs (with --schedule: "schedule" [{q, sigma, count}] and total "steps")
   sampling                 poisson | fixed_size_without_replacement | shuffle
   neighbors                add_remove (poisson) | replace_one (fixed size, shuffle): what every epsilon assumes
+  public                   what the accounting treats as public (q, hence N; the rounds; delta)
   rdp.epsilon, rdp.order   Renyi-DP upper bound and the order attaining it (MTZ19 / WBK19, CKS20 conversion)
   pld.epsilon              privacy-loss-distribution upper bound (connect-the-dots, FFT)
   pld.epsilon_lower        lower bound on the true epsilon of the same mechanism (pooled discretisation)
