@@ -1,18 +1,22 @@
 // `asyncdp account`: privacy of a DP-SGD schedule under the RDP, PLD and GDP accountants, as JSON.
 //
 //   asyncdp account --q Q --sigma S --steps T --delta D [--accountant rdp|pld|gdp|all]
-//                   [--sampling poisson|fixed]
+//                   [--sampling poisson|fixed|shuffle]
 //   asyncdp account --schedule FILE.csv --delta D [...]        heterogeneous rounds (q,sigma,count lines)
 //   asyncdp account --q Q --epsilon E --steps T --delta D [...] calibration: smallest sigma meeting E
 //
 // Output (one JSON object on stdout; only the requested accountants appear):
-//   {"q", "sigma", "steps", "delta", "sampling", "neighbors",
+//   {"q", "sigma", "steps", "delta", "sampling", "neighbors", "public",
 //    "rdp": {"epsilon", "order", "bound", "method"},
 //    "pld": {"epsilon", "epsilon_lower", "discretization", "bound", "method"},
 //    "gdp": {"epsilon", "mu", "bound", "method"}}
 // With --schedule, "q"/"sigma" are replaced by "schedule": [{"q", "sigma", "count"}, ...].
 // With --epsilon, each accountant reports {"sigma", "epsilon"} (or {"sigma": null} if none up to 1e4).
+// An accountant that cannot account the input (e.g. PLD beyond 2^30 rounds) reports {"epsilon": null,
+// "unavailable": why} under --accountant all, and is an error when requested alone.
+// Every number goes through the accountant facade (core/accounting/accountant.h).
 // Bad input throws asyncdp::InputError; main() prints `error: ...` and exits with code 2.
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -37,7 +41,7 @@ struct AccountArgs {
   double q = 0.0;
   double sigma = 0.0;
   double epsilon = 0.0;
-  int64_t steps = 0;
+  std::string steps;  // parsed by ParseSteps: CLI11 would saturate an out-of-range integer silently
   double delta = 0.0;
   std::string accountant = "all";
   std::string sampling = "poisson";
@@ -47,7 +51,23 @@ struct AccountArgs {
 SamplingModel ParseSampling(const std::string& text) {
   if (text == "poisson") return SamplingModel::kPoisson;
   if (text == "fixed") return SamplingModel::kFixedSizeWithoutReplacement;
-  throw ConfigError("--sampling", "expected poisson or fixed, got '" + text + "'");
+  if (text == "shuffle") return SamplingModel::kShuffle;
+  throw ConfigError("--sampling", "expected poisson, fixed or shuffle, got '" + text + "'");
+}
+
+// A whole number of rounds in [0, 2^53]; anything else (a fraction, a sign, digits beyond the range) is a
+// clear error rather than a saturated or truncated value.
+int64_t ParseSteps(const std::string& text) {
+  int64_t steps = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, steps);
+  if (text.empty() || ec != std::errc() || ptr != end || steps < 0 ||
+      steps > accounting::Accountant::kMaxRounds) {
+    const std::string shown = text.size() > 40 ? text.substr(0, 40) + "..." : text;
+    throw ConfigError("--steps", "expected a whole number of rounds in [0, 2^53 = 9007199254740992], got '" +
+                                     shown + "'");
+  }
+  return steps;
 }
 
 std::string ReadFile(const std::string& path) {
@@ -63,23 +83,34 @@ std::vector<AccountantKind> RequestedAccountants(const std::string& name) {
   return {accounting::ParseAccountantKind(name, "--accountant")};
 }
 
+// JSON has no infinity: an unbounded epsilon (sigma -> 0) is written as null.
+nlohmann::ordered_json Number(double x) {
+  return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr);
+}
+
 void AddAssumptions(nlohmann::ordered_json& section, const accounting::Assumptions& a) {
   section["bound"] = std::string(accounting::ToString(a.bound));
   section["method"] = a.method;
 }
 
-nlohmann::ordered_json Calibrate(const AccountArgs& args, SamplingModel sampling,
-                                 const std::vector<AccountantKind>& accountants) {
+nlohmann::ordered_json Calibrate(const AccountArgs& args, int64_t steps, SamplingModel sampling,
+                                 const std::vector<AccountantKind>& accountants, bool requested_alone) {
   nlohmann::ordered_json out;
+  accounting::AccountantOptions options;
+  options.sampling = sampling;
+  const std::vector<accounting::Schedule> client = {{accounting::RoundGroup{args.q, 1.0, steps}}};
   for (AccountantKind kind : accountants) {
-    accounting::CalibrationOptions options;
-    options.accountant = kind;
-    options.sampling = sampling;
-    const accounting::CalibrationResult r =
-        accounting::CalibrateSigma(args.q, args.steps, args.epsilon, args.delta, options);
     nlohmann::ordered_json section;
-    section["sigma"] = r.found ? nlohmann::ordered_json(r.sigma) : nlohmann::ordered_json(nullptr);
-    section["epsilon"] = r.found ? nlohmann::ordered_json(r.epsilon) : nlohmann::ordered_json(nullptr);
+    try {
+      const accounting::CalibrationResult r =
+          accounting::CalibrateSigma(kind, options, client, args.epsilon, args.delta);
+      section["sigma"] = r.found ? nlohmann::ordered_json(r.sigma) : nlohmann::ordered_json(nullptr);
+      section["epsilon"] = r.found ? nlohmann::ordered_json(r.epsilon) : nlohmann::ordered_json(nullptr);
+    } catch (const ConfigError& e) {
+      if (requested_alone) throw;
+      section["sigma"] = nullptr;
+      section["unavailable"] = e.what();
+    }
     section["bound"] = kind == AccountantKind::kGdp ? "approximation" : "upper_bound";
     out[std::string(accounting::ToString(kind))] = std::move(section);
   }
@@ -89,6 +120,7 @@ nlohmann::ordered_json Calibrate(const AccountArgs& args, SamplingModel sampling
 void RunAccount(const AccountArgs& args, const CLI::App& command) {
   const SamplingModel sampling = ParseSampling(args.sampling);
   const std::vector<AccountantKind> accountants = RequestedAccountants(args.accountant);
+  const bool requested_alone = args.accountant != "all";
   const bool from_file = !args.schedule_path.empty();
   const bool calibrate = command.count("--epsilon") > 0;
   const bool has_sigma = command.count("--sigma") > 0;
@@ -99,10 +131,11 @@ void RunAccount(const AccountArgs& args, const CLI::App& command) {
   if (!from_file && (!command.count("--q") || !command.count("--steps") || has_sigma == calibrate)) {
     throw ConfigError("--sigma", "needs --q, --steps and exactly one of --sigma / --epsilon (or --schedule)");
   }
+  const int64_t steps = from_file ? 0 : ParseSteps(args.steps);
   if (!from_file) {
     if (!(args.q > 0.0 && args.q <= 1.0)) throw ConfigError("--q", "must be in (0, 1]");
     if (has_sigma && !(args.sigma > 0.0 && std::isfinite(args.sigma)))
-      throw ConfigError("--sigma", "must be positive");
+      throw ConfigError("--sigma", "must be a positive finite number");
     if (calibrate && !(args.epsilon > 0.0 && std::isfinite(args.epsilon))) {
       throw ConfigError("--epsilon", "must be positive");
     }
@@ -123,14 +156,15 @@ void RunAccount(const AccountArgs& args, const CLI::App& command) {
     } else {
       out["sigma"] = args.sigma;
     }
-    out["steps"] = args.steps;
-    schedule = {{args.q, args.sigma, args.steps}};
+    out["steps"] = steps;
+    schedule = {{args.q, args.sigma, steps}};
   }
   out["delta"] = args.delta;
   out["sampling"] = std::string(ToString(sampling));
   out["neighbors"] = std::string(ToString(NaturalNeighbours(sampling)));
+  out["public"] = "q (hence N behind q = s/N), the number of rounds and delta are treated as public";
   if (calibrate) {
-    out.update(Calibrate(args, sampling, accountants));
+    out.update(Calibrate(args, steps, sampling, accountants, requested_alone));
     std::cout << out.dump() << '\n';
     return;
   }
@@ -144,36 +178,47 @@ void RunAccount(const AccountArgs& args, const CLI::App& command) {
                                     : options.gdp) = true;
   }
   const accounting::PrivacyReport report = accounting::ComputePrivacyReport(schedule, options);
-  if (report.rdp) {
-    nlohmann::ordered_json section = {{"epsilon", report.rdp->epsilon}, {"order", report.rdp->order}};
-    AddAssumptions(section, report.rdp->assumptions);
-    out["rdp"] = std::move(section);
+  for (const auto& [kind, why] : report.unavailable) {
+    if (requested_alone) throw ConfigError("--accountant " + std::string(accounting::ToString(kind)), why);
   }
-  if (report.pld) {
-    nlohmann::ordered_json section = {{"epsilon", report.pld->epsilon},
-                                      {"epsilon_lower", report.pld->epsilon_lower},
-                                      {"discretization", report.pld->discretization}};
-    AddAssumptions(section, report.pld->assumptions);
-    out["pld"] = std::move(section);
-  }
-  if (report.gdp) {
-    nlohmann::ordered_json section = {{"epsilon", report.gdp->epsilon}, {"mu", report.gdp->mu}};
-    AddAssumptions(section, report.gdp->assumptions);
-    out["gdp"] = std::move(section);
+  for (AccountantKind kind : accountants) {
+    const std::string name(accounting::ToString(kind));
+    if (auto it = report.unavailable.find(kind); it != report.unavailable.end()) {
+      out[name] = {{"epsilon", nullptr}, {"unavailable", it->second}};
+      continue;
+    }
+    nlohmann::ordered_json section;
+    if (kind == AccountantKind::kRdp) {
+      section = {{"epsilon", Number(report.rdp->epsilon)}, {"order", report.rdp->order}};
+      AddAssumptions(section, report.rdp->assumptions);
+    } else if (kind == AccountantKind::kPld) {
+      section = {{"epsilon", Number(report.pld->epsilon)},
+                 {"epsilon_lower", Number(report.pld->epsilon_lower)},
+                 {"discretization", report.pld->discretization}};
+      AddAssumptions(section, report.pld->assumptions);
+    } else {
+      section = {{"epsilon", Number(report.gdp->epsilon)}, {"mu", Number(report.gdp->mu)}};
+      AddAssumptions(section, report.gdp->assumptions);
+    }
+    out[name] = std::move(section);
   }
   std::cout << out.dump() << '\n';
 }
 
 constexpr const char* kFooter = R"(Output: one JSON object.
   q, sigma, steps, delta   the inputs (with --schedule: "schedule" [{q, sigma, count}] and total "steps")
-  sampling                 poisson | fixed_size_without_replacement
-  neighbors                add_remove (poisson) | replace_one (fixed size): the relation every epsilon assumes
+  sampling                 poisson | fixed_size_without_replacement | shuffle
+  neighbors                add_remove (poisson) | replace_one (fixed size, shuffle): what every epsilon assumes
+  public                   what the accounting treats as public (q, hence N; the rounds; delta)
   rdp.epsilon, rdp.order   Renyi-DP upper bound and the order attaining it (MTZ19 / WBK19, CKS20 conversion)
   pld.epsilon              privacy-loss-distribution upper bound (connect-the-dots, FFT)
   pld.epsilon_lower        lower bound on the true epsilon of the same mechanism (pooled discretisation)
   pld.discretization       loss grid spacing used (nats)
   gdp.epsilon, gdp.mu      mu-GDP central-limit APPROXIMATION (not a guarantee)
   <accountant>.bound       upper_bound | approximation;  <accountant>.method: the exact method used
+  <accountant>.epsilon     null when no finite epsilon holds (sigma -> 0), or with "unavailable": why not
+Fixed-size sampling is accounted with the pair ((1-q)N(0)+qN(2C), N(0)) and its reverse; shuffled batches
+as one full-batch Gaussian (sensitivity 2C) per started epoch.
 With --epsilon E: <accountant>.sigma is the smallest noise multiplier (1e-4 relative) with epsilon <= E,
 <accountant>.epsilon its epsilon; null if no sigma up to 1e4 suffices.
 Schedule CSV: lines "q,sigma[,count]" (count defaults to 1), optional header, '#' comments.)";
@@ -187,13 +232,14 @@ void RegisterAccountCommand(CLI::App& app) {
   account->add_option("--sigma", args->sigma, "Noise multiplier (noise N(0, C^2 sigma^2 I) per round)");
   account->add_option("--epsilon", args->epsilon,
                       "Target epsilon: calibrate sigma instead of taking --sigma");
-  account->add_option("--steps", args->steps, "Number of rounds T")->check(CLI::NonNegativeNumber);
+  account->add_option("--steps", args->steps, "Number of rounds T (a whole number up to 2^53)");
   account->add_option("--delta", args->delta, "Target delta in (0, 1)")->required();
   account->add_option("--accountant", args->accountant, "rdp | pld | gdp | all")
       ->check(CLI::IsMember({"rdp", "pld", "gdp", "all"}))
       ->capture_default_str();
-  account->add_option("--sampling", args->sampling, "poisson (add/remove) | fixed (fixed-size, replace-one)")
-      ->check(CLI::IsMember({"poisson", "fixed"}))
+  account->add_option("--sampling", args->sampling,
+                      "poisson (add/remove) | fixed (fixed-size, replace-one) | shuffle (replace-one)")
+      ->check(CLI::IsMember({"poisson", "fixed", "shuffle"}))
       ->capture_default_str();
   account->add_option("--schedule", args->schedule_path,
                       "CSV of heterogeneous rounds: q,sigma[,count] per line");

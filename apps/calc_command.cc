@@ -18,7 +18,7 @@
 
 #include "apps/commands.h"
 #include "core/accounting/csv_input.h"
-#include "core/accounting/proactive_calculator.h"
+#include "core/accounting/proactive/proactive_calculator.h"
 #include "core/error.h"
 
 namespace asyncdp::apps {

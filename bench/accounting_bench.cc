@@ -2,16 +2,19 @@
 //   BM_PldEpsilon/100000 (10^5 identical rounds, upper bound)   <= 50 ms   (dp_accounting PLD: 0.02-15 s,
 //                                                                          PRV accountant: 0.3-40 s)
 //   BM_RdpEpsilon (default 202 orders, one schedule group)       <= 1 ms
-//   BM_LedgerRecordRound / BM_LedgerWouldExceed (per round)      <= 10 us
+//   BM_LedgerRound (RDP ledger, per round)                       <= 10 us
 // Settings are a typical DP-SGD client: q = 0.01 (BM_PldEpsilonSmallRate: q = 0.001), sigma = 1, delta =
-// 1e-5.
+// 1e-5. BM_Calibrate* and BM_RoundsWithinBudget use the paper's Table 3 setting on a9a (q = 26/6512,
+// T = 1253 rounds, delta = 1/6513, target epsilon 0.0497): what a run pays before training.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <vector>
 
+#include "core/accounting/calibration.h"
 #include "core/accounting/ledger.h"
-#include "core/accounting/pld.h"
-#include "core/accounting/rdp.h"
+#include "core/accounting/pld/pld.h"
+#include "core/accounting/rdp/rdp.h"
 
 namespace {
 
@@ -79,9 +82,11 @@ void BM_RdpEpsilon(benchmark::State& state) {
 }
 BENCHMARK(BM_RdpEpsilon)->Unit(benchmark::kMicrosecond);
 
-// One simulator round: RecordRound (cached curve) with the halt check and epsilon-so-far in between.
+// One round of a run-time ledger (for plans that change while running; a fixed plan's halt is computed
+// before training): RecordRound with the halt check and epsilon-so-far in between, RDP accountant.
 void BM_LedgerRound(benchmark::State& state) {
   acc::LedgerOptions options;
+  options.accountant = acc::AccountantKind::kRdp;
   options.epsilon_budget = 1e9;  // never reached: measures the steady state
   acc::PrivacyLedger ledger(options);
   ledger.RecordRound(0.01, 1.0);  // fills the curve cache
@@ -92,5 +97,30 @@ void BM_LedgerRound(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_LedgerRound)->Unit(benchmark::kMicrosecond);
+
+// sigma for a target epsilon over two clients (the two shard sizes of a9a over 5 clients), Table 3.
+void BM_CalibrateSigma(benchmark::State& state) {
+  const auto kind = static_cast<acc::AccountantKind>(state.range(0));
+  const std::vector<acc::Schedule> clients = {{{26.0 / 6512, 1.0, 1253}}, {{26.0 / 6513, 1.0, 1253}}};
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(acc::CalibrateSigma(kind, {}, clients, 0.0497, 1.0 / 6513).sigma);
+  }
+}
+BENCHMARK(BM_CalibrateSigma)
+    ->Arg(static_cast<int>(acc::AccountantKind::kPld))
+    ->Arg(static_cast<int>(acc::AccountantKind::kRdp))
+    ->Unit(benchmark::kMillisecond);
+
+// The halt round of one client whose plan overshoots its budget (Table 3 rounds, sigma 4, budget 0.0497).
+void BM_RoundsWithinBudget(benchmark::State& state) {
+  const auto kind = static_cast<acc::AccountantKind>(state.range(0));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(acc::RoundsWithinBudget(kind, {}, {{26.0 / 6512, 4.0, 1253}}, 0.0497, 1.0 / 6513));
+  }
+}
+BENCHMARK(BM_RoundsWithinBudget)
+    ->Arg(static_cast<int>(acc::AccountantKind::kPld))
+    ->Arg(static_cast<int>(acc::AccountantKind::kRdp))
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace

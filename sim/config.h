@@ -62,8 +62,9 @@ struct DpConfig {
   double epsilon = 0.0;              // target ε: calibrates σ (if sigma = 0) and halts at the budget
   double delta = 0.0;                // δ; 0 = 1/N_c (the paper's choice)
   std::string sampling = "poisson";  // poisson | fixed_size_without_replacement | shuffle
-  std::string accountant = "rdp";    // accountant used for calibration and the budget halt: rdp | pld
+  std::string accountant = "pld";    // accountant for calibration, the budget halt and ε so far: pld | rdp
   bool halt_at_budget = true;        // with epsilon > 0: stop a client before it would exceed ε
+  bool secure_noise = false;         // lattice + discrete Gaussian noise from OS entropy (needs rdp); not reproducible
 };
 
 struct ScheduleConfig {
@@ -85,6 +86,10 @@ struct EvalConfig {
   int64_t train_rows = 2000; // training rows used for the train-loss column; 0 = skip train loss
 };
 
+struct OutputConfig {
+  bool diagnostics = true;  // also write non-private diagnostics (batch sizes, clip statistics, train loss)
+};
+
 // Whether client `id` appears in a list of client ids (clients.straggler_ids, dropout_ids, delay_ids).
 inline bool ListsClient(const std::vector<int64_t>& ids, int64_t id) {
   return std::find(ids.begin(), ids.end(), id) != ids.end();
@@ -98,6 +103,7 @@ struct TrainConfig {
   DpConfig dp;
   ScheduleConfig schedule;
   EvalConfig eval;
+  OutputConfig output;
   uint64_t seed = 1;  // every random stream derives from it (docs/design.md)
 };
 

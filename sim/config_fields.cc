@@ -83,10 +83,18 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "fixed_size_without_replacement (exactly s, the paper's pseudocode; replace-one), shuffle (epoch "
        "permutation; replace-one).",
        {"poisson", "fixed_size_without_replacement", "shuffle"}},
-      {"dp.accountant", &c.dp.accountant, "Accountant used for calibration and the budget halt.",
-       {"rdp", "pld"}},
+      {"dp.accountant", &c.dp.accountant,
+       "Accountant that calibrates sigma, halts a client at its budget and gives the running epsilon: pld "
+       "(the tightest upper bound) or rdp (looser; the only one for secure noise). Every accountant is "
+       "reported either way.",
+       {"pld", "rdp"}},
       {"dp.halt_at_budget", &c.dp.halt_at_budget,
-       "With dp.epsilon > 0: a client stops before a round that would exceed its budget."},
+       "With dp.epsilon > 0: a client stops before a round that would exceed its budget (the round is "
+       "computed from the public plan before training)."},
+      {"dp.secure_noise", &c.dp.secure_noise,
+       "Floating-point-safe noise: the clipped sum rounded to a lattice plus exact discrete Gaussian noise "
+       "from OS entropy (never written out); batches drawn with an OS-random key. Not reproducible; "
+       "accounted by rdp only (set dp.accountant = \"rdp\")."},
       // [schedule]
       {"schedule.sample_sizes", &c.schedule.sample_sizes,
        "Sample-size sequence: constant (s), list (explicit, last repeats), linear (s_0 + slope i).",
@@ -109,6 +117,11 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
       // [eval]
       {"eval.points", &c.eval.points, "Number of evaluations, at evenly spaced global rounds (plus the end); 0 = only at the end."},
       {"eval.train_rows", &c.eval.train_rows, "Training rows for the train-loss column; 0 = skip."},
+      // [output]
+      {"output.diagnostics", &c.output.diagnostics,
+       "Also write non-private diagnostics (realised batch sizes and gradient counts, clip statistics, "
+       "train loss): summary.json \"diagnostics\", diag_* CSV columns. No accountant covers them; false "
+       "omits them from every output."},
   };
 }
 

@@ -7,12 +7,13 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "core/random.h"
 #include "core/sampling.h"
+#include "core/secure_noise.h"
 #include "data/libsvm.h"
 #include "data/load.h"
 #include "data/partition.h"
 #include "sim/model_config.h"
-#include "sim/privacy.h"
 
 namespace asyncdp::sim {
 namespace {
@@ -104,16 +105,46 @@ Experiment BuildExperiment(const TrainConfig& input) {
   for (const auto& shard : e.shards) largest = std::max(largest, shard.rows());
   if (config.dp.delta == 0.0) config.dp.delta = 1.0 / static_cast<double>(largest);
   e.delta = config.dp.delta;
-  if (config.dp.enabled) {
-    if (config.dp.sigma == 0.0) {
-      config.dp.sigma = CalibrateSigma(e);
-      e.sigma_calibrated = true;
-      spdlog::info("calibrated sigma = {:.6g} for epsilon = {} (delta = {:.3g}, {} accountant)", config.dp.sigma,
-                   config.dp.epsilon, e.delta, config.dp.accountant);
-    }
-    e.sigma = config.dp.sigma;
-  }
+  // σ (calibrated if asked), every plan's σ_i and every client's budget round, before training.
+  e.privacy = ResolvePrivacy(config, e.plans, e.sampling, e.delta, e.model->NumParams());
+  e.sigma = e.privacy.sigma;
+  e.sigma_calibrated = e.privacy.calibrated;
+  e.runtime = ResolveRuntimeOptions(config);
+  e.faults = ResolveFaultPlan(config);
   return e;
+}
+
+RuntimeOptions ResolveRuntimeOptions(const TrainConfig& config) {
+  RuntimeOptions o;
+  o.kind = config.protocol.runtime == "threads" ? RuntimeKind::kThreads : RuntimeKind::kVirtual;
+  o.seed = config.seed;
+  o.gradient_cost = config.clients.gradient_cost;
+  o.latency = config.clients.latency == "exponential" ? LatencyModel::kExponential : LatencyModel::kConstant;
+  o.latency_mean = config.clients.latency_mean;
+  o.exclude_after = config.protocol.exclude_after;
+  o.worker_threads = config.protocol.worker_threads;
+  return o;
+}
+
+FaultPlan ResolveFaultPlan(const TrainConfig& config) {
+  FaultPlan plan;
+  plan.clients.resize(static_cast<size_t>(config.clients.count));
+  for (size_t c = 0; c < plan.clients.size(); ++c) {
+    ClientFaults& f = plan.clients[c];
+    const auto id = static_cast<int64_t>(c);
+    if (config.clients.speed == "lognormal") {
+      // Per-client compute-time multiplier of the virtual clock: lognormal(0, speed_sigma), median 1.
+      RandomStream stream(StreamKey{config.seed, static_cast<uint32_t>(c), 0, StreamPurpose::kClientSpeed});
+      f.speed = std::exp(config.clients.speed_sigma * stream.NextNormal());
+    }
+    if (ListsClient(config.clients.straggler_ids, id)) {
+      f.speed *= config.clients.straggler_factor;
+      f.straggler_factor = config.clients.straggler_factor;
+    }
+    if (ListsClient(config.clients.delay_ids, id)) f.extra_delay = config.clients.delay_extra;
+    if (ListsClient(config.clients.dropout_ids, id)) f.dropout_round = config.clients.dropout_round;
+  }
+  return plan;
 }
 
 int64_t LongestPlan(const Experiment& e) {
@@ -125,20 +156,21 @@ int64_t LongestPlan(const Experiment& e) {
 std::vector<std::unique_ptr<ClientProtocol>> MakeClients(const Experiment& e) {
   std::vector<std::unique_ptr<ClientProtocol>> clients;
   clients.reserve(e.shards.size());
-  const auto& dropouts = e.config.clients.dropout_ids;
+  const bool secure = e.privacy.enabled && e.privacy.secure_noise;
   for (size_t c = 0; c < e.shards.size(); ++c) {
     ClientOptions options;
     options.id = static_cast<int64_t>(c);
     options.seed = e.config.seed;
     options.clip = e.config.dp.clip;
-    options.sigma = e.sigma;
-    if (ListsClient(dropouts, options.id)) {
-      options.stop_at_round = e.config.clients.dropout_round;
-    }
+    options.noise = secure ? NoiseMode::kSecure : NoiseMode::kReproducible;
+    options.stop_at_round = e.faults.clients[c].dropout_round;
+    if (std::isfinite(e.privacy.epsilon_budget)) options.budget_rounds = e.privacy.budget_rounds[c];
+    // Secure noise: the batches must be as unpredictable as the noise (amplification by subsampling assumes
+    // the sample is secret), so their streams get a key from the OS, never written out.
+    const uint64_t batch_seed = secure ? OsRandomSeed() : e.config.seed;
     clients.push_back(std::make_unique<ClientProtocol>(
         options, e.shards[c], *e.model, e.plans[c], *e.delay_rule,
-        MakeSampler(e.sampling, e.shards[c].rows(), e.config.seed, static_cast<uint32_t>(c)),
-        MakeLedger(e), e.initial_model));
+        MakeSampler(e.sampling, e.shards[c].rows(), batch_seed, static_cast<uint32_t>(c)), e.initial_model));
   }
   return clients;
 }

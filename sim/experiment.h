@@ -1,6 +1,9 @@
 // Everything a run needs, built from a validated TrainConfig: the data (client shards, evaluation sets),
 // the model, the delay rule, each client's a-priori round plan, the resolved DP parameters, and the
 // initial model. Building is the only place that reads files; the runtimes never do I/O.
+// This is also where the configuration is resolved into typed options (conventions.md §16): the runtimes
+// get RuntimeOptions and a FaultPlan, each client ClientOptions and its RoundPlan (s_i, q_i, σ_i), the
+// accountants a PrivacySetup; none of them sees TrainConfig or compares a string while running.
 #pragma once
 
 #include <Eigen/Dense>
@@ -13,8 +16,10 @@
 #include "models/model.h"
 #include "sim/config.h"
 #include "sim/protocol/client.h"
+#include "sim/privacy_setup.h"
 #include "sim/protocol/delay_rule.h"
 #include "sim/round_plan.h"
+#include "sim/runtime/runtime_options.h"
 
 namespace asyncdp::sim {
 
@@ -27,13 +32,20 @@ struct Experiment {
   data::Dataset train_eval;           // training rows for the train-loss column (may be empty)
   std::unique_ptr<models::Model> model;
   std::unique_ptr<DelayRule> delay_rule;
-  std::vector<RoundPlan> plans;       // per client
+  std::vector<RoundPlan> plans;       // per client: s_i, q_i, σ_i, η̄_i
   Eigen::VectorXf initial_model;      // v̂_0
   SamplingModel sampling = SamplingModel::kPoisson;
   double sigma = 0.0;                 // noise multiplier actually used (0 = no noise)
   double delta = 0.0;                 // δ every ε refers to
   bool sigma_calibrated = false;      // σ came from dp.epsilon through the accountant
+  PrivacySetup privacy;               // accountant, budget rounds, secure noise
+  RuntimeOptions runtime;
+  FaultPlan faults;
 };
+
+// The typed runtime options and per-client faults of a configuration (pure in the config and its seed).
+RuntimeOptions ResolveRuntimeOptions(const TrainConfig& config);
+FaultPlan ResolveFaultPlan(const TrainConfig& config);
 
 // The most local rounds any client plans (the global round a run ends at if nothing stops early).
 int64_t LongestPlan(const Experiment& experiment);

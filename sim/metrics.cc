@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "sim/privacy.h"
+#include "core/accounting/accountant.h"
 
 namespace asyncdp::sim {
 
@@ -17,17 +17,24 @@ MetricsRecorder::MetricsRecorder(const Experiment& experiment) : experiment_(exp
 }
 
 double MetricsRecorder::EpsilonSoFar(const ServerProtocol& server) {
-  if (experiment_.sigma <= 0) return std::numeric_limits<double>::infinity();
+  const PrivacySetup& privacy = experiment_.privacy;
+  if (!privacy.enabled) return std::numeric_limits<double>::infinity();
   double worst = 0.0;
   for (size_t c = 0; c < experiment_.plans.size(); ++c) {
-    const int64_t rounds = server.delivered_prefix(static_cast<int64_t>(c));
-    if (rounds == 0) continue;
-    // Clients whose shard size and plan agree share one value; shards differ by at most one record, so
-    // the cache keeps this O(distinct shard sizes) accountant calls per evaluation.
-    const auto key = std::make_pair(experiment_.shards[c].rows(), rounds);
+    const auto client = static_cast<int64_t>(c);
+    const int64_t prefix = server.delivered_prefix(client);
+    const std::set<int64_t>& early = server.early_rounds(client);
+    if (prefix == 0 && early.empty()) continue;
+    const accounting::Schedule schedule = privacy.AppliedSchedule(experiment_.plans[c], prefix, early);
+    std::vector<std::tuple<double, double, int64_t>> key;
+    for (const accounting::RoundGroup& g : accounting::CompactSchedule(schedule)) key.emplace_back(g.q, g.sigma, g.count);
     auto it = epsilon_cache_.find(key);
     if (it == epsilon_cache_.end()) {
-      it = epsilon_cache_.emplace(key, EpsilonAfterRounds(experiment_, static_cast<int64_t>(c), rounds)).first;
+      accounting::AccountantOptions options = privacy.options;
+      options.pld.compute_lower_bound = false;  // ε so far is the upper bound
+      std::unique_ptr<accounting::Accountant> accountant = accounting::MakeAccountant(privacy.accountant, options);
+      accountant->AddSchedule(schedule);
+      it = epsilon_cache_.emplace(std::move(key), accountant->Epsilon(privacy.delta).epsilon).first;
     }
     worst = std::max(worst, it->second);
   }
@@ -45,8 +52,10 @@ void MetricsRecorder::Record(const ServerProtocol& server, const RunClock& clock
   const auto test = experiment_.model->Evaluate(view, experiment_.test);
   row.test_loss = test.loss;
   row.test_accuracy = test.accuracy;
-  row.train_loss = experiment_.train_eval.rows() > 0 ? experiment_.model->Evaluate(view, experiment_.train_eval).loss
-                                                     : std::numeric_limits<double>::quiet_NaN();
+  // A loss on client records: a non-private diagnostic, not even computed without output.diagnostics.
+  row.train_loss = experiment_.config.output.diagnostics && experiment_.train_eval.rows() > 0
+                       ? experiment_.model->Evaluate(view, experiment_.train_eval).loss
+                       : std::numeric_limits<double>::quiet_NaN();
   rows_.push_back(row);
 }
 
@@ -66,12 +75,13 @@ void MetricsRecorder::OnFinish(const ServerProtocol& server, const RunClock& clo
   Record(server, clock);
 }
 
-std::string MetricsRecorder::ToCsv(const std::string& time_unit) const {
-  std::string out = fmt::format(
-      "global_round,{},gradients,epsilon,train_loss,test_loss,test_accuracy\n", time_unit);
+std::string MetricsRecorder::ToCsv(const std::string& time_unit, bool diagnostics) const {
+  std::string out = fmt::format("global_round,{},gradients,epsilon,test_loss,test_accuracy{}\n", time_unit,
+                                diagnostics ? ",diag_train_loss" : "");
   for (const auto& r : rows_) {
-    out += fmt::format("{},{:.9g},{},{:.9g},{:.9g},{:.9g},{:.9g}\n", r.global_round, r.time, r.gradients, r.epsilon,
-                       r.train_loss, r.test_loss, r.test_accuracy);
+    out += fmt::format("{},{:.9g},{},{:.9g},{:.9g},{:.9g}", r.global_round, r.time, r.gradients, r.epsilon,
+                       r.test_loss, r.test_accuracy);
+    out += diagnostics ? fmt::format(",{:.9g}\n", r.train_loss) : "\n";
   }
   return out;
 }

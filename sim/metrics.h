@@ -1,11 +1,15 @@
 // MetricsRecorder: evaluates the global model v̂_k at evenly spaced global rounds and at the end, and
-// records one metrics.csv row per evaluation (global round, time, gradients so far, ε so far, losses,
-// test accuracy). ε so far is the largest over clients of the accountant's ε for the rounds of that
-// client the server has received (per-client record-level DP, proactive-dp.md conventions).
+// records one metrics.csv row per evaluation (global round, time, planned gradients so far, ε so far,
+// losses, test accuracy). ε so far is the largest over clients of dp.accountant's ε for every round of that
+// client already applied to the global model — the contiguous prefix and the rounds that arrived out of
+// order (per-client record-level DP, proactive-dp.md conventions).
+// Columns: `gradients` counts the *planned* s_i of the applied rounds (public); `diag_train_loss` is a
+// non-private diagnostic (a loss on client records), written only with output.diagnostics.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <tuple>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,9 +22,9 @@ namespace asyncdp::sim {
 struct MetricsRow {
   int64_t global_round = 0;
   double time = 0.0;
-  int64_t gradients = 0;
-  double epsilon = 0.0;
-  double train_loss = 0.0;  // NaN when eval.train_rows = 0
+  int64_t gradients = 0;     // planned Σ s_i of the applied rounds
+  double epsilon = 0.0;      // +inf without noise
+  double train_loss = 0.0;   // non-private diagnostic; NaN when eval.train_rows = 0
   double test_loss = 0.0;
   double test_accuracy = 0.0;
 };
@@ -32,8 +36,8 @@ class MetricsRecorder final : public RunObserver {
   void OnFinish(const ServerProtocol& server, const RunClock& clock) override;
 
   const std::vector<MetricsRow>& rows() const { return rows_; }
-  // Header and rows of metrics.csv.
-  std::string ToCsv(const std::string& time_unit) const;
+  // Header and rows of metrics.csv; `diagnostics` adds the diag_train_loss column.
+  std::string ToCsv(const std::string& time_unit, bool diagnostics) const;
 
  private:
   void Record(const ServerProtocol& server, const RunClock& clock);
@@ -43,7 +47,8 @@ class MetricsRecorder final : public RunObserver {
   int64_t every_;       // evaluate when k crosses a multiple of this
   int64_t next_eval_;
   std::vector<MetricsRow> rows_;
-  std::map<std::pair<int64_t, int64_t>, double> epsilon_cache_;  // (client plan group, rounds) → ε
+  // Applied schedule (q, σ, count per group) → ε: clients with equal shards and progress share one value.
+  std::map<std::vector<std::tuple<double, double, int64_t>>, double> epsilon_cache_;
 };
 
 }  // namespace asyncdp::sim

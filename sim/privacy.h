@@ -1,36 +1,21 @@
-// The privacy side of a run: each client's accounting schedule, the per-client ledger that halts a client
-// at its budget, σ calibration for a target ε, and the final report with the assumptions every ε rests on.
-// Privacy is per client, about that client's local data set (proactive-dp.md conventions): the reported ε
-// is the largest over clients.
+// summary.json's "privacy" object: formatting of the run's population report (sim/privacy_setup.h,
+// core/accounting/population.h) — no accounting happens here. For every accountant: the largest epsilon
+// over clients and the client attaining it; the proactive closed form with its theorem conditions checked
+// for every client; the assumptions each number rests on, including the threat model and what is public.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
-#include <optional>
-#include <vector>
-
-#include "core/accounting/ledger.h"
-#include "core/accounting/schedule.h"
+#include "core/accounting/population.h"
 #include "sim/experiment.h"
 
 namespace asyncdp::sim {
 
-// The first `rounds` rounds of client c's plan as subsampled-Gaussian rounds (q = s_i/N_c, σ).
-accounting::Schedule ClientSchedule(const Experiment& e, int64_t client, int64_t rounds, double sigma);
+nlohmann::json PrivacySummaryJson(const Experiment& e, const accounting::PopulationReport& report);
 
-// A client's ledger when a budget halt is configured (dp.epsilon > 0 and dp.halt_at_budget), else none.
-// It accounts the sampler actually used, exactly as the final report does.
-std::optional<accounting::PrivacyLedger> MakeLedger(const Experiment& e);
-
-// ε of client c after `rounds` rounds, by dp.accountant at e.delta.
-double EpsilonAfterRounds(const Experiment& e, int64_t client, int64_t rounds);
-
-// The smallest σ (to 1e-4 relative) with which every client's full plan stays within dp.epsilon, by
-// dp.accountant. Throws ConfigError("dp.epsilon", ...) if no σ ≤ 10^4 suffices.
-double CalibrateSigma(const Experiment& e);
-
-// summary.json's "privacy" object for the rounds each client actually ran: ε from the paper's relation (6)
-// with its theorem conditions, RDP, PLD (upper and lower) and GDP, and the assumptions of each.
-nlohmann::json PrivacySummaryJson(const Experiment& e, const std::vector<int64_t>& rounds_done);
+// The assumption every report states about what is public.
+inline constexpr const char* kPublicAssumption =
+    "N_c (each client's record count), the planned sample sizes s_i (so q_i = s_i/N_c), the number of rounds "
+    "T and delta are treated as public: they are not protected by any epsilon";
 
 }  // namespace asyncdp::sim

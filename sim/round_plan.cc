@@ -23,6 +23,12 @@ int64_t SampleSizeAt(const ScheduleConfig& s, int64_t round) {
 
 }  // namespace
 
+double RoundPlan::rate(int64_t i) const {
+  return std::min(1.0, static_cast<double>(sample_sizes[static_cast<size_t>(i)]) / static_cast<double>(n_records));
+}
+
+void SetNoise(RoundPlan& plan, double sigma) { plan.noise_multipliers.assign(plan.sample_sizes.size(), sigma); }
+
 int64_t RoundPlan::iterations() const {
   return std::accumulate(sample_sizes.begin(), sample_sizes.end(), int64_t{0});
 }
@@ -34,6 +40,7 @@ int64_t RoundPlan::max_sample_size() const {
 RoundPlan MakeRoundPlan(const ScheduleConfig& schedule, int64_t n_records) {
   ASYNCDP_CHECK(n_records > 0);
   RoundPlan plan;
+  plan.n_records = n_records;
   const int64_t target_iterations =
       schedule.iterations > 0 ? schedule.iterations
                               : std::max<int64_t>(1, std::llround(schedule.epochs * static_cast<double>(n_records)));
@@ -51,6 +58,7 @@ RoundPlan MakeRoundPlan(const ScheduleConfig& schedule, int64_t n_records) {
     plan.step_sizes.push_back(eta);
     t += s;
   }
+  plan.noise_multipliers.assign(plan.sample_sizes.size(), 0.0);
   return plan;
 }
 

@@ -1,25 +1,72 @@
-// The a-priori per-client plan of Algorithm 2 (Setup): the sample-size sequence {s_i} and the round step
-// sizes {η̄_i}, both fixed before training (proactive-dp.md §4.1). η̄_i = η(t_i) with t_i = Σ_{j<i} s_j
-// (§2.3, Table 1); with Poisson sampling s_i is the expected batch size, so the plan stays a priori.
+// The a-priori per-client plan of Algorithm 2 (Setup): the sample-size sequence {s_i}, the sampling rates
+// q_i = s_i / N_c, the noise multipliers σ_i and the round step sizes {η̄_i}, all fixed before training
+// (proactive-dp.md §4.1). η̄_i = η(t_i) with t_i = Σ_{j<i} s_j (§2.3, Table 1); with Poisson sampling s_i is
+// the expected batch size, so the plan stays a priori. The plan is public (docs/design.md, threat model):
+// the runtimes and the server use it instead of anything a round realises.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <set>
 #include <vector>
 
+#include "core/accounting/schedule.h"
 #include "sim/config.h"
 
 namespace asyncdp::sim {
 
 struct RoundPlan {
-  std::vector<int64_t> sample_sizes;  // s_i, i = 0..T-1
-  std::vector<double> step_sizes;     // η̄_i (divided by s_i when that option is on)
+  int64_t n_records = 0;                  // N_c
+  std::vector<int64_t> sample_sizes;      // s_i, i = 0..T-1
+  std::vector<double> step_sizes;         // η̄_i (divided by s_i when that option is on)
+  std::vector<double> noise_multipliers;  // σ_i (0 = no noise); set once σ is known (SetNoise)
   int64_t rounds() const { return static_cast<int64_t>(sample_sizes.size()); }
-  int64_t iterations() const;         // K = Σ s_i
-  int64_t max_sample_size() const;    // s_max
+  double rate(int64_t i) const;           // q_i = s_i / N_c
+  int64_t iterations() const;             // K = Σ s_i
+  int64_t max_sample_size() const;        // s_max
+
+  // The subsampled-Gaussian rounds an accountant composes: rounds [0, rounds) as run-length groups (q_i,
+  // σ_i) in order, with each σ replaced by accounted_sigma(σ) (the identity, or secure noise's effective
+  // multiplier). Needs σ_i > 0.
+  template <typename SigmaMap>
+  accounting::Schedule PrivacySchedule(int64_t rounds, const SigmaMap& accounted_sigma) const;
+  // Rounds [0, prefix) plus the rounds in `extra` (delivered out of order), grouped (not in order).
+  template <typename SigmaMap>
+  accounting::Schedule PrivacySchedule(int64_t prefix, const std::set<int64_t>& extra,
+                                       const SigmaMap& accounted_sigma) const;
 };
 
 // Builds the plan for a client with n_records records: T from schedule.rounds, or the smallest T with
 // Σ s_i ≥ K where K = schedule.iterations or round(epochs·N_c). Sample sizes are capped at n_records.
+// Noise multipliers start at 0.
 RoundPlan MakeRoundPlan(const ScheduleConfig& schedule, int64_t n_records);
+
+// σ_i = sigma for every round.
+void SetNoise(RoundPlan& plan, double sigma);
+
+template <typename SigmaMap>
+accounting::Schedule RoundPlan::PrivacySchedule(int64_t rounds, const SigmaMap& accounted_sigma) const {
+  accounting::Schedule schedule;
+  for (int64_t i = 0; i < std::min(rounds, this->rounds()); ++i) {
+    const double q = rate(i), sigma = accounted_sigma(noise_multipliers[static_cast<size_t>(i)]);
+    if (!schedule.empty() && schedule.back().q == q && schedule.back().sigma == sigma) {
+      ++schedule.back().count;
+    } else {
+      schedule.push_back({q, sigma, 1});
+    }
+  }
+  return schedule;
+}
+
+template <typename SigmaMap>
+accounting::Schedule RoundPlan::PrivacySchedule(int64_t prefix, const std::set<int64_t>& extra,
+                                                const SigmaMap& accounted_sigma) const {
+  accounting::Schedule schedule = PrivacySchedule(prefix, accounted_sigma);
+  for (int64_t i : extra) {
+    if (i < prefix || i >= rounds()) continue;
+    schedule.push_back({rate(i), accounted_sigma(noise_multipliers[static_cast<size_t>(i)]), 1});
+  }
+  return schedule;
+}
 
 }  // namespace asyncdp::sim

@@ -11,6 +11,7 @@
 #include "sim/experiment.h"
 #include "sim/output_dir.h"
 #include "sim/privacy.h"
+#include "sim/privacy_setup.h"
 #include "sim/progress.h"
 #include "sim/runtime/thread_runtime.h"
 #include "sim/runtime/virtual_runtime.h"
@@ -28,20 +29,28 @@ std::string_view StopName(ClientStop stop) {
   return "?";
 }
 
+// clients.csv: public columns first (N_c, rounds, the planned gradients Σ s_i, why it stopped, the rounds
+// its budget permits, staleness), then with output.diagnostics the non-private diag_* columns.
 std::string ClientsCsv(const std::vector<std::unique_ptr<ClientProtocol>>& clients, const ServerProtocol& server,
-                       int64_t max_staleness_bucket) {
-  std::string out = "client,records,rounds,gradients,stop,excluded,clipped_fraction,mean_grad_norm,max_staleness";
+                       const Experiment& e, int64_t max_staleness_bucket, bool diagnostics) {
+  std::string out = "client,records,rounds,planned_gradients,budget_rounds,stop,excluded,max_staleness";
   for (int64_t s = 0; s <= max_staleness_bucket; ++s) out += fmt::format(",staleness_{}", s);
+  if (diagnostics) out += ",diag_gradients,diag_clipped_fraction,diag_mean_grad_norm";
   out += "\n";
   for (const auto& client : clients) {
-    const auto& clip = client->clip_totals();
-    const double n = std::max<double>(1.0, static_cast<double>(clip.examples));
-    out += fmt::format("{},{},{},{},{},{},{:.6g},{:.6g},{}", client->id(), client->records(), client->local_round(),
-                       client->gradients(), StopName(client->stop_reason()), server.excluded(client->id()) ? 1 : 0,
-                       static_cast<double>(clip.clipped) / n, clip.norm_sum / n, client->max_staleness());
+    const auto c = static_cast<size_t>(client->id());
+    out += fmt::format("{},{},{},{},{},{},{},{}", client->id(), client->records(), client->local_round(),
+                       client->planned_gradients(), e.privacy.budget_rounds[c], StopName(client->stop_reason()),
+                       server.excluded(client->id()) ? 1 : 0, client->max_staleness());
     const auto& histogram = client->staleness_histogram();
     for (int64_t s = 0; s <= max_staleness_bucket; ++s) {
       out += fmt::format(",{}", s < static_cast<int64_t>(histogram.size()) ? histogram[s] : 0);
+    }
+    if (diagnostics) {
+      const auto& clip = client->clip_totals();
+      const double n = std::max<double>(1.0, static_cast<double>(clip.examples));
+      out += fmt::format(",{},{:.6g},{:.6g}", client->gradients(), static_cast<double>(clip.clipped) / n,
+                         clip.norm_sum / n);
     }
     out += "\n";
   }
@@ -70,34 +79,43 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   ProgressReporter progress(LongestPlan(experiment));
   if (options.progress) observers.Add(&progress);
 
-  const bool virtual_clock = resolved.protocol.runtime == "virtual";
-  RuntimeReport report = virtual_clock ? RunVirtual(resolved, clients, server, observers)
-                                       : RunThreads(resolved, clients, server, observers);
+  const bool virtual_clock = experiment.runtime.kind == RuntimeKind::kVirtual;
+  RuntimeReport report = virtual_clock
+                             ? RunVirtual(experiment.runtime, experiment.faults, clients, server, observers)
+                             : RunThreads(experiment.runtime, experiment.faults, clients, server, observers);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
+  const bool diagnostics = resolved.output.diagnostics;
   TrainResult result;
   result.resolved_config = resolved;
   result.runtime = report;
   result.final_model = server.model();
   result.experiment = experiment_ptr;
   result.metrics = metrics.rows();
-  result.metrics_csv = metrics.ToCsv(virtual_clock ? "virtual_seconds" : "wall_seconds");
+  result.metrics_csv = metrics.ToCsv(virtual_clock ? "virtual_seconds" : "wall_seconds", diagnostics);
   int64_t max_staleness = 0;
-  std::vector<int64_t> rounds_done, grads_done;
+  std::vector<int64_t> rounds_done, planned_grads, realised_grads;
+  nlohmann::json clipped_fraction = nlohmann::json::array(), mean_grad_norm = nlohmann::json::array();
   for (const auto& client : clients) {
     max_staleness = std::max(max_staleness, client->max_staleness());
     rounds_done.push_back(client->local_round());
-    grads_done.push_back(client->gradients());
+    planned_grads.push_back(client->planned_gradients());
+    realised_grads.push_back(client->gradients());
+    const auto& clip = client->clip_totals();
+    const double n = std::max<double>(1.0, static_cast<double>(clip.examples));
+    clipped_fraction.push_back(static_cast<double>(clip.clipped) / n);
+    mean_grad_norm.push_back(clip.norm_sum / n);
   }
-  const int64_t total_grads = std::accumulate(grads_done.begin(), grads_done.end(), int64_t{0});
-  result.clients_csv = ClientsCsv(clients, server, max_staleness);
+  const int64_t total_planned = std::accumulate(planned_grads.begin(), planned_grads.end(), int64_t{0});
+  result.clients_csv = ClientsCsv(clients, server, experiment, max_staleness, diagnostics);
 
   const MetricsRow& last = result.metrics.back();
   nlohmann::json& s = result.summary;
   s["test_accuracy"] = last.test_accuracy;
   s["test_loss"] = last.test_loss;
-  s["train_loss"] = std::isnan(last.train_loss) ? nlohmann::json(nullptr) : nlohmann::json(last.train_loss);
-  s["privacy"] = PrivacySummaryJson(experiment, rounds_done);
+  s["privacy"] = PrivacySummaryJson(experiment, experiment.privacy.enabled
+                                                    ? AccountRun(experiment.privacy, experiment.plans, rounds_done)
+                                                    : accounting::PopulationReport{});
   s["epsilon"] = s["privacy"]["epsilon"];
   s["delta"] = experiment.delta;
   s["sigma"] = experiment.sigma;
@@ -106,7 +124,7 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   s["sample_size"] = experiment.plans[0].max_sample_size();
   s["records_per_client"] = experiment.shards[0].rows();
   s["rounds_per_client"] = rounds_done;
-  s["grads_per_client"] = grads_done;
+  s["planned_grads_per_client"] = planned_grads;
   s["max_staleness"] = max_staleness;
   s["staleness_bound"] = experiment.delay_rule->MaxStaleness() == std::numeric_limits<int64_t>::max()
                              ? nlohmann::json(nullptr)
@@ -120,7 +138,7 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   s["protocol_overhead"] = ProtocolOverhead(report);
   s["compute_threads"] = report.cores;
   s["virtual_seconds"] = virtual_clock ? nlohmann::json(report.end_time) : nlohmann::json(nullptr);
-  s["grads_per_second"] = report.wall_seconds > 0 ? static_cast<double>(total_grads) / report.wall_seconds : 0.0;
+  s["grads_per_second"] = report.wall_seconds > 0 ? static_cast<double>(total_planned) / report.wall_seconds : 0.0;
   s["runtime"] = resolved.protocol.runtime;
   s["seed"] = resolved.seed;
   s["stalled"] = report.stalled;
@@ -128,6 +146,16 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   s["model"] = {{"kind", resolved.model.kind}, {"parameters", experiment.model->NumParams()}};
   s["config"] = ToToml(resolved);
   s["asyncdp_version"] = ASYNCDP_VERSION;
+  if (diagnostics) {
+    // Values no accountant covers (functions of the clients' data, e.g. |B_i| under Poisson sampling):
+    // for debugging and research only; output.diagnostics = false leaves them out of every output.
+    s["diagnostics"] = {
+        {"note", "non-private: not covered by any reported epsilon"},
+        {"train_loss", std::isnan(last.train_loss) ? nlohmann::json(nullptr) : nlohmann::json(last.train_loss)},
+        {"realised_grads_per_client", realised_grads},
+        {"clipped_fraction_per_client", clipped_fraction},
+        {"mean_grad_norm_per_client", mean_grad_norm}};
+  }
   return result;
 }
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/accounting/proactive_calculator.h"
+#include "core/accounting/proactive/proactive_calculator.h"
 #include "core/accounting/schedule.h"
 
 namespace asyncdp::accounting {

@@ -1,101 +1,66 @@
 #include "core/accounting/report.h"
 
-#include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "core/accounting/gdp.h"
 #include "core/error.h"
 
 namespace asyncdp::accounting {
-namespace {
-
-Assumptions MakeAssumptions(AccountantKind accountant, BoundKind bound, const ReportOptions& options,
-                            std::string method) {
-  Assumptions a;
-  a.accountant = accountant;
-  a.bound = bound;
-  a.sampling = options.sampling;
-  a.neighbours = NaturalNeighbours(options.sampling);
-  a.delta = options.delta;
-  a.method = std::move(method);
-  return a;
-}
-
-std::string ShufflePrefix(SamplingModel sampling) {
-  return sampling == SamplingModel::kShuffle
-             ? "shuffle accounted as one full-batch Gaussian per epoch (sensitivity 2C, smallest sigma); "
-             : "";
-}
-
-}  // namespace
-
-AccountedSchedule ReduceShuffledSchedule(const Schedule& schedule, SamplingModel sampling) {
-  ValidateSchedule(schedule);
-  if (sampling != SamplingModel::kShuffle) return {schedule, sampling};
-  double epochs = 0.0;
-  double smallest_sigma = 0.0;
-  for (const RoundGroup& g : schedule) {
-    if (g.count == 0) continue;
-    epochs += g.q * static_cast<double>(g.count);
-    smallest_sigma = (smallest_sigma == 0.0) ? g.sigma : std::min(smallest_sigma, g.sigma);
-  }
-  AccountedSchedule out;
-  out.sampling = SamplingModel::kFixedSizeWithoutReplacement;
-  // An epoch that has started has released every record of it once (1e-9 absorbs sum-of-q round-off).
-  const auto whole_epochs = static_cast<int64_t>(std::ceil(epochs - 1e-9));
-  if (whole_epochs > 0) out.schedule.push_back({1.0, smallest_sigma, whole_epochs});
-  return out;
-}
 
 PrivacyReport ComputePrivacyReport(const Schedule& schedule, const ReportOptions& options) {
   if (!(options.delta > 0.0 && options.delta < 1.0)) {
     throw ConfigError("delta", "must be in (0, 1), got " + std::to_string(options.delta));
   }
-  const AccountedSchedule accounted = ReduceShuffledSchedule(schedule, options.sampling);
-  const bool poisson = accounted.sampling == SamplingModel::kPoisson;
-  const std::string prefix = ShufflePrefix(options.sampling);
+  ValidateSchedule(schedule);
+  AccountantOptions accountant_options;
+  accountant_options.sampling = options.sampling;
+  accountant_options.noise = options.noise;
+  accountant_options.rdp = options.rdp_options;
+  accountant_options.pld = options.pld_options;
   PrivacyReport report;
   report.delta = options.delta;
   report.sampling = options.sampling;
   report.neighbours = NaturalNeighbours(options.sampling);
   report.rounds = TotalRounds(schedule);
-  if (options.rdp) {
-    const RdpConversion c =
-        RdpEpsilon(accounted.schedule, accounted.sampling, options.delta, options.rdp_options);
-    report.rdp = RdpReport{
-        c.epsilon, c.order,
-        MakeAssumptions(
-            AccountantKind::kRdp, BoundKind::kUpperBound, options,
-            prefix +
-                (poisson ? "Poisson-subsampled Gaussian RDP (Mironov-Talwar-Zhang 2019)"
-                         : "sampling-without-replacement RDP bound (Wang-Balle-Kasiviswanathan 2019, "
-                           "Gaussian sensitivity 2C)") +
-                ", improved RDP->DP conversion (Canonne-Kamath-Steinke 2020)")};
-  }
-  if (options.pld) {
-    const ComposedPld pld(accounted.schedule, accounted.sampling, options.pld_options);
-    PldReport r;
-    r.epsilon = pld.EpsilonUpper(options.delta);
-    r.epsilon_lower = pld.has_lower_bound() ? pld.EpsilonLower(options.delta) : 0.0;
-    r.discretization = pld.discretization();
-    const std::string pair = poisson ? "add and remove directions of the Poisson-subsampled Gaussian"
-                                     : "replace-one pair (1-q)N(0)+qN(1) vs (1-q)N(0)+qN(-1)";
-    r.assumptions = MakeAssumptions(AccountantKind::kPld, BoundKind::kUpperBound, options,
-                                    prefix + "connect-the-dots PLD, FFT composition, " + pair);
-    r.lower_assumptions = MakeAssumptions(AccountantKind::kPld, BoundKind::kLowerBound, options,
-                                          prefix + "pooled (post-processed) PLD, FFT composition, " + pair);
-    report.pld = r;
-  }
-  if (options.gdp) {
-    const double mu = GdpMu(accounted.schedule, accounted.sampling);
-    report.gdp = GdpReport{
-        GdpEpsilon(mu, options.delta), mu,
-        MakeAssumptions(
-            AccountantKind::kGdp, BoundKind::kApproximation, options,
-            prefix + (poisson ? "CLT mu-GDP for Poisson sampling (Bu et al. 2020); not a guarantee"
-                              : "CLT mu-GDP for uniform sampling (Dong-Roth-Su Cor. 5.4) with sigma/2; "
-                                "not a guarantee"))};
+  for (AccountantKind kind : kMechanismAccountants) {
+    const bool wanted = kind == AccountantKind::kRdp   ? options.rdp
+                        : kind == AccountantKind::kPld ? options.pld
+                                                       : options.gdp;
+    if (!wanted) continue;
+    std::unique_ptr<Accountant> accountant = MakeAccountant(kind, accountant_options);
+    if (const std::string limitation = accountant->Limitation(); !limitation.empty()) {
+      report.unavailable[kind] = limitation;
+      continue;
+    }
+    accountant->AddSchedule(schedule);
+    EpsilonResult r;
+    try {
+      r = accountant->Epsilon(options.delta);
+    } catch (const ConfigError& e) {
+      // The accountant's own limits (e.g. PLD beyond 2^30 rounds); delta and the schedule were checked.
+      report.unavailable[kind] = e.what();
+      continue;
+    }
+    Assumptions assumptions = accountant->Describe(options.delta);
+    switch (kind) {
+      case AccountantKind::kRdp:
+        report.rdp = RdpReport{r.epsilon, r.order, std::move(assumptions)};
+        break;
+      case AccountantKind::kPld: {
+        PldReport pld;
+        pld.epsilon = r.epsilon;
+        pld.epsilon_lower = std::isnan(r.epsilon_lower) ? 0.0 : r.epsilon_lower;
+        pld.discretization = r.discretization;
+        pld.lower_assumptions = assumptions;
+        pld.lower_assumptions.bound = BoundKind::kLowerBound;
+        pld.assumptions = std::move(assumptions);
+        report.pld = std::move(pld);
+        break;
+      }
+      default:
+        report.gdp = GdpReport{r.epsilon, r.mu, std::move(assumptions)};
+        break;
+    }
   }
   return report;
 }

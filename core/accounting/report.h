@@ -1,14 +1,17 @@
 // One-shot privacy report for a (possibly heterogeneous) schedule: RDP, PLD and GDP side by side, each
-// with the assumptions it rests on. This is what `asyncdp account` prints and what a finished simulation
-// reports per client.
+// with the assumptions it rests on, computed through the accountant facade (accountant.h). This is what
+// `asyncdp account` prints and what a finished simulation reports per client (population.h).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <string>
 
+#include "core/accounting/accountant.h"
 #include "core/accounting/assumptions.h"
-#include "core/accounting/pld.h"
-#include "core/accounting/rdp.h"
+#include "core/accounting/pld/pld.h"
+#include "core/accounting/rdp/rdp.h"
 #include "core/accounting/schedule.h"
 #include "core/privacy_assumptions.h"
 
@@ -17,6 +20,7 @@ namespace asyncdp::accounting {
 struct ReportOptions {
   double delta = 1e-5;                               // target delta in (0, 1)
   SamplingModel sampling = SamplingModel::kPoisson;  // how the schedule's batches were drawn
+  NoiseModel noise = NoiseModel::kGaussian;          // secure noise: only RDP applies
   bool rdp = true;                                   // cheap (~0.1 ms): an upper bound
   bool pld = true;  // tightest: upper bound and lower bound (tens of ms for 10^5 rounds)
   bool gdp = true;  // CLT approximation, for comparison with f-DP numbers in the literature
@@ -52,21 +56,12 @@ struct PrivacyReport {
   std::optional<RdpReport> rdp;
   std::optional<PldReport> pld;
   std::optional<GdpReport> gdp;
+  // Requested accountants that cannot account this mechanism, with the reason (e.g. PLD for secure noise).
+  std::map<AccountantKind, std::string> unavailable;
 };
 
-// Computes the requested accountants. Throws ConfigError for an invalid schedule or delta.
-// Shuffled batches (SamplingModel::kShuffle) have no amplification bound here: every epoch (sum of q over
-// rounds, rounded up) is charged as one full-batch Gaussian release under replace-one neighbours with the
-// smallest sigma of the schedule — see ReduceShuffledSchedule().
+// Computes the requested accountants. Throws ConfigError for an invalid schedule or delta. Shuffled
+// batches are charged one full-batch Gaussian per started epoch (ReduceShuffledSchedule, accountant.h).
 PrivacyReport ComputePrivacyReport(const Schedule& schedule, const ReportOptions& options);
-
-// The schedule and sampling model the accountants actually evaluate: the identity for kPoisson and
-// kFixedSizeWithoutReplacement; for kShuffle {q = 1, min sigma, ceil(sum q)} under fixed-size sampling
-// (q = 1 means every record is in the batch, i.e. a plain Gaussian with replace-one sensitivity 2C).
-struct AccountedSchedule {
-  Schedule schedule;
-  SamplingModel sampling = SamplingModel::kPoisson;
-};
-AccountedSchedule ReduceShuffledSchedule(const Schedule& schedule, SamplingModel sampling);
 
 }  // namespace asyncdp::accounting

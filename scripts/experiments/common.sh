@@ -65,7 +65,7 @@ json_get() {
     }'
 }
 
-# json_count FILE PREFIX: the number of elements of the array at PREFIX (e.g. grads_per_client).
+# json_count FILE PREFIX: the number of elements of the array at PREFIX (e.g. rounds_per_client).
 json_count() {
   json_flat "$1" | awk -F'\t' -v p="$2." 'index($1, p) == 1 && substr($1, length(p) + 1) ~ /^[0-9]+$/ { n++ }
                                           END { print n + 0 }'

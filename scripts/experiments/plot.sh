@@ -34,7 +34,7 @@ render_plot() {  # render_plot FIG.gp FIG.png
 # metrics.csv counts gradients over all clients; the paper's figures count a client's own (K per client).
 metrics_curve() {
   local clients
-  clients=$(json_count "$1/summary.json" grads_per_client)
+  clients=$(json_count "$1/summary.json" rounds_per_client)
   [ "$clients" -gt 0 ] || clients=1
   csv_column "$1/metrics.csv" gradients test_accuracy |
     awk -F, -v n="$clients" 'BEGIN { print "# gradients_per_client\ttest_accuracy" }

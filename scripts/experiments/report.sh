@@ -22,7 +22,7 @@ run_fields() {
   local dir=$1
   json_flat "$dir/summary.json" | awk -F'\t' -v run="$(basename "$dir")" '
     { v[$1] = $2 }
-    $1 ~ /^grads_per_client\.[0-9]+$/ { g += $2; ng++ }
+    $1 ~ /^planned_grads_per_client\.[0-9]+$/ { g += $2; ng++ }
     $1 ~ /^rounds_per_client\.[0-9]+$/ { r += $2; nr++ }
     END {
       dp = (v["sigma"] + 0 > 0) ? "yes" : "no"

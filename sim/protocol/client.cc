@@ -3,26 +3,26 @@
 #include "core/check.h"
 #include "core/noise.h"
 #include "core/random.h"
+#include "core/secure_noise.h"
 
 namespace asyncdp::sim {
 
 ClientProtocol::ClientProtocol(const ClientOptions& options, const data::Dataset& shard,
                                const models::Model& model, RoundPlan plan, const DelayRule& rule,
-                               std::unique_ptr<BatchSampler> sampler,
-                               std::optional<accounting::PrivacyLedger> ledger,
-                               const Eigen::VectorXf& initial_model)
+                               std::unique_ptr<BatchSampler> sampler, const Eigen::VectorXf& initial_model)
     : options_(options),
       shard_(shard),
       model_(model),
       plan_(std::move(plan)),
       rule_(rule),
       sampler_(std::move(sampler)),
-      ledger_(std::move(ledger)),
+      entropy_(options.noise == NoiseMode::kSecure ? std::make_unique<OsEntropy>() : nullptr),
       workspace_(model.NewWorkspace(std::max<int64_t>(1, plan_.max_sample_size()))),
       local_model_(initial_model),
       round_model_(initial_model.size()),
       round_sum_(initial_model.size()) {
   ASYNCDP_CHECK(initial_model.size() == model.NumParams());
+  ASYNCDP_CHECK(plan_.noise_multipliers.size() == plan_.sample_sizes.size());
   batch_.reserve(static_cast<size_t>(2 * plan_.max_sample_size() + 16));
 }
 
@@ -40,8 +40,7 @@ bool ClientProtocol::BeginRound() {
     stop_ = ClientStop::kDroppedOut;
     return false;
   }
-  const double q = static_cast<double>(plan_.sample_sizes[local_round_]) / static_cast<double>(records());
-  if (ledger_ && options_.sigma > 0 && ledger_->WouldExceed(q, options_.sigma)) {
+  if (options_.budget_rounds >= 0 && local_round_ >= options_.budget_rounds) {
     stop_ = ClientStop::kBudgetExhausted;
     return false;
   }
@@ -67,10 +66,16 @@ void ClientProtocol::ComputeRound() {
   clip_totals_.examples += stats.examples;
   clip_totals_.clipped += stats.clipped;
   clip_totals_.norm_sum += stats.norm_sum;
-  if (options_.sigma > 0) {
-    // One draw of N(0, C²σ²I) per round, added to the sum (proactive-dp.md §2.2).
-    AddRoundNoise(StreamKey{options_.seed, client, round, StreamPurpose::kGradientNoise}, options_.clip,
-                  options_.sigma, std::span<float>(round_sum_.data(), round_sum_.size()));
+  const double sigma = plan_.noise_multipliers[local_round_];
+  if (sigma > 0) {
+    const std::span<float> sum(round_sum_.data(), round_sum_.size());
+    if (options_.noise == NoiseMode::kSecure) {
+      AddSecureRoundNoise(ChooseSecureNoiseLattice(sigma, options_.clip, round_sum_.size()), *entropy_, sum);
+    } else {
+      // One draw of N(0, C²σ²I) per round, added to the sum (proactive-dp.md §2.2).
+      AddRoundNoise(StreamKey{options_.seed, client, round, StreamPurpose::kGradientNoise}, options_.clip, sigma,
+                    sum);
+    }
   }
 }
 
@@ -81,12 +86,9 @@ UpdateMessage ClientProtocol::CompleteRound() {
   // by a newer v̂_k while the round was computed; the update then applies to the new model, as in the paper.
   if (!replaced_in_round_) std::swap(round_model_, local_model_);
   local_model_ -= static_cast<float>(step) * round_sum_;
-  if (ledger_ && options_.sigma > 0) {
-    ledger_->RecordRound(static_cast<double>(plan_.sample_sizes[local_round_]) / records(), options_.sigma);
-  }
   gradients_ += static_cast<int64_t>(batch_.size());
-  UpdateMessage message{options_.id, local_round_, step, static_cast<int64_t>(batch_.size()),
-                        std::move(round_sum_)};
+  planned_gradients_ += plan_.sample_sizes[local_round_];
+  UpdateMessage message{options_.id, local_round_, step, std::move(round_sum_)};
   if (spare_sums_.empty()) {
     round_sum_.resize(local_model_.size());
   } else {

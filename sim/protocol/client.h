@@ -2,8 +2,10 @@
 // knowledge of threads or clocks; sim/runtime/ decides when each handler runs.
 //
 // One local round is split in three steps so a runtime can run the heavy middle step elsewhere:
-//   BeginRound    — checks Υ(k, i) and the privacy budget, records staleness, snapshots ŵ;
-//   ComputeRound  — samples the batch, U = Σ clip_C(∇f(ŵ_snapshot; ξ)) + N(0, C²σ²I) (noise once, §2.2);
+//   BeginRound    — checks Υ(k, i) and the privacy budget (a round count planned before training from the
+//                   public schedule), records staleness, snapshots ŵ;
+//   ComputeRound  — samples the batch, U = Σ clip_C(∇f(ŵ_snapshot; ξ)) + N(0, C²σ_i²I) (noise once, §2.2;
+//                   or the secure lattice noise of core/secure_noise.h);
 //                   touches only this round's buffers, so OnBroadcast may run concurrently;
 //   CompleteRound — ŵ ← ŵ − η̄_i·U (descent, §2.4), i ← i+1, returns (i, U) for the server.
 // OnBroadcast implements ISRReceive (Algorithm 3): a newer v̂_k replaces ŵ; older ones are ignored.
@@ -15,11 +17,10 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <vector>
 
-#include "core/accounting/ledger.h"
 #include "core/sampling.h"
+#include "core/secure_noise.h"
 #include "data/dataset.h"
 #include "models/model.h"
 #include "sim/protocol/delay_rule.h"
@@ -28,12 +29,21 @@
 
 namespace asyncdp::sim {
 
+// How a round's noise is drawn.
+enum class NoiseMode {
+  kReproducible,  // N(0, C²σ²I) from the Philox stream StreamKey{seed, client, round, kGradientNoise}
+  kSecure,        // lattice rounding + exact discrete Gaussian from OS entropy (core/secure_noise.h)
+};
+
 struct ClientOptions {
   int64_t id = 0;
-  uint64_t seed = 1;       // batch and noise streams: (seed, id, round, purpose)
+  uint64_t seed = 1;       // noise streams (reproducible mode): (seed, id, round, purpose)
   double clip = 0.1;       // C
-  double sigma = 0.0;      // noise multiplier; 0 = no noise (non-private)
+  NoiseMode noise = NoiseMode::kReproducible;
   int64_t stop_at_round = -1;  // fault injection: stop silently before this round (-1 = never)
+  // The rounds the client's privacy budget permits, computed before training from the public plan
+  // (accounting::RoundsWithinBudget); -1 = no budget. The client stops before round `budget_rounds`.
+  int64_t budget_rounds = -1;
 };
 
 // Why a client stopped taking rounds.
@@ -43,7 +53,7 @@ class ClientProtocol {
  public:
   ClientProtocol(const ClientOptions& options, const data::Dataset& shard, const models::Model& model,
                  RoundPlan plan, const DelayRule& rule, std::unique_ptr<BatchSampler> sampler,
-                 std::optional<accounting::PrivacyLedger> ledger, const Eigen::VectorXf& initial_model);
+                 const Eigen::VectorXf& initial_model);
 
   // Υ(k_latest, i) and not stopped. A runtime calls BeginRound only when this is true.
   bool CanStartRound() const;
@@ -65,13 +75,15 @@ class ClientProtocol {
   bool in_round() const { return in_round_; }  // between BeginRound and CompleteRound
   const RoundPlan& plan() const { return plan_; }
   int64_t records() const { return shard_.rows(); }
-  int64_t gradients() const { return gradients_; }      // per-example gradients computed so far
-  int64_t current_batch_size() const { return static_cast<int64_t>(batch_.size()); }
+  // Planned per-example gradients of the rounds completed so far (Σ s_i): public.
+  int64_t planned_gradients() const { return planned_gradients_; }
+  // Non-private diagnostics (never sent to the server; outputs label them): realised batch sizes summed,
+  // and clipping statistics. Under Poisson sampling these are functions of the data.
+  int64_t gradients() const { return gradients_; }
   // [s] = rounds started with staleness i − k = s (sized max_staleness() + 1).
   const std::vector<int64_t>& staleness_histogram() const { return staleness_; }
   int64_t max_staleness() const { return max_staleness_; }
   const models::ClipStats& clip_totals() const { return clip_totals_; }
-  const std::optional<accounting::PrivacyLedger>& ledger() const { return ledger_; }
   // ŵ between rounds (during a round it is being computed on; CompleteRound brings it back).
   const Eigen::VectorXf& local_model() const { return local_model_; }
 
@@ -82,7 +94,7 @@ class ClientProtocol {
   RoundPlan plan_;
   const DelayRule& rule_;
   std::unique_ptr<BatchSampler> sampler_;
-  std::optional<accounting::PrivacyLedger> ledger_;
+  std::unique_ptr<OsEntropy> entropy_;  // secure noise only
   std::unique_ptr<models::Workspace> workspace_;
 
   Eigen::VectorXf local_model_;  // ŵ
@@ -101,6 +113,7 @@ class ClientProtocol {
   std::vector<int64_t> batch_;
 
   int64_t gradients_ = 0;
+  int64_t planned_gradients_ = 0;
   std::vector<int64_t> staleness_;  // [i − k at round start] → count
   int64_t max_staleness_ = 0;
   models::ClipStats clip_totals_;

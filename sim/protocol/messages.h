@@ -13,12 +13,13 @@ namespace asyncdp::sim {
 using ModelSnapshot = std::shared_ptr<const Eigen::VectorXf>;
 
 // (i, U) of Algorithm 4, with the a-priori round step size η̄_i of that client's round (the server needs
-// each client's schedule, proactive-dp.md §4.3 spec note).
+// each client's schedule, proactive-dp.md §4.3 spec note). Exactly what the accountant covers: no realised
+// batch size or other data-dependent value travels with it (under Poisson sampling |B_i| is a function of
+// the data); anything the server needs about a round comes from the public plan (s_i, η̄_i).
 struct UpdateMessage {
   int64_t client = 0;
   int64_t local_round = 0;
-  double step_size = 0.0;        // η̄_i (already divided by s_i if that option is on)
-  int64_t batch_size = 0;        // records actually sampled (varies under Poisson sampling)
+  double step_size = 0.0;        // η̄_i from the plan (already divided by the planned s_i if that option is on)
   Eigen::VectorXf update;        // U = Σ clip_C(∇f) + N(0, C²σ²I)
 };
 

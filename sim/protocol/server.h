@@ -35,6 +35,9 @@ class ServerProtocol {
   int64_t updates_applied() const { return updates_applied_; }
   // Rounds 0..delivered_prefix(c)−1 of client c are all in.
   int64_t delivered_prefix(int64_t client) const { return prefix_[client]; }
+  // Rounds of client c applied ahead of its prefix (out-of-order arrivals): with the prefix, every round
+  // of c that v̂ already contains.
+  const std::set<int64_t>& early_rounds(int64_t client) const { return early_[client]; }
   bool excluded(int64_t client) const { return excluded_[client]; }
   bool blocking(int64_t client) const { return blocking_[client]; }
   // The client holds up the next broadcast: it blocks and has delivered no round beyond the current

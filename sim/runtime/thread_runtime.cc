@@ -61,9 +61,10 @@ struct alignas(64) ClientTally {
 
 class ThreadRun {
  public:
-  ThreadRun(const TrainConfig& config, std::vector<std::unique_ptr<ClientProtocol>>& clients,
-            ServerProtocol& server, RunObserver& observer)
-      : config_(config),
+  ThreadRun(const RuntimeOptions& options, const FaultPlan& faults,
+            std::vector<std::unique_ptr<ClientProtocol>>& clients, ServerProtocol& server, RunObserver& observer)
+      : options_(options),
+        faults_(faults.clients),
         clients_(clients),
         server_(server),
         observer_(observer),
@@ -77,7 +78,7 @@ class ThreadRun {
     workers.reserve(clients_.size());
     for (size_t c = 0; c < clients_.size(); ++c) workers.emplace_back([this, c] { ClientLoop(c); });
     std::thread watchdog;
-    if (config_.protocol.exclude_after > 0) watchdog = std::thread([this] { WatchdogLoop(); });
+    if (options_.exclude_after > 0) watchdog = std::thread([this] { WatchdogLoop(); });
 
     ServerLoop();
 
@@ -156,8 +157,8 @@ class ThreadRun {
   void ClientLoop(size_t c) {
     ClientProtocol& client = *clients_[c];
     const auto id = static_cast<int64_t>(c);
-    const bool straggler = ListsClient(config_.clients.straggler_ids, id);
-    const bool delayed = ListsClient(config_.clients.delay_ids, id);
+    const double straggler_factor = faults_[c].straggler_factor;
+    const double extra_delay = faults_[c].extra_delay;
     while (true) {
       if (!Absorb(c, /*wait=*/false)) return;
       if (!client.CanStartRound()) {
@@ -171,19 +172,19 @@ class ThreadRun {
         return;
       }
       const double seconds = TimedCompute(client, tallies_[c]);
-      if (straggler) {
-        std::this_thread::sleep_for(std::chrono::duration<double>(seconds * (config_.clients.straggler_factor - 1.0)));
+      if (straggler_factor > 1.0) {
+        std::this_thread::sleep_for(std::chrono::duration<double>(seconds * (straggler_factor - 1.0)));
       }
       // A broadcast that arrived during the round replaces ŵ before the local update (Algorithm 4).
       if (!Absorb(c, /*wait=*/false)) return;
       UpdateMessage message = client.CompleteRound();
-      if (delayed) std::this_thread::sleep_for(std::chrono::duration<double>(config_.clients.delay_extra));
+      if (extra_delay > 0.0) std::this_thread::sleep_for(std::chrono::duration<double>(extra_delay));
       server_queue_.push(std::move(message));
     }
   }
 
   void WatchdogLoop() {
-    const auto period = std::chrono::duration<double>(config_.protocol.exclude_after / 4.0);
+    const auto period = std::chrono::duration<double>(options_.exclude_after / 4.0);
     std::unique_lock lock(watchdog_mutex_);
     while (!watchdog_cv_.wait_for(lock, period, [&] { return watchdog_stop_; })) server_queue_.push(Tick{});
   }
@@ -191,7 +192,7 @@ class ThreadRun {
   // Called once per global round as it forms, while v̂ is exactly v̂_k.
   void OnGlobalRound() {
     // A new model is new work: every client gets a fresh exclude_after to respond.
-    if (config_.protocol.exclude_after > 0) std::fill(last_heard_.begin(), last_heard_.end(), Seconds());
+    if (options_.exclude_after > 0) std::fill(last_heard_.begin(), last_heard_.end(), Seconds());
     clock_.time = Seconds();
     AddTicks(observer_ticks_, [&] { observer_.OnGlobalRound(server_, clock_); });
   }
@@ -213,18 +214,20 @@ class ThreadRun {
   void Handle(ServerEvent& event, std::optional<BroadcastMessage>& newest) {
     std::optional<BroadcastMessage> broadcast;
     if (auto* update = std::get_if<UpdateMessage>(&event)) {
-      if (config_.protocol.exclude_after > 0) last_heard_[update->client] = Seconds();
-      clock_.gradients += update->batch_size;
+      if (options_.exclude_after > 0) last_heard_[update->client] = Seconds();
+      // The planned s_i (the plan is immutable, so reading it from the server thread is safe): the server
+      // learns (i, U) only, never the realised batch size.
+      clock_.gradients += clients_[update->client]->plan().sample_sizes[update->local_round];
       broadcast = server_.OnUpdate(*update);
       if (returned_[update->client].size() < 4) returned_[update->client].push_back(std::move(update->update));
     } else if (auto* stop = std::get_if<StopNotice>(&event)) {
-      if (config_.protocol.exclude_after > 0) last_heard_[stop->client] = Seconds();
+      if (options_.exclude_after > 0) last_heard_[stop->client] = Seconds();
       broadcast = server_.OnClientStopped(stop->client, stop->total_rounds);
     } else if (std::holds_alternative<Tick>(event)) {
       const double now = Seconds();
       // Only laggards can be at fault: a client that waits for v̂_k is silent because of them.
       for (size_t c = 0; c < clients_.size(); ++c) {
-        if (!server_.lagging(static_cast<int64_t>(c)) || now - last_heard_[c] <= config_.protocol.exclude_after) {
+        if (!server_.lagging(static_cast<int64_t>(c)) || now - last_heard_[c] <= options_.exclude_after) {
           continue;
         }
         spdlog::warn("server: excluding client {} (silent for {:.3g} s)", c, now - last_heard_[c]);
@@ -255,7 +258,8 @@ class ThreadRun {
     }
   }
 
-  const TrainConfig& config_;
+  const RuntimeOptions& options_;
+  const std::vector<ClientFaults>& faults_;
   std::vector<std::unique_ptr<ClientProtocol>>& clients_;
   ServerProtocol& server_;
   RunObserver& observer_;
@@ -278,10 +282,11 @@ class ThreadRun {
 
 }  // namespace
 
-RuntimeReport RunThreads(const TrainConfig& config, std::vector<std::unique_ptr<ClientProtocol>>& clients,
-                         ServerProtocol& server, RunObserver& observer) {
-  ASYNCDP_CHECK(static_cast<int64_t>(clients.size()) == config.clients.count);
-  ThreadRun run(config, clients, server, observer);
+RuntimeReport RunThreads(const RuntimeOptions& options, const FaultPlan& faults,
+                         std::vector<std::unique_ptr<ClientProtocol>>& clients, ServerProtocol& server,
+                         RunObserver& observer) {
+  ASYNCDP_CHECK(faults.clients.size() == clients.size());
+  ThreadRun run(options, faults, clients, server, observer);
   return run.Run();
 }
 

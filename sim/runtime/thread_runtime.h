@@ -4,7 +4,7 @@
 // blocked by Υ sleeps until a newer model arrives). A broadcast is one shared immutable copy of v̂.
 //
 // Faults use wall time: stragglers sleep (factor − 1) × their compute time after each round; delayed
-// clients sleep delay_extra before sending; dropped clients exit silently; with exclude_after > 0 a
+// clients sleep extra_delay before sending; dropped clients exit silently; with exclude_after > 0 a
 // watchdog thread ticks the server, which excludes clients silent for longer. Never deadlocks: the server
 // stops when no client blocks any more, and wakes every waiting client on the way out.
 #pragma once
@@ -12,14 +12,16 @@
 #include <memory>
 #include <vector>
 
-#include "sim/config.h"
 #include "sim/protocol/client.h"
 #include "sim/protocol/server.h"
 #include "sim/runtime/run_observer.h"
+#include "sim/runtime/runtime_options.h"
 
 namespace asyncdp::sim {
 
-RuntimeReport RunThreads(const TrainConfig& config, std::vector<std::unique_ptr<ClientProtocol>>& clients,
-                         ServerProtocol& server, RunObserver& observer);
+// faults.clients has one entry per client (speed is the virtual clock's and is not used here).
+RuntimeReport RunThreads(const RuntimeOptions& options, const FaultPlan& faults,
+                         std::vector<std::unique_ptr<ClientProtocol>>& clients, ServerProtocol& server,
+                         RunObserver& observer);
 
 }  // namespace asyncdp::sim

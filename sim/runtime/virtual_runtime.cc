@@ -68,17 +68,17 @@ struct PendingBroadcast {
 
 class VirtualRun {
  public:
-  VirtualRun(const TrainConfig& config, std::vector<std::unique_ptr<ClientProtocol>>& clients,
-             ServerProtocol& server, RunObserver& observer)
-      : config_(config),
+  VirtualRun(const RuntimeOptions& options, const FaultPlan& faults,
+             std::vector<std::unique_ptr<ClientProtocol>>& clients, ServerProtocol& server, RunObserver& observer)
+      : options_(options),
+        faults_(faults.clients),
         clients_(clients),
         server_(server),
         observer_(observer),
-        speed_(ClientSpeedFactors(config)),
         heard_count_(clients.size(), 0),
-        auto_threads_(config.protocol.worker_threads == 0),
+        auto_threads_(options.worker_threads == 0),
         threads_(std::clamp(auto_threads_ ? static_cast<int>(std::thread::hardware_concurrency())
-                                          : static_cast<int>(config.protocol.worker_threads),
+                                          : static_cast<int>(options.worker_threads),
                             1, static_cast<int>(clients.size()))),
         pooled_(clients.size(), 0) {
     if (threads_ > 1 && !auto_threads_) StartPool();
@@ -90,9 +90,9 @@ class VirtualRun {
 
   RuntimeReport Run() {
     const auto wall_start = std::chrono::steady_clock::now();
-    if (config_.protocol.exclude_after > 0) {
+    if (options_.exclude_after > 0) {
       for (size_t c = 0; c < clients_.size(); ++c) {
-        Push(config_.protocol.exclude_after, static_cast<int64_t>(c), EventKind::kExcludeCheck, 0);
+        Push(options_.exclude_after, static_cast<int64_t>(c), EventKind::kExcludeCheck, 0);
       }
     }
     for (size_t c = 0; c < clients_.size(); ++c) TryStart(static_cast<int64_t>(c));
@@ -138,9 +138,9 @@ class VirtualRun {
   }
 
   double Latency(int64_t client, uint32_t slot) const {
-    double latency = config_.clients.latency_mean;
-    if (exponential_latency_) {
-      RandomStream stream(StreamKey{config_.seed, static_cast<uint32_t>(client), slot, StreamPurpose::kLatency});
+    double latency = options_.latency_mean;
+    if (options_.latency == LatencyModel::kExponential) {
+      RandomStream stream(StreamKey{options_.seed, static_cast<uint32_t>(client), slot, StreamPurpose::kLatency});
       latency *= stream.NextExponential();
     }
     return latency;
@@ -157,8 +157,8 @@ class VirtualRun {
       }
       return;
     }
-    const double duration = config_.clients.gradient_cost *
-                            static_cast<double>(client.plan().sample_sizes[round]) * speed_[c];
+    const double duration =
+        options_.gradient_cost * static_cast<double>(client.plan().sample_sizes[round]) * faults_[c].speed;
     if (pool_) {
       pool_->Submit(c);  // joined at the round's RoundDone
       pooled_[c] = 1;
@@ -195,7 +195,7 @@ class VirtualRun {
     DeliverInbox(c, key);
     UpdateMessage message = clients_[c]->CompleteRound();
     double latency = Latency(c, 2 * static_cast<uint32_t>(message.local_round));
-    if (ListsClient(config_.clients.delay_ids, c)) latency += config_.clients.delay_extra;
+    latency += faults_[c].extra_delay;
     Push(now_ + latency, c, EventKind::kServerReceive, updates_.Put(std::move(message)));
     TryStart(c);
     // Not computing any more (waiting for Υ or stopped): later arrivals need their own events again.
@@ -230,14 +230,15 @@ class VirtualRun {
   // gets a new model to work on) before then.
   void ArmExcludeCheck(int64_t c) {
     ++heard_count_[c];
-    if (config_.protocol.exclude_after > 0 && server_.blocking(c)) {
-      Push(now_ + config_.protocol.exclude_after, c, EventKind::kExcludeCheck, heard_count_[c]);
+    if (options_.exclude_after > 0 && server_.blocking(c)) {
+      Push(now_ + options_.exclude_after, c, EventKind::kExcludeCheck, heard_count_[c]);
     }
   }
 
   void OnServerReceive(int64_t c, int64_t slot) {
     UpdateMessage& message = updates_[slot];
-    clock_.gradients += message.batch_size;
+    // The planned s_i: the server learns (i, U) only, never the realised batch size.
+    clock_.gradients += clients_[c]->plan().sample_sizes[message.local_round];
     auto broadcast = server_.OnUpdate(message);
     clients_[c]->RecycleBuffer(std::move(message.update));
     updates_.Free(slot);
@@ -285,11 +286,10 @@ class VirtualRun {
     if (heard_count != heard_count_[c] || !server_.blocking(c)) return;
     if (!server_.lagging(c)) {
       // Waiting for a broadcast that laggards hold up: not its fault. Look again later.
-      Push(now_ + config_.protocol.exclude_after, c, EventKind::kExcludeCheck, heard_count_[c]);
+      Push(now_ + options_.exclude_after, c, EventKind::kExcludeCheck, heard_count_[c]);
       return;
     }
-    spdlog::warn("server: excluding client {} (silent for {} s of virtual time)", c,
-                 config_.protocol.exclude_after);
+    spdlog::warn("server: excluding client {} (silent for {} s of virtual time)", c, options_.exclude_after);
     auto broadcast = server_.Exclude(c);
     clock_.time = now_;
     AddTicks(observer_ticks_, [&] { observer_.OnClientExcluded(c, clock_); });
@@ -309,7 +309,7 @@ class VirtualRun {
     for (size_t c = 0; c < clients_.size(); ++c) {
       const auto id = static_cast<int64_t>(c);
       // A new model is new work: every waiting client gets a fresh exclude_after to respond.
-      if (config_.protocol.exclude_after > 0 && server_.blocking(id)) ArmExcludeCheck(id);
+      if (options_.exclude_after > 0 && server_.blocking(id)) ArmExcludeCheck(id);
       if (clients_[c]->stopped()) continue;
       const EventKey key = MakeKey(now_ + Latency(id, latency_slot), id, next_sequence_++);
       if (clients_[c]->in_round()) {
@@ -333,13 +333,12 @@ class VirtualRun {
     }
   }
 
-  const TrainConfig& config_;
+  const RuntimeOptions& options_;
+  const std::vector<ClientFaults>& faults_;
   std::vector<std::unique_ptr<ClientProtocol>>& clients_;
   ServerProtocol& server_;
   RunObserver& observer_;
-  std::vector<double> speed_;
   std::vector<int64_t> heard_count_;
-  const bool exponential_latency_ = config_.clients.latency == "exponential";
   static constexpr int64_t kAutoProbeRounds = 4;
   static constexpr double kAutoPoolMinRoundSeconds = 50e-6;
   const bool auto_threads_;  // protocol.worker_threads = 0: use the pool only if rounds are long
@@ -363,22 +362,11 @@ class VirtualRun {
 
 }  // namespace
 
-std::vector<double> ClientSpeedFactors(const TrainConfig& config) {
-  std::vector<double> speed(static_cast<size_t>(config.clients.count), 1.0);
-  for (size_t c = 0; c < speed.size(); ++c) {
-    if (config.clients.speed == "lognormal") {
-      RandomStream stream(StreamKey{config.seed, static_cast<uint32_t>(c), 0, StreamPurpose::kClientSpeed});
-      speed[c] = std::exp(config.clients.speed_sigma * stream.NextNormal());
-    }
-    if (ListsClient(config.clients.straggler_ids, static_cast<int64_t>(c))) speed[c] *= config.clients.straggler_factor;
-  }
-  return speed;
-}
-
-RuntimeReport RunVirtual(const TrainConfig& config, std::vector<std::unique_ptr<ClientProtocol>>& clients,
-                         ServerProtocol& server, RunObserver& observer) {
-  ASYNCDP_CHECK(static_cast<int64_t>(clients.size()) == config.clients.count);
-  VirtualRun run(config, clients, server, observer);
+RuntimeReport RunVirtual(const RuntimeOptions& options, const FaultPlan& faults,
+                         std::vector<std::unique_ptr<ClientProtocol>>& clients, ServerProtocol& server,
+                         RunObserver& observer) {
+  ASYNCDP_CHECK(faults.clients.size() == clients.size());
+  VirtualRun run(options, faults, clients, server, observer);
   return run.Run();
 }
 

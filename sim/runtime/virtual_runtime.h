@@ -1,6 +1,7 @@
 // The deterministic discrete-event runtime (conventions.md §1–2). Time is virtual: a round of client c
-// takes gradient_cost × s_i × speed_c (× straggler factor) seconds, a message takes a latency drawn from
-// StreamKey{seed, c, ·, kLatency}. Events commit in the fixed order (virtual time, client id, sequence
+// takes gradient_cost × s_i × speed_c seconds (s_i the *planned* sample size, so the clock carries no
+// information about the realised batch), a message takes a latency drawn from StreamKey{seed, c, ·,
+// kLatency}. Events commit in the fixed order (virtual time, client id, sequence
 // number), so a seed gives bit-identical results whatever the number of worker threads: the gradient
 // work of rounds in flight runs in parallel on a oneTBB arena, but each round's result is a pure function
 // of the model snapshot taken when it started, and is committed by the single event loop.
@@ -12,18 +13,16 @@
 #include <memory>
 #include <vector>
 
-#include "sim/config.h"
 #include "sim/protocol/client.h"
 #include "sim/protocol/server.h"
 #include "sim/runtime/run_observer.h"
+#include "sim/runtime/runtime_options.h"
 
 namespace asyncdp::sim {
 
-RuntimeReport RunVirtual(const TrainConfig& config, std::vector<std::unique_ptr<ClientProtocol>>& clients,
-                         ServerProtocol& server, RunObserver& observer);
-
-// Per-client compute-time multipliers of the virtual clock: lognormal(0, speed_sigma) or 1, times
-// straggler_factor for stragglers. Pure in (config, seed).
-std::vector<double> ClientSpeedFactors(const TrainConfig& config);
+// faults.clients has one entry per client.
+RuntimeReport RunVirtual(const RuntimeOptions& options, const FaultPlan& faults,
+                         std::vector<std::unique_ptr<ClientProtocol>>& clients, ServerProtocol& server,
+                         RunObserver& observer);
 
 }  // namespace asyncdp::sim

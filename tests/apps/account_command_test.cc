@@ -29,7 +29,7 @@ TEST(AccountCommandTest, AllAccountantsForOneReferenceRow) {
   const CliResult r = RunAsyncdp("account --q 0.01 --sigma 2 --steps 100 --delta 1e-5", dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto out = nlohmann::ordered_json::parse(r.out);
-  EXPECT_EQ(Keys(out), "q,sigma,steps,delta,sampling,neighbors,rdp,pld,gdp,");
+  EXPECT_EQ(Keys(out), "q,sigma,steps,delta,sampling,neighbors,public,rdp,pld,gdp,");
   EXPECT_EQ(out["sampling"], "poisson");
   EXPECT_EQ(out["neighbors"], "add_remove");
   EXPECT_LE(out["rdp"]["epsilon"].get<double>(), 0.2571292377435293 * (1 + 1e-3));
@@ -48,7 +48,7 @@ TEST(AccountCommandTest, OnlyTheRequestedAccountantAndFixedSizeSampling) {
       "account --q 0.02 --sigma 1.5 --steps 500 --delta 1e-6 --accountant rdp --sampling fixed", dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto out = nlohmann::ordered_json::parse(r.out);
-  EXPECT_EQ(Keys(out), "q,sigma,steps,delta,sampling,neighbors,rdp,");
+  EXPECT_EQ(Keys(out), "q,sigma,steps,delta,sampling,neighbors,public,rdp,");
   EXPECT_EQ(out["sampling"], "fixed_size_without_replacement");
   EXPECT_EQ(out["neighbors"], "replace_one");
   EXPECT_THAT(out["rdp"]["method"].get<std::string>(), HasSubstr("Wang-Balle-Kasiviswanathan"));
@@ -81,7 +81,7 @@ TEST(AccountCommandTest, HeterogeneousScheduleFile) {
       RunAsyncdp("account --schedule " + Quoted(path) + " --delta 1e-5 --accountant gdp", dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto out = nlohmann::ordered_json::parse(r.out);
-  EXPECT_EQ(Keys(out), "schedule,steps,delta,sampling,neighbors,gdp,");
+  EXPECT_EQ(Keys(out), "schedule,steps,delta,sampling,neighbors,public,gdp,");
   EXPECT_EQ(out["steps"], 400);
   EXPECT_EQ(out["schedule"][1]["count"], 100);
 }
@@ -98,6 +98,50 @@ TEST(AccountCommandTest, BadInputIsExitCode2WithLocation) {
   r = RunAsyncdp("account --q 0.1 --sigma 1 --epsilon 1 --steps 10 --delta 1e-5", dir);
   EXPECT_EQ(r.exit_code, 2);  // --sigma and --epsilon together
   EXPECT_TRUE(r.out.empty());
+}
+
+// Issue 10's counterexample: fixed size, q = 0.01, sigma = 1, one round, delta = 1e-5 needs epsilon ~3.02
+// (the old replace-one pair reported 0.209).
+TEST(AccountCommandTest, FixedSizeCounterexampleReportsAtLeastThree) {
+  testing::TempDir dir;
+  const CliResult r = RunAsyncdp("account --q 0.01 --sigma 1 --steps 1 --delta 1e-5 --sampling fixed", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto out = nlohmann::ordered_json::parse(r.out);
+  EXPECT_GE(out["pld"]["epsilon"].get<double>(), 3.0);
+  EXPECT_GE(out["rdp"]["epsilon"].get<double>(), 3.0);
+  EXPECT_THAT(out["pld"]["method"].get<std::string>(), HasSubstr("Zhu-Dong-Wang"));
+}
+
+// Issue 14: extreme but valid inputs give a bound (null = infinite) or a clear error, never an abort, a
+// hang or a saturated number.
+TEST(AccountCommandTest, ExtremeInputsGiveABoundOrAClearError) {
+  testing::TempDir dir;
+  CliResult r = RunAsyncdp("account --q 0.01 --sigma 1e-6 --steps 100 --delta 1e-5", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto out = nlohmann::ordered_json::parse(r.out);
+  EXPECT_TRUE(out["pld"]["epsilon"].is_null());  // epsilon = infinity
+  EXPECT_GT(out["rdp"]["epsilon"].get<double>(), 1e6);
+  r = RunAsyncdp("account --q 0.01 --sigma 1e300 --steps 100 --delta 1e-5 --accountant pld", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LT(nlohmann::ordered_json::parse(r.out)["pld"]["epsilon"].get<double>(), 1e-6);
+  r = RunAsyncdp("account --q 0.01 --sigma 1 --steps 1000000000000 --delta 1e-5", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  out = nlohmann::ordered_json::parse(r.out);
+  EXPECT_THAT(out["pld"]["unavailable"].get<std::string>(), HasSubstr("2^30"));
+  EXPECT_GT(out["rdp"]["epsilon"].get<double>(), 1e3);
+  r = RunAsyncdp("account --q 0.01 --sigma 1 --steps 1000000000000 --delta 1e-5 --accountant pld", dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("use the rdp accountant"));
+  for (const char* steps : {"99999999999999999999", "-3", "2.5", "1e6"}) {
+    r = RunAsyncdp(std::string("account --q 0.01 --sigma 1 --delta 1e-5 --steps ") + steps, dir);
+    EXPECT_EQ(r.exit_code, 2) << steps;
+    EXPECT_THAT(r.err, HasSubstr("error: --steps: expected a whole number")) << steps;
+    EXPECT_TRUE(r.out.empty());
+  }
+  const std::string path = dir.Write("huge.csv", "q,sigma,count\n0.01,1.0,100000000000000\n");
+  r = RunAsyncdp("account --schedule " + Quoted(path) + " --delta 1e-5 --accountant rdp", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(nlohmann::ordered_json::parse(r.out)["rdp"]["epsilon"].get<double>(), 1e3);
 }
 
 TEST(AccountCommandTest, HelpDocumentsEveryOutputField) {

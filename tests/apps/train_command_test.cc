@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "tests/apps/cli_runner.h"
 
@@ -34,11 +37,18 @@ TEST(TrainCommand, WritesResolvedConfigMetricsClientsAndSummary) {
   }
   const auto summary = nlohmann::json::parse(ReadFile(out + "/summary.json"));
   for (const char* key : {"test_accuracy", "test_loss", "epsilon", "delta", "sigma", "sample_size",
-                          "rounds_per_client", "grads_per_client", "max_staleness", "wall_seconds",
-                          "grads_per_second", "runtime", "seed", "privacy"}) {
+                          "rounds_per_client", "planned_grads_per_client", "max_staleness", "wall_seconds",
+                          "grads_per_second", "runtime", "seed", "privacy", "diagnostics"}) {
     EXPECT_TRUE(summary.contains(key)) << key;
   }
-  for (const char* key : {"proactive", "rdp", "pld", "gdp"}) EXPECT_TRUE(summary["epsilon"].contains(key)) << key;
+  for (const char* key : {"proactive", "rdp", "pld", "pld_lower", "gdp"}) {
+    EXPECT_TRUE(summary["epsilon"].contains(key)) << key;
+    EXPECT_TRUE(summary["privacy"]["worst_client"].contains(key)) << key;
+  }
+  EXPECT_EQ(summary["privacy"]["accountant"], "pld");  // the default calibrating / halting accountant
+  EXPECT_THAT(summary["privacy"]["public"].get<std::string>(), HasSubstr("N_c"));
+  EXPECT_THAT(summary["privacy"]["assumptions"]["public"].get<std::string>(), HasSubstr("treated as public"));
+  EXPECT_THAT(summary["privacy"]["threat_model"].get<std::string>(), HasSubstr("(i, U)"));
   EXPECT_EQ(summary["seed"], 5);
   EXPECT_DOUBLE_EQ(summary["sigma"].get<double>(), 19.29962);
   EXPECT_DOUBLE_EQ(summary["delta"].get<double>(), 1.0 / 500);
@@ -46,9 +56,61 @@ TEST(TrainCommand, WritesResolvedConfigMetricsClientsAndSummary) {
   EXPECT_THAT(ReadFile(out + "/config.resolved.toml"), HasSubstr("seed = 5"));
   EXPECT_THAT(ReadFile(out + "/config.resolved.toml"), HasSubstr("rows_per_client = 500"));
   EXPECT_THAT(ReadFile(out + "/metrics.csv"),
-              HasSubstr("global_round,virtual_seconds,gradients,epsilon,train_loss,test_loss,test_accuracy"));
+              HasSubstr("global_round,virtual_seconds,gradients,epsilon,test_loss,test_accuracy,diag_train_loss"));
+  EXPECT_THAT(ReadFile(out + "/clients.csv"), HasSubstr(",diag_gradients,diag_clipped_fraction,diag_mean_grad_norm"));
   // stdout is the same summary.
   EXPECT_EQ(nlohmann::json::parse(r.out)["test_accuracy"], summary["test_accuracy"]);
+}
+
+// Every name in a JSON document (object keys, recursively) and in the header line of a CSV file.
+void CollectKeys(const nlohmann::json& j, const std::string& prefix, std::vector<std::string>& out) {
+  if (j.is_object()) {
+    for (const auto& [key, value] : j.items()) {
+      out.push_back(prefix + key);
+      CollectKeys(value, prefix + key + ".", out);
+    }
+  } else if (j.is_array()) {
+    for (const auto& value : j) CollectKeys(value, prefix, out);
+  }
+}
+
+std::vector<std::string> CsvHeader(const std::string& path) {
+  std::istringstream in(ReadFile(path));
+  std::string line, field;
+  std::getline(in, line);
+  std::vector<std::string> fields;
+  std::istringstream fields_in(line);
+  while (std::getline(fields_in, field, ',')) fields.push_back(field);
+  return fields;
+}
+
+// Issue 10: with output.diagnostics = false no output holds a batch size, a realised gradient count, a clip
+// statistic or a loss on training rows. Every output field is listed and checked against those names.
+TEST(TrainCommand, WithoutDiagnosticsNoOutputHoldsANonPrivateValue) {
+  TempDir dir;
+  const std::string out = dir.Path("run");
+  const CliResult r = RunAsyncdp(SmallTable3Args(out) + " --set output.diagnostics=false", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> fields;
+  CollectKeys(nlohmann::json::parse(ReadFile(out + "/summary.json")), "summary.", fields);
+  for (const char* csv : {"metrics.csv", "clients.csv"}) {
+    for (const std::string& column : CsvHeader(out + "/" + csv)) fields.push_back(std::string(csv) + ":" + column);
+  }
+  ASSERT_GT(fields.size(), 40u);
+  // Public or accounted names that contain a watched word on purpose.
+  const std::vector<std::string> allowed = {"summary.planned_grads_per_client", "clients.csv:planned_gradients",
+                                            "metrics.csv:gradients", "summary.grads_per_second"};
+  const std::vector<std::string> forbidden = {"diag", "train_loss", "clip_stat", "clipped", "grad_norm",
+                                              "realised", "batch", "gradients", "grads"};
+  for (const std::string& field : fields) {
+    if (std::find(allowed.begin(), allowed.end(), field) != allowed.end()) continue;
+    if (field.rfind("summary.config", 0) == 0) continue;  // the configuration text, not a value of the run
+    for (const std::string& word : forbidden) {
+      EXPECT_EQ(field.find(word), std::string::npos) << field << " looks like a non-private value";
+    }
+  }
+  // The resolved configuration records the choice.
+  EXPECT_THAT(ReadFile(out + "/config.resolved.toml"), HasSubstr("diagnostics = false"));
 }
 
 TEST(TrainCommand, UnknownKeyIsExitTwoWithTheKeyPath) {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/accounting/gdp.h"
+#include "core/accounting/gdp/gdp.h"
 #include "core/error.h"
 
 namespace asyncdp::accounting {
@@ -29,20 +29,21 @@ TEST(ReportTest, EveryNumberCarriesItsAssumptions) {
   EXPECT_NEAR(r.gdp->mu, GdpMuPoisson(0.01, 1.0, 1000), 1e-15);
 }
 
-TEST(ReportTest, FixedSizeSamplingIsReportedUnderReplaceOne) {
+TEST(ReportTest, FixedSizeSamplingIsReportedUnderReplaceOneWithTheDominatingPair) {
   ReportOptions options;
   options.sampling = SamplingModel::kFixedSizeWithoutReplacement;
-  options.pld = false;
   const PrivacyReport r = ComputePrivacyReport({{0.01, 1.0, 100}}, options);
   EXPECT_EQ(r.neighbours, NeighbourRelation::kReplaceOne);
   EXPECT_EQ(r.rdp->assumptions.neighbours, NeighbourRelation::kReplaceOne);
-  EXPECT_FALSE(r.pld.has_value());
+  EXPECT_NE(r.pld->assumptions.method.find("(1-q)N(0)+qN(2C)"), std::string::npos) << r.pld->assumptions.method;
+  // The dominating pair is the Poisson pair at sigma / 2.
+  options.sampling = SamplingModel::kPoisson;
+  EXPECT_DOUBLE_EQ(r.pld->epsilon, ComputePrivacyReport({{0.01, 0.5, 100}}, options).pld->epsilon);
 }
 
 TEST(ReportTest, ShuffleChargesOneGaussianPerStartedEpoch) {
   // 2.5 epochs of q = 0.1 batches: 3 started epochs, smallest sigma 2 => 3 Gaussians, sensitivity 2C.
-  const AccountedSchedule reduced =
-      ReduceShuffledSchedule({{0.1, 3.0, 10}, {0.1, 2.0, 15}}, SamplingModel::kShuffle);
+  const ReducedSchedule reduced = ReduceShuffledSchedule({{0.1, 3.0, 10}, {0.1, 2.0, 15}}, SamplingModel::kShuffle);
   ASSERT_EQ(reduced.schedule.size(), 1u);
   EXPECT_EQ(reduced.schedule[0], (RoundGroup{1.0, 2.0, 3}));
   EXPECT_EQ(reduced.sampling, SamplingModel::kFixedSizeWithoutReplacement);
@@ -52,8 +53,22 @@ TEST(ReportTest, ShuffleChargesOneGaussianPerStartedEpoch) {
   options.sampling = SamplingModel::kFixedSizeWithoutReplacement;
   const PrivacyReport direct = ComputePrivacyReport({{1.0, 2.0, 3}}, options);
   EXPECT_DOUBLE_EQ(shuffled.rdp->epsilon, direct.rdp->epsilon);
+  EXPECT_DOUBLE_EQ(shuffled.pld->epsilon, direct.pld->epsilon);
   EXPECT_EQ(shuffled.sampling, SamplingModel::kShuffle);
   EXPECT_NE(shuffled.rdp->assumptions.method.find("shuffle"), std::string::npos);
+}
+
+TEST(ReportTest, SecureNoiseIsAccountedByRdpOnly) {
+  ReportOptions options;
+  options.noise = NoiseModel::kDiscreteGaussian;
+  const PrivacyReport r = ComputePrivacyReport({{0.01, 1.0, 100}}, options);
+  ASSERT_TRUE(r.rdp.has_value());
+  EXPECT_FALSE(r.pld.has_value());
+  EXPECT_FALSE(r.gdp.has_value());
+  EXPECT_EQ(r.unavailable.size(), 2u);
+  EXPECT_NE(r.rdp->assumptions.method.find("discrete Gaussian"), std::string::npos);
+  options.noise = NoiseModel::kGaussian;
+  EXPECT_GE(r.rdp->epsilon, ComputePrivacyReport({{0.01, 1.0, 100}}, options).rdp->epsilon);
 }
 
 TEST(ReportTest, RejectsBadDelta) {

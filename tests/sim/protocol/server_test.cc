@@ -5,13 +5,34 @@
 #include <algorithm>
 #include <limits>
 #include <random>
+#include <set>
 #include <vector>
 
 namespace asyncdp::sim {
 namespace {
 
 UpdateMessage Update(int64_t client, int64_t round, float value, double step = 1.0) {
-  return UpdateMessage{client, round, step, 1, Eigen::VectorXf::Constant(2, value)};
+  return UpdateMessage{client, round, step, Eigen::VectorXf::Constant(2, value)};
+}
+
+// What a client sends is exactly what the accountant covers, (i, U) with the public step size: the message
+// type has no field for a realised batch size (a function of the data under Poisson sampling).
+template <typename T>
+concept CarriesABatchSize = requires(T t) { t.batch_size; } || requires(T t) { t.gradients; } ||
+                            requires(T t) { t.examples; };
+static_assert(!CarriesABatchSize<UpdateMessage>);
+static_assert(sizeof(UpdateMessage) == 3 * sizeof(int64_t) + sizeof(Eigen::VectorXf),
+              "UpdateMessage gained a field: check that the accountant covers it (docs/design.md, threat model)");
+
+TEST(ServerProtocol, EarlyRoundsAreExposedUntilThePrefixCatchesUp) {
+  ServerProtocol server(1, Eigen::VectorXf::Zero(2));
+  server.OnUpdate(Update(0, 2, 1.0f));
+  server.OnUpdate(Update(0, 1, 1.0f));
+  EXPECT_EQ(server.delivered_prefix(0), 0);
+  EXPECT_EQ(server.early_rounds(0), (std::set<int64_t>{1, 2}));
+  server.OnUpdate(Update(0, 0, 1.0f));
+  EXPECT_EQ(server.delivered_prefix(0), 3);
+  EXPECT_TRUE(server.early_rounds(0).empty());
 }
 
 TEST(ServerProtocol, GlobalRoundIsTheSmallestDeliveredPrefixOfTheBlockingClients) {

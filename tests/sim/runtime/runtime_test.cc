@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "core/accounting/accountant.h"
 #include "core/noise.h"
 #include "core/sampling.h"
 #include "sim/train.h"
@@ -143,30 +144,54 @@ TEST(VirtualRuntime, SynchronousSingleClientEqualsSequentialDpSgdLoop) {
 }
 
 TEST(VirtualRuntime, BudgetHaltStopsEveryClientWithinItsEpsilon) {
-  TrainConfig c = SmallA9aConfig(3, 400);
-  c.dp.sigma = 1.0;
-  c.dp.epsilon = 1.2;  // less than the plan needs at sigma = 1
-  c.schedule.epochs = 5.0;
-  const TrainResult r = RunTraining(c, {.progress = false});
-  for (const auto& rounds : r.summary["rounds_per_client"]) {
-    EXPECT_LT(rounds.get<int64_t>(), r.experiment->plans[0].rounds());
-    EXPECT_GT(rounds.get<int64_t>(), 0);
+  // The halt round is planned before training by the accountant that reports it (pld by default, rdp too).
+  for (const char* accountant : {"pld", "rdp"}) {
+    TrainConfig c = SmallA9aConfig(3, 400);
+    c.dp.sigma = 1.0;
+    c.dp.epsilon = 1.2;  // less than the plan needs at sigma = 1
+    c.dp.accountant = accountant;
+    c.schedule.epochs = 5.0;
+    const TrainResult r = RunTraining(c, {.progress = false});
+    for (size_t client = 0; client < r.summary["rounds_per_client"].size(); ++client) {
+      const int64_t rounds = r.summary["rounds_per_client"][client].get<int64_t>();
+      EXPECT_LT(rounds, r.experiment->plans[client].rounds());
+      EXPECT_GT(rounds, 0);
+      EXPECT_EQ(rounds, r.experiment->privacy.budget_rounds[client]);
+    }
+    EXPECT_LE(r.summary["epsilon"][accountant].get<double>(), 1.2 + 1e-9) << accountant;
+    // One more round would have exceeded the budget.
+    const Experiment& e = *r.experiment;
+    const int64_t rounds = r.summary["rounds_per_client"][0].get<int64_t>();
+    accounting::AccountantOptions options;
+    options.sampling = e.sampling;
+    EXPECT_GT(accounting::AccountSchedule(accounting::ParseAccountantKind(accountant, "x"),
+                                          e.privacy.ClientSchedule(e.plans[0], rounds + 1), e.delta, options)
+                  .epsilon,
+              1.2);
+    EXPECT_EQ(r.summary["privacy"]["halted_by"], accountant);
+    EXPECT_FALSE(r.summary["stalled"].get<bool>());
   }
-  EXPECT_LE(r.summary["epsilon"]["rdp"].get<double>(), 1.2 + 1e-9);
-  EXPECT_FALSE(r.summary["stalled"].get<bool>());
 }
 
-TEST(VirtualRuntime, TargetEpsilonCalibratesSigmaForTheWholePlan) {
+TEST(VirtualRuntime, TargetEpsilonCalibratesSigmaForTheWholePlanWithPldByDefault) {
   TrainConfig c = SmallA9aConfig(2, 400);
   c.dp.sigma = 0.0;
   c.dp.epsilon = 1.0;
   c.dp.halt_at_budget = false;
   const TrainResult r = RunTraining(c, {.progress = false});
   EXPECT_TRUE(r.summary["sigma_calibrated"].get<bool>());
-  const double eps = r.summary["epsilon"]["rdp"].get<double>();
+  EXPECT_EQ(r.summary["privacy"]["calibrated_by"], "pld");
+  const double eps = r.summary["epsilon"]["pld"].get<double>();
   EXPECT_LE(eps, 1.0 + 1e-9);
   EXPECT_GT(eps, 0.99);  // the smallest sigma: the budget is (almost) exactly used
+  EXPECT_GT(r.summary["epsilon"]["rdp"].get<double>(), 1.0);  // RDP would have asked for more noise
   EXPECT_EQ(r.resolved_config.dp.sigma, r.summary["sigma"].get<double>());
+  // Calibrating by RDP gives a larger sigma for the same target.
+  c.dp.accountant = "rdp";
+  const TrainResult by_rdp = RunTraining(c, {.progress = false});
+  EXPECT_GT(by_rdp.summary["sigma"].get<double>(), r.summary["sigma"].get<double>());
+  EXPECT_LE(by_rdp.summary["epsilon"]["rdp"].get<double>(), 1.0 + 1e-9);
+  EXPECT_EQ(by_rdp.summary["privacy"]["calibrated_by"], "rdp");
 }
 
 }  // namespace
@@ -211,7 +236,7 @@ TEST(VirtualRuntime, BudgetHaltWithShufflingRespectsTheReportedEpsilon) {
   c.dp.epsilon = 2.0;
   c.schedule.epochs = 6.0;
   const TrainResult r = RunTraining(c, {.progress = false});
-  EXPECT_LE(r.summary["epsilon"]["rdp"].get<double>(), 2.0 + 1e-9);
+  EXPECT_LE(r.summary["epsilon"]["pld"].get<double>(), 2.0 + 1e-9);
   EXPECT_LT(r.summary["rounds_per_client"][0].get<int64_t>(), r.experiment->plans[0].rounds());
   EXPECT_EQ(r.summary["privacy"]["neighbours"], "replace_one");
 }

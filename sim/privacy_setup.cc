@@ -1,0 +1,131 @@
+#include "sim/privacy_setup.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "core/accounting/calibration.h"
+#include "core/error.h"
+#include "core/secure_noise.h"
+
+namespace asyncdp::sim {
+namespace {
+
+using ScheduleKey = std::vector<std::tuple<double, double, int64_t>>;
+
+ScheduleKey KeyOf(const accounting::Schedule& schedule) {
+  ScheduleKey key;
+  for (const accounting::RoundGroup& g : schedule) key.emplace_back(g.q, g.sigma, g.count);
+  return key;
+}
+
+}  // namespace
+
+double PrivacySetup::AccountedSigma(double sigma) const {
+  if (!secure_noise) return sigma;
+  return ChooseSecureNoiseLattice(sigma, clip, dimension).effective_sigma;
+}
+
+accounting::Schedule PrivacySetup::ClientSchedule(const RoundPlan& plan, int64_t rounds) const {
+  return plan.PrivacySchedule(rounds, [this](double sigma) { return AccountedSigma(sigma); });
+}
+
+accounting::Schedule PrivacySetup::AppliedSchedule(const RoundPlan& plan, int64_t prefix,
+                                                   const std::set<int64_t>& early) const {
+  return plan.PrivacySchedule(prefix, early, [this](double sigma) { return AccountedSigma(sigma); });
+}
+
+PrivacySetup ResolvePrivacy(TrainConfig& config, std::vector<RoundPlan>& plans, SamplingModel sampling,
+                            double delta, int64_t dimension) {
+  PrivacySetup p;
+  p.enabled = config.dp.enabled;
+  p.accountant = accounting::ParseAccountantKind(config.dp.accountant, "dp.accountant");
+  p.options.sampling = sampling;
+  p.secure_noise = config.dp.secure_noise;
+  p.options.noise = p.secure_noise ? accounting::NoiseModel::kDiscreteGaussian : accounting::NoiseModel::kGaussian;
+  p.delta = delta;
+  p.clip = config.dp.clip;
+  p.dimension = dimension;
+  for (const RoundPlan& plan : plans) p.budget_rounds.push_back(plan.rounds());
+  if (!p.enabled) return p;
+  if (const std::string why = accounting::MakeAccountant(p.accountant, p.options)->Limitation(); !why.empty()) {
+    throw ConfigError("dp.accountant", why + " (dp.secure_noise = true: set dp.accountant = \"rdp\")");
+  }
+  if (config.dp.sigma == 0.0) {
+    // Calibrate the accounted multiplier σ_acc over every distinct plan, then the configured σ whose
+    // lattice (secure noise) reaches it.
+    std::vector<accounting::Schedule> clients;
+    std::map<ScheduleKey, bool> seen;
+    for (const RoundPlan& plan : plans) {
+      accounting::Schedule relative = plan.PrivacySchedule(plan.rounds(), [](double) { return 1.0; });
+      if (seen.emplace(KeyOf(relative), true).second) clients.push_back(std::move(relative));
+    }
+    const accounting::CalibrationResult r =
+        accounting::CalibrateSigma(p.accountant, p.options, clients, config.dp.epsilon, delta);
+    if (!r.found) {
+      throw ConfigError("dp.epsilon", "no noise multiplier up to 1e4 meets epsilon = " +
+                                          std::to_string(config.dp.epsilon) + " for the planned rounds");
+    }
+    double sigma = r.sigma;
+    if (p.secure_noise) {
+      // σ_acc = s γ / (C + γ sqrt(d)) with s ≈ σ C / γ: scale up, then step until the lattice reaches it.
+      const SecureNoiseLattice lattice = ChooseSecureNoiseLattice(sigma, p.clip, dimension);
+      sigma *= 1.0 + lattice.granularity * std::sqrt(static_cast<double>(dimension)) / p.clip;
+      while (p.AccountedSigma(sigma) < r.sigma) sigma *= 1.0 + 1e-9;
+    }
+    config.dp.sigma = sigma;
+    p.calibrated = true;
+    spdlog::info("calibrated sigma = {:.6g} for epsilon = {} (delta = {:.3g}) by the {} accountant", sigma,
+                 config.dp.epsilon, delta, config.dp.accountant);
+  }
+  p.sigma = config.dp.sigma;
+  for (RoundPlan& plan : plans) SetNoise(plan, p.sigma);
+  if (config.dp.epsilon > 0.0 && config.dp.halt_at_budget) {
+    // The halt round of each distinct plan, from the public schedule before training.
+    p.epsilon_budget = config.dp.epsilon;
+    std::map<ScheduleKey, int64_t> halts;
+    int64_t halted = 0, never_started = 0;
+    for (size_t c = 0; c < plans.size(); ++c) {
+      const accounting::Schedule schedule = p.ClientSchedule(plans[c], plans[c].rounds());
+      auto [it, fresh] = halts.emplace(KeyOf(schedule), 0);
+      if (fresh) {
+        it->second = accounting::RoundsWithinBudget(p.accountant, p.options, schedule, p.epsilon_budget, delta);
+      }
+      p.budget_rounds[c] = it->second;
+      halted += it->second < plans[c].rounds() ? 1 : 0;
+      never_started += it->second == 0 ? 1 : 0;
+    }
+    if (never_started > 0) {
+      spdlog::warn("dp.epsilon = {}: the budget does not allow a single round for {} of {} clients; they will "
+                   "not train", config.dp.epsilon, never_started, plans.size());
+    } else if (halted > 0) {
+      spdlog::info("dp.epsilon = {}: {} of {} clients halt before the end of their plan ({} accountant)",
+                   config.dp.epsilon, halted, plans.size(), config.dp.accountant);
+    }
+  }
+  return p;
+}
+
+std::vector<accounting::ClientRounds> ClientRoundsOf(const PrivacySetup& privacy, const std::vector<RoundPlan>& plans,
+                                                     const std::vector<int64_t>& rounds_done) {
+  std::vector<accounting::ClientRounds> clients;
+  clients.reserve(plans.size());
+  for (size_t c = 0; c < plans.size(); ++c) {
+    clients.push_back({static_cast<int64_t>(c), static_cast<double>(plans[c].n_records),
+                       privacy.ClientSchedule(plans[c], rounds_done[c])});
+  }
+  return clients;
+}
+
+accounting::PopulationReport AccountRun(const PrivacySetup& privacy, const std::vector<RoundPlan>& plans,
+                                        const std::vector<int64_t>& rounds_done) {
+  accounting::PopulationOptions options;
+  options.delta = privacy.delta;
+  options.accounting = privacy.options;
+  return accounting::ReportPopulation(ClientRoundsOf(privacy, plans, rounds_done), options);
+}
+
+}  // namespace asyncdp::sim

@@ -1,0 +1,61 @@
+// The privacy side of a run, resolved once before training from the configuration and the public plans
+// (docs/design.md, threat model: N_c, s_i, q_i = s_i/N_c, T and delta are public): which accountant
+// calibrates σ and halts clients, σ itself (calibrated for dp.epsilon when dp.sigma = 0), the round at which
+// each client's budget is spent, and how a plan's rounds become an accounting schedule. Everything is
+// computed through the accountant facade (core/accounting/accountant.h); this file only adapts the
+// simulator's plans to it.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <set>
+#include <vector>
+
+#include "core/accounting/accountant.h"
+#include "core/accounting/population.h"
+#include "core/accounting/schedule.h"
+#include "sim/config.h"
+#include "sim/round_plan.h"
+
+namespace asyncdp::sim {
+
+struct PrivacySetup {
+  bool enabled = false;  // dp.enabled: noise is added and every epsilon is accounted
+  // Calibrates σ, halts clients and gives the running epsilon (dp.accountant); the report shows all.
+  accounting::AccountantKind accountant = accounting::AccountantKind::kPld;
+  accounting::AccountantOptions options;  // sampling model and noise model
+  double delta = 0.0;
+  double sigma = 0.0;        // the noise multiplier every round uses (0 when disabled)
+  bool calibrated = false;   // σ came from dp.epsilon through `accountant`
+  double epsilon_budget = std::numeric_limits<double>::infinity();  // halts when finite
+  std::vector<int64_t> budget_rounds;  // per client: rounds its budget permits (its plan length if none)
+  bool secure_noise = false;
+  double clip = 0.0;         // C (secure noise: the lattice depends on it)
+  int64_t dimension = 0;     // parameters d (secure noise: the rounding's sensitivity grows with sqrt(d))
+
+  // The multiplier an accountant uses for a round with noise multiplier σ: σ itself, or with secure noise
+  // the lattice's effective multiplier (core/secure_noise.h), slightly smaller.
+  double AccountedSigma(double sigma) const;
+  // Rounds [0, rounds) of `plan` as an accounting schedule.
+  accounting::Schedule ClientSchedule(const RoundPlan& plan, int64_t rounds) const;
+  // The rounds of `plan` applied to the global model: [0, prefix) and those in `early`.
+  accounting::Schedule AppliedSchedule(const RoundPlan& plan, int64_t prefix, const std::set<int64_t>& early) const;
+};
+
+// Resolves the privacy setup and fills σ into config.dp.sigma and every plan's noise multipliers:
+// validates the combination (secure noise needs rdp), calibrates σ by `dp.accountant` for dp.epsilon when
+// dp.sigma = 0 (the largest client meets the target exactly), and computes every client's budget round
+// when dp.epsilon > 0 and dp.halt_at_budget. Throws ConfigError.
+PrivacySetup ResolvePrivacy(TrainConfig& config, std::vector<RoundPlan>& plans, SamplingModel sampling,
+                            double delta, int64_t dimension);
+
+// Every client's rounds as run: rounds [0, rounds_done[c]) of its plan.
+std::vector<accounting::ClientRounds> ClientRoundsOf(const PrivacySetup& privacy, const std::vector<RoundPlan>& plans,
+                                                     const std::vector<int64_t>& rounds_done);
+
+// The population report of a finished run: per accountant, the largest epsilon over clients and which
+// client attains it; the proactive theorems checked for every client.
+accounting::PopulationReport AccountRun(const PrivacySetup& privacy, const std::vector<RoundPlan>& plans,
+                                        const std::vector<int64_t>& rounds_done);
+
+}  // namespace asyncdp::sim

@@ -1,0 +1,46 @@
+// Typed options of the runtimes, resolved once from the configuration (sim/experiment.cc,
+// ResolveRuntimeOptions / ResolveFaultPlan): a runtime never sees the raw config or compares a string while
+// running (conventions.md §16).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace asyncdp::sim {
+
+enum class RuntimeKind {
+  kVirtual,  // deterministic discrete-event clock (sim/runtime/virtual_runtime.h)
+  kThreads,  // one thread per client plus the server thread (sim/runtime/thread_runtime.h)
+};
+
+enum class LatencyModel {
+  kConstant,     // every message takes latency_mean
+  kExponential,  // Exp(mean latency_mean), drawn from StreamKey{seed, client, slot, kLatency}
+};
+
+struct RuntimeOptions {
+  RuntimeKind kind = RuntimeKind::kVirtual;
+  uint64_t seed = 1;             // latency and speed streams (virtual runtime)
+  double gradient_cost = 1e-5;   // virtual seconds per planned per-example gradient (times s_i, speed)
+  LatencyModel latency = LatencyModel::kConstant;
+  double latency_mean = 1e-3;    // virtual seconds per message
+  double exclude_after = 0.0;    // seconds (virtual or wall) of silence before exclusion; 0 = never
+  int64_t worker_threads = 0;    // virtual runtime: threads computing rounds; 0 = auto
+};
+
+// Per-client timing and faults, fixed before the run.
+struct ClientFaults {
+  // Virtual runtime: a round takes gradient_cost * s_i * speed virtual seconds (lognormal speed times the
+  // straggler factor for stragglers; 1 otherwise).
+  double speed = 1.0;
+  // Threads runtime: a straggler sleeps (straggler_factor - 1) times its compute time after each round.
+  double straggler_factor = 1.0;
+  double extra_delay = 0.0;    // seconds added to each message of this client (clients.delay_ids)
+  int64_t dropout_round = -1;  // the client stops silently before this local round; -1 = never
+};
+
+struct FaultPlan {
+  std::vector<ClientFaults> clients;  // one per client
+};
+
+}  // namespace asyncdp::sim
