@@ -224,6 +224,9 @@ inline void Interleave(const NormalBlocks8& z, __m512d& low, __m512d& high) {
 // vector16(j, low, high) for 16 at once (normals j .. j + 15, j even) when the vector path is compiled.
 template <typename Scalar, typename Vector>
 void ForEachNormal(const StreamKey& key, uint64_t first, size_t n, Scalar&& scalar, Vector&& vector16) {
+  // Every block touched (including a vector step's unused ones) is below 2^56 (PhiloxBlock's range).
+  ASYNCDP_CHECK(first < (uint64_t{1} << 57) && n < (uint64_t{1} << 57) &&
+                first / 2 + n / 2 + 9 < (uint64_t{1} << 56));
   size_t j = 0;
   uint64_t index = first;
   auto scalar_block = [&](uint64_t block) {
@@ -234,10 +237,17 @@ void ForEachNormal(const StreamKey& key, uint64_t first, size_t n, Scalar&& scal
   if (index % 2 == 1 && j < n) scalar_block(index / 2);
 #ifdef ASYNCDP_NORMALS_AVX512
   for (; j + 16 <= n; j += 16, index += 16) {
-    ASYNCDP_CHECK(index / 2 + 8 <= (uint64_t{1} << 56));
     __m512d low, high;
     Interleave(BoxMuller8(key, index / 2), low, high);
     vector16(j, low, high);
+  }
+  if (n - j > 2) {  // a short tail: one more vector step (same bits as the scalar path), partly used
+    alignas(64) double z[16];
+    __m512d low, high;
+    Interleave(BoxMuller8(key, index / 2), low, high);
+    _mm512_store_pd(z, low);
+    _mm512_store_pd(z + 8, high);
+    for (int h = 0; j < n; ++h, ++index) scalar(j++, z[h]);
   }
 #else
   (void)vector16;
