@@ -70,8 +70,7 @@ inline void OuterTile(const Scalar* dt, int64_t ld, const Scalar* a, int64_t out
       if (n == L) {
         Store(dst, accumulate ? lanes::Add(Load(dst), acc[v][f]) : acc[v][f]);
       } else {
-        const auto old = accumulate ? lanes::LoadPartial(dst, n) : lanes::Zero<Scalar>();
-        lanes::StorePartial(dst, lanes::Add(old, acc[v][f]), n);
+        lanes::StorePartial(dst, accumulate ? lanes::Add(lanes::LoadPartial(dst, n), acc[v][f]) : acc[v][f], n);
       }
     }
   }

@@ -37,7 +37,11 @@ template <typename Scalar>
 void TransposeBlock(const float* const* src, int64_t offset, int n, Scalar* dst) {
   constexpr int L = kL<Scalar>;
   if constexpr (std::is_same_v<Scalar, float>) {
+    // (GCC warns that __m512's alignment attribute is dropped in the template argument; harmless here.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wignored-attributes"
     Eigen::internal::PacketBlock<lanes::Packet<float>, L> block;
+#pragma GCC diagnostic pop
     for (int r = 0; r < L; ++r) {
       if (src[r] == nullptr) {
         block.packet[r] = lanes::Zero<float>();
@@ -222,11 +226,11 @@ void CnnNetwork<Scalar>::BackwardGroup(const Scalar* params, GroupScratch<Scalar
 
 template <typename Scalar>
 ChunkClipResult CnnNetwork<Scalar>::ClippedGradient(const Scalar* params, double clip, Scalar* partial,
-                                                    Scalar* norms, ChunkScratch<Scalar>& scratch) const {
+                                                    Scalar* norms, ChunkScratch<Scalar>& scratch,
+                                                    bool accumulate) const {
   constexpr int L = kL<Scalar>;
   ChunkClipResult result;
   int64_t first = 0;
-  bool accumulate = false;
   for (GroupScratch<Scalar>& s : scratch.groups) {
     if (s.count == 0) continue;
     ForwardGroup(params, s);
@@ -265,7 +269,7 @@ ChunkClipResult CnnNetwork<Scalar>::ClippedGradient(const Scalar* params, double
     first += s.count;
     accumulate = true;
   }
-  if (!accumulate) std::fill(partial, partial + geometry_.num_params, Scalar{0});
+  if (!accumulate) std::fill(partial, partial + geometry_.num_params, Scalar{0});  // no examples
   return result;
 }
 

@@ -88,11 +88,13 @@ class CnnNetwork {
   // Loss of the loaded chunk after Forward; `losses` (count entries) may be null.
   SoftmaxSummary Loss(const ChunkScratch<Scalar>& scratch, Scalar* losses) const;
 
-  // Forward + backward over the loaded chunk: partial (num_params, overwritten) = Σ_r clip_C(∇f_r), the
-  // clipped per-example gradients summed (proactive-dp.md §2.1). `norms` (count entries, may be null)
-  // receives each pre-clip norm ||∇f_r||. clip = +infinity disables clipping.
+  // Forward + backward over the loaded chunk: partial (num_params) = Σ_r clip_C(∇f_r), the clipped
+  // per-example gradients summed (proactive-dp.md §2.1), group by group: partial = ((g_0 + g_1) + ...)
+  // with g_i group i's sum; accumulate = true adds the groups to partial's values instead
+  // (((partial + g_0) + g_1) + ...). `norms` (count entries, may be null) receives each pre-clip norm
+  // ||∇f_r||. clip = +infinity disables clipping.
   ChunkClipResult ClippedGradient(const Scalar* params, double clip, Scalar* partial, Scalar* norms,
-                                  ChunkScratch<Scalar>& scratch) const;
+                                  ChunkScratch<Scalar>& scratch, bool accumulate = false) const;
 
  private:
   void ForwardGroup(const Scalar* params, GroupScratch<Scalar>& s) const;
