@@ -22,12 +22,16 @@ inline void BroadcastTile(int64_t depth, const Scalar* vec, const Scalar* s, int
   using lanes::Broadcast, lanes::Fma, lanes::Load, lanes::Store;
   constexpr int L = Lanes<Scalar>::kCount;
   lanes::Packet<Scalar> acc[NB];
+  // Complete unrolling (GCC's default stops at 16 iterations) keeps the accumulators in registers.
+#pragma GCC unroll 32
   for (int b = 0; b < NB; ++b) acc[b] = init == nullptr ? lanes::Zero<Scalar>() : Broadcast(init[b]);
   for (int64_t d = 0; d < depth; ++d) {
     const auto v = Load(vec + d * L);
     const Scalar* sr = s + d * sd;
+#pragma GCC unroll 32
     for (int b = 0; b < NB; ++b) acc[b] = Fma(v, Broadcast(sr[b * sb]), acc[b]);
   }
+#pragma GCC unroll 32
   for (int b = 0; b < NB; ++b) Store(out + b * L, acc[b]);
 }
 
