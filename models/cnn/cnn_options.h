@@ -31,7 +31,7 @@ struct CnnOptions {
   // Examples per chunk (the unit of parallel work). A chunk is processed in groups of L examples, L the
   // SIMD width in floats (16 with AVX-512, 8 with AVX2), so multiples of L waste no lanes. 0 (default) =
   // the model's own choice: 16 for LeNet-5 and AlexNet-CIFAR. Workspace memory grows with
-  // ceil(chunk / L) (per group of 16: LeNet ≈ 1 MiB, AlexNet-CIFAR ≈ 15 MiB). Results differ only by float
+  // ceil(chunk / L) (per group of 16: LeNet ≈ 0.72 MiB, AlexNet-CIFAR ≈ 16 MiB). Results differ only by float
   // rounding. Range 0..4096.
   int chunk_size = 0;
 };

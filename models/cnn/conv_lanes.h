@@ -74,13 +74,15 @@ inline void ForwardTile(int in_channels, int k_runtime, int64_t patch, const Sca
     for (int ki = 0; ki < k; ++ki) {
       const Scalar* xr = x + ci * in_plane + ki * in_row;
       const Scalar* wr = w + (ci * k + ki) * k;
+      // Per tap: the JB input packets in registers, then one weight broadcast at a time (CB·JB + JB + 1
+      // live registers; hoisting all CB broadcasts made GCC spill accumulators).
 #pragma GCC unroll 8
       for (int kj = 0; kj < k; ++kj) {
-        lanes::Packet<Scalar> wv[CB];
-        for (int c = 0; c < CB; ++c) wv[c] = Broadcast(wr[kj + c * patch]);
-        for (int j = 0; j < JB; ++j) {
-          const auto xv = Load(xr + (kj + j) * L);
-          for (int c = 0; c < CB; ++c) acc[c][j] = Fma(xv, wv[c], acc[c][j]);
+        lanes::Packet<Scalar> xv[JB];
+        for (int j = 0; j < JB; ++j) xv[j] = Load(xr + (kj + j) * L);
+        for (int c = 0; c < CB; ++c) {
+          const auto wv = Broadcast(wr[kj + c * patch]);
+          for (int j = 0; j < JB; ++j) acc[c][j] = Fma(xv[j], wv, acc[c][j]);
         }
       }
     }
@@ -104,6 +106,7 @@ inline void WeightGradTile(int rows, int out_width, const Scalar* delta, int64_t
   for (int i = 0; i < rows; ++i) {
     const Scalar* dr = delta + i * out_width * L;
     const Scalar* xr = x + i * in_row;
+#pragma GCC unroll 2
     for (int j = 0; j < out_width; ++j) {
       lanes::Packet<Scalar> xv[TB];
       for (int t = 0; t < TB; ++t) xv[t] = Load(xr + (j + t) * L);

@@ -83,6 +83,11 @@ inline Scalar HorizontalSum(const Packet<Scalar>& packet) {
 // The first n (< L) scalars at p as a packet (the other lanes 0), and the first n lanes of v stored to p.
 template <typename Scalar>
 inline Packet<Scalar> LoadPartial(const Scalar* p, int n) {
+#ifdef EIGEN_VECTORIZE_AVX512
+  if constexpr (std::is_same_v<Scalar, float>) {  // a masked load: no copy, no read past p + n
+    return Eigen::internal::ploadu<Packet<float>>(p, static_cast<uint16_t>((1u << n) - 1));
+  }
+#endif
   Scalar buffer[Lanes<Scalar>::kCount] = {};
   std::memcpy(buffer, p, sizeof(Scalar) * n);
   return Load(buffer);

@@ -122,6 +122,11 @@ void CnnNetwork<Scalar>::Load(const data::Dataset& data, std::span<const int64_t
       const int64_t row = rows[first + r];
       ASYNCDP_CHECK(row >= 0 && row < data.rows());
       src[r] = data.dense.data() + row * data.dense.cols();
+      // Rows are scattered over the data set (random batches): ask for all their cache lines at once so
+      // the misses overlap instead of arriving one transpose block at a time.
+      for (int64_t b = 0; b < geometry_.input_size(); b += 64 / int64_t{sizeof(float)}) {
+        __builtin_prefetch(src[r] + b);
+      }
       const int32_t label = data.labels[row];
       ASYNCDP_CHECK(label >= 0 && label < geometry_.classes());
       s.labels[r] = label;
