@@ -1,6 +1,9 @@
 // CNN throughput: the per-example clipped-gradient sum (forward + exact per-example backward + clipping
 // + sum) and batched evaluation, in examples per second (items_per_second).
-// Target (issue #3): BM_ClippedGradSum/lenet/370 ≥ 15k examples/s on one core. Opacus ≈ 3k–4.7k.
+// Targets: BM_ClippedGradSum/lenet/370 ≥ 50k examples/s on one core and ≥ 100k on two (issue #17; #3
+// asked for 15k); AlexNet-CIFAR ≥ 75% of its roofline (BENCHMARKS.md). The two-thread rows report wall-clock
+// rates and the CPU time of the whole process (both threads), so their overhead is visible on a shared
+// machine too.
 // Data are synthetic (Philox-drawn pixels in [0, 1], random labels): the cost does not depend on values.
 #include <benchmark/benchmark.h>
 
@@ -78,11 +81,13 @@ BENCHMARK_CAPTURE(BM_ClippedGradSum, lenet, Net::kLeNet, 1)->Arg(370)->Arg(64)->
 BENCHMARK_CAPTURE(BM_ClippedGradSum, lenet_2threads, Net::kLeNet, 2)
     ->Arg(370)
     ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
     ->UseRealTime();
 BENCHMARK_CAPTURE(BM_ClippedGradSum, alexnet, Net::kAlexNet, 1)->Arg(64)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_ClippedGradSum, alexnet_2threads, Net::kAlexNet, 2)
     ->Arg(64)
     ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
     ->UseRealTime();
 
 // Evaluate() over all rows (batched forward only).

@@ -16,6 +16,14 @@
 
 namespace asyncdp {
 
+// Version of the Gaussian generator behind every normal (core/random.h): the mapping from (key, index) to
+// the bits of z_index. Results computed with different versions differ in their noise, so it is recorded
+// with every run's outputs.
+//   1: Box–Muller on Philox blocks with libm's log, cos and sin (scalar).
+//   2: the same Box–Muller mapping with our own ln, sin and cos series in IEEE basic operations,
+//      vectorised; identical on every platform. Differs from version 1 in the last bits of some normals.
+inline constexpr int kNoiseGeneratorVersion = 2;
+
 // The stream of client `client`'s round-`round` noise (purpose kGradientNoise).
 inline StreamKey GradientNoiseKey(uint64_t seed, uint32_t client, uint32_t round) {
   return StreamKey{seed, client, round, StreamPurpose::kGradientNoise};

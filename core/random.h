@@ -6,8 +6,9 @@
 //
 // Key layout (docs/design.md "Random streams"): Philox key = the 64-bit seed; the 128-bit counter is
 // {block index low 32 bits, purpose (8 bits) | block index high 24 bits, client, round}. Each block
-// yields four 32-bit words. The Gaussian sampler is our own (Box–Muller on 53-bit uniforms), so no
-// standard-library distribution (whose output differs between implementations) is involved.
+// yields four 32-bit words. The Gaussian sampler is our own (Box–Muller on 53-bit uniforms, with ln, sin and
+// cos evaluated from their series in IEEE basic operations), so neither a standard-library distribution nor
+// libm (whose outputs differ between implementations) is involved.
 #pragma once
 
 #include <array>
@@ -73,7 +74,9 @@ class RandomStream {
 };
 
 // Standard normals addressed by index: normals 2b and 2b+1 come from block b (Box–Muller on the block's
-// two 64-bit words). out[j] = z_{first + j}.
+// two 64-bit words, with our own ln, sin and cos built from IEEE basic operations only — see random.cc).
+// out[j] = z_{first + j}. Vectorised (16 normals per step) where AVX-512 is available, with the same bits
+// as the scalar path, so results depend neither on the platform nor on where a range starts.
 void FillStandardNormal(const StreamKey& key, uint64_t first, std::span<double> out);
 
 // out[j] += stddev * z_j for j = 0..out.size()-1, with z_j the j-th normal of the stream. This is how the
@@ -81,5 +84,9 @@ void FillStandardNormal(const StreamKey& key, uint64_t first, std::span<double> 
 // depends on (key, j) only, so the same key gives the same bits whatever thread runs it.
 void AddGaussianNoise(const StreamKey& key, double stddev, std::span<float> out);
 void AddGaussianNoise(const StreamKey& key, double stddev, std::span<double> out);
+// The same for coordinates [first, first + out.size()) of the noise vector: out[j] += stddev * z_{first+j}.
+// For float the product is rounded to float and then added; for double it is one fused multiply-add.
+void AddGaussianNoise(const StreamKey& key, double stddev, uint64_t first, std::span<float> out);
+void AddGaussianNoise(const StreamKey& key, double stddev, uint64_t first, std::span<double> out);
 
 }  // namespace asyncdp

@@ -13,7 +13,7 @@ CnnArchitecture AlexNetCifarArchitecture() {
                         {.out_channels = 64, .kernel = 5, .padding = 2}};
   architecture.hidden = {384, 192};
   architecture.classes = 10;
-  architecture.default_chunk_size = 4;
+  architecture.default_chunk_size = 16;
   return architecture;
 }
 

@@ -5,10 +5,9 @@
 // pooling → activation. Every hidden dense layer is: affine → activation. The last dense layer produces
 // the logits of a softmax cross-entropy loss.
 //
-// Internal tensor layout ("planar"): a chunk of B examples with C channels of H × W is stored as
-// [C][B][H][W] (channel outermost). Then a convolution's output for the whole chunk is the column-major
-// (B·P) × C_out matrix of one GEMM, whose columns are channel planes, so pooling and the next im2col read
-// contiguous runs.
+// Internal tensor layout ("lanes", lanes.h): a group of L examples (L = SIMD width) with C channels of
+// H × W is stored [C][H][W][L], example r in lane r of every vector, so per-example gradients are
+// lane-wise sums.
 //
 // Flat parameter vector, layer after layer:
 //   conv block:  Wt (K × C_out, column-major, K = C_in·k·k indexed (c, ki, kj)), then bias (C_out);

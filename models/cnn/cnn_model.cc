@@ -1,7 +1,7 @@
 #include "models/cnn/cnn_model.h"
 
 #include <oneapi/tbb/info.h>
-#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_pipeline.h>
 #include <oneapi/tbb/task_arena.h>
 
 #include <algorithm>
@@ -40,19 +40,39 @@ class CnnWorkspace final : public Workspace {
   int slots() const { return static_cast<int>(slots_.size()); }
   Slot& slot(int i) { return *slots_[i]; }
 
-  // Runs chunk(c, slot) for c = 0 .. chunks − 1 in waves of slots() chunks (chunk first + i of a wave in
-  // slot i, in parallel), calling commit(c, slot) for each chunk of a wave in chunk order after the wave.
+  // Runs chunk(c, slot) for c = 0 .. chunks − 1 and commit(c, slot) for each chunk in chunk order, one
+  // commit at a time. With several slots the chunks run in parallel (oneTBB pipeline: chunk c uses slot
+  // c mod slots(), at most slots() chunks in flight) and commits overlap with other chunks' work.
   template <typename Chunk, typename Commit>
-  void RunWaves(int64_t chunks, Chunk&& chunk, Commit&& commit) {
-    for (int64_t first = 0; first < chunks; first += slots()) {
-      const int wave = static_cast<int>(std::min<int64_t>(slots(), chunks - first));
-      if (wave == 1) {
-        chunk(first, slot(0));
-      } else {
-        arena_.execute([&] { tbb::parallel_for(0, wave, [&](int i) { chunk(first + i, slot(i)); }); });
+  void RunOrdered(int64_t chunks, Chunk&& chunk, Commit&& commit) {
+    if (slots() == 1 || chunks == 1) {
+      for (int64_t c = 0; c < chunks; ++c) {
+        chunk(c, slot(0));
+        commit(c, slot(0));
       }
-      for (int i = 0; i < wave; ++i) commit(first + i, slot(i));
+      return;
     }
+    int64_t next = 0;
+    arena_.execute([&] {
+      tbb::parallel_pipeline(
+          static_cast<size_t>(slots()),
+          tbb::make_filter<void, int64_t>(tbb::filter_mode::serial_in_order,
+                                          [&](tbb::flow_control& control) -> int64_t {
+                                            if (next == chunks) {
+                                              control.stop();
+                                              return 0;
+                                            }
+                                            return next++;
+                                          }) &
+              tbb::make_filter<int64_t, int64_t>(tbb::filter_mode::parallel,
+                                                 [&](int64_t c) {
+                                                   chunk(c, slot(static_cast<int>(c % slots())));
+                                                   return c;
+                                                 }) &
+              tbb::make_filter<int64_t, void>(tbb::filter_mode::serial_in_order, [&](int64_t c) {
+                commit(c, slot(static_cast<int>(c % slots())));
+              }));
+    });
   }
 
  private:
@@ -65,9 +85,12 @@ const CnnOptions& Validated(const CnnOptions& options) {
   return options;
 }
 
+// One slot per thread plus one, so that a finished chunk can wait for its in-order commit while every
+// thread computes; one slot when serial.
 int SlotCount(int threads, int64_t chunk, int64_t max_batch) {
   const int64_t chunks = (std::max<int64_t>(max_batch, 1) + chunk - 1) / chunk;
-  return static_cast<int>(std::clamp<int64_t>(chunks, 1, threads));
+  const int wanted = std::min(threads, tbb::info::default_concurrency()) > 1 ? threads + 1 : 1;
+  return static_cast<int>(std::clamp<int64_t>(chunks, 1, wanted));
 }
 
 }  // namespace
@@ -125,18 +148,21 @@ ClipStats CnnModel::ClippedGradientSum(std::span<const float> params, const data
   stats.examples = static_cast<int64_t>(batch.size());
   const int64_t chunk = ws->slot(0).scratch.capacity;
   const int64_t chunks = (stats.examples + chunk - 1) / chunk;
-  ws->RunWaves(
+  // The sum is Σ_c partial_c in chunk order. A chunk of one group has partial_c = its group's sum g_c
+  // exactly, so a serial run adds g_c straight into the sum: the same float additions, one pass less.
+  const bool direct = ws->slots() == 1 && ws->slot(0).scratch.groups.size() == 1;
+  ws->RunOrdered(
       chunks,
       [&](int64_t c, Slot& slot) {
         const int64_t first = c * chunk;
         const int64_t count = std::min(chunk, stats.examples - first);
         network_.Load(data, batch.subspan(first, count), slot.scratch);
         float* chunk_norms = norms.empty() ? nullptr : norms.data() + first;
-        slot.clip_result =
-            network_.ClippedGradient(params.data(), clip, slot.partial.data(), chunk_norms, slot.scratch);
+        slot.clip_result = network_.ClippedGradient(params.data(), clip, direct ? sum.data() : slot.partial.data(),
+                                                    chunk_norms, slot.scratch, /*accumulate=*/direct);
       },
       [&](int64_t, Slot& slot) {
-        sum += slot.partial;
+        if (!direct) sum += slot.partial;
         stats.clipped += slot.clip_result.clipped;
         stats.norm_sum += slot.clip_result.norm_sum;
       });
@@ -156,7 +182,7 @@ Evaluation CnnModel::Evaluate(std::span<const float> params, const data::Dataset
   const int64_t chunks = (evaluation.examples + chunk - 1) / chunk;
   double loss_sum = 0.0;
   int64_t correct = 0;
-  ws.RunWaves(
+  ws.RunOrdered(
       chunks,
       [&](int64_t c, Slot& slot) {
         const int64_t first = c * chunk;

@@ -1,9 +1,10 @@
 // CnnModel: the Model contract (models/model.h) for any CnnArchitecture, on the float CnnNetwork.
 //
-// A batch is cut into chunks of CnnOptions::chunk_size examples (in batch order). Chunks run in waves of
-// `threads` chunks on a oneTBB arena, each into its own partial sum, and the partial sums are added to
-// grad_sum in chunk order. The sequence of float additions is therefore the same for every thread count:
-// 1 and N threads give bit-identical results (conventions.md §2).
+// A batch is cut into chunks of CnnOptions::chunk_size examples (in batch order). With threads > 1 the
+// chunks run on a oneTBB arena, each into its own partial sum, and the partial sums are added to grad_sum
+// in chunk order (a pipeline: one in-order commit stage overlapping the other chunks' work). The sequence
+// of float additions is therefore the same for every thread count: 1 and N threads give bit-identical
+// results (conventions.md §2).
 //
 // Thread safety: immutable after construction; concurrent calls need distinct Workspaces.
 #pragma once

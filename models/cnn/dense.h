@@ -1,63 +1,154 @@
-// A dense (fully connected) layer for a chunk of B examples, activations as columns:
-//   input A: in × B      W: out × in (column-major)      output Z and its gradient δ: out × B
-// Example r's weight gradient δ_r a_rᵀ is rank one, so its squared norm is ||δ_r||²·||a_r||² (the
-// "ghost norm"): per-example norms cost O((in + out)·B), and the clipped sum Σ_r c_r δ_r a_rᵀ is one GEMM
-// with δ's columns scaled by the clip factors c_r.
+// A dense (fully connected) layer for a group of L examples in the lanes layout (lanes.h):
+//   input A [in][L], output Z and its gradient δ [out][L], W out × in column-major (W(o, f) = w[o + f·out]).
+// Example r's weight gradient δ_r a_rᵀ is rank one, so its squared norm is ||δ_r||²·||a_r||² (the "ghost
+// norm"): per-example norms cost O((in + out)·L) — vertical sums in this layout — and the clipped sum
+// Σ_r c_r δ_r a_rᵀ is one product of depth L.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "models/cnn/architecture.h"
-#include "models/cnn/gemm.h"
+#include "models/cnn/lanes.h"
 
 namespace asyncdp::models::cnn {
+namespace dense_internal {
+
+// out[b] = init[b] + Σ_d vec[d] · s[d·sd + b·sb] for b < NB, vec[d] the packet at vec + d·L (init may be
+// null: 0). NB accumulators; per step one load and NB broadcasts.
+template <typename Scalar, int NB>
+inline void BroadcastTile(int64_t depth, const Scalar* vec, const Scalar* s, int64_t sd, int64_t sb,
+                          const Scalar* init, Scalar* out) {
+  using lanes::Broadcast, lanes::Fma, lanes::Load, lanes::Store;
+  constexpr int L = Lanes<Scalar>::kCount;
+  lanes::Packet<Scalar> acc[NB];
+  // Complete unrolling (GCC's default stops at 16 iterations) keeps the accumulators in registers.
+#pragma GCC unroll 32
+  for (int b = 0; b < NB; ++b) acc[b] = init == nullptr ? lanes::Zero<Scalar>() : Broadcast(init[b]);
+  for (int64_t d = 0; d < depth; ++d) {
+    const auto v = Load(vec + d * L);
+    const Scalar* sr = s + d * sd;
+#pragma GCC unroll 32
+    for (int b = 0; b < NB; ++b) acc[b] = Fma(v, Broadcast(sr[b * sb]), acc[b]);
+  }
+#pragma GCC unroll 32
+  for (int b = 0; b < NB; ++b) Store(out + b * L, acc[b]);
+}
+
+template <typename Scalar>
+void BroadcastProduct(int64_t n, int64_t depth, const Scalar* vec, const Scalar* s, int64_t sd, int64_t sb,
+                      const Scalar* init, Scalar* out) {
+  constexpr int L = Lanes<Scalar>::kCount;
+  constexpr int kBlock = 24;
+  for (int64_t b = 0; b < n; b += kBlock) {
+    lanes::Dispatch<kBlock>(static_cast<int>(std::min<int64_t>(kBlock, n - b)), [&]<int NB>() {
+      BroadcastTile<Scalar, NB>(depth, vec, s + b * sb, sd, sb, init == nullptr ? nullptr : init + b,
+                                out + b * L);
+    });
+  }
+}
+
+// gw[o + f·out] (+)= Σ_l dt[l·ld + o] · a[f·L + l] for o in [o0, o0 + OV·L) ∩ [0, out), f in [f0, f0 + FB):
+// OV packets of outputs × FB inputs in registers, depth L.
+template <typename Scalar, int OV, int FB>
+inline void OuterTile(const Scalar* dt, int64_t ld, const Scalar* a, int64_t out, int64_t valid_rows,
+                      bool accumulate, Scalar* gw) {
+  using lanes::Broadcast, lanes::Fma, lanes::Load, lanes::Store;
+  constexpr int L = Lanes<Scalar>::kCount;
+  lanes::Packet<Scalar> acc[OV][FB];
+  for (int v = 0; v < OV; ++v) {
+    for (int f = 0; f < FB; ++f) acc[v][f] = lanes::Zero<Scalar>();
+  }
+  for (int l = 0; l < L; ++l) {
+    lanes::Packet<Scalar> dv[OV];
+    for (int v = 0; v < OV; ++v) dv[v] = Load(dt + l * ld + v * L);
+    for (int f = 0; f < FB; ++f) {
+      const auto av = Broadcast(a[f * L + l]);
+      for (int v = 0; v < OV; ++v) acc[v][f] = Fma(dv[v], av, acc[v][f]);
+    }
+  }
+  for (int v = 0; v < OV; ++v) {
+    const int n = static_cast<int>(std::min<int64_t>(L, valid_rows - v * L));
+    for (int f = 0; f < FB; ++f) {
+      Scalar* dst = gw + v * L + f * out;
+      if (n == L) {
+        Store(dst, accumulate ? lanes::Add(Load(dst), acc[v][f]) : acc[v][f]);
+      } else {
+        lanes::StorePartial(dst, accumulate ? lanes::Add(lanes::LoadPartial(dst, n), acc[v][f]) : acc[v][f], n);
+      }
+    }
+  }
+}
+
+}  // namespace dense_internal
 
 // Z = W · A + b 1ᵀ.
 template <typename Scalar>
-void DenseForward(const DenseGeometry& g, int64_t count, const Scalar* params, const Scalar* in,
-                  Scalar* out) {
-  ConstMatrixMap<Scalar> w(params + g.weight_offset, g.out_features, g.in_features);
-  ConstMatrixMap<Scalar> a(in, g.in_features, count);
-  Eigen::Map<const VectorX<Scalar>> bias(params + g.bias_offset, g.out_features);
-  MatrixMap<Scalar> z(out, g.out_features, count);
-  TiledProduct(z, w, a, /*accumulate=*/false);
-  z.colwise() += bias;
+void DenseForward(const DenseGeometry& g, const Scalar* params, const Scalar* in, Scalar* out) {
+  dense_internal::BroadcastProduct<Scalar>(g.out_features, g.in_features, in, params + g.weight_offset,
+                                           /*sd=*/g.out_features, /*sb=*/1, params + g.bias_offset, out);
 }
 
 // dA = Wᵀ · δ.
 template <typename Scalar>
-void DenseInputGradient(const DenseGeometry& g, int64_t count, const Scalar* params, const Scalar* out_grad,
-                        Scalar* in_grad) {
-  ConstMatrixMap<Scalar> w(params + g.weight_offset, g.out_features, g.in_features);
-  ConstMatrixMap<Scalar> delta(out_grad, g.out_features, count);
-  MatrixMap<Scalar> da(in_grad, g.in_features, count);
-  TiledProduct(da, w.transpose(), delta, /*accumulate=*/false);
+void DenseInputGradient(const DenseGeometry& g, const Scalar* params, const Scalar* out_grad, Scalar* in_grad) {
+  dense_internal::BroadcastProduct<Scalar>(g.in_features, g.out_features, out_grad, params + g.weight_offset,
+                                           /*sd=*/1, /*sb=*/g.out_features, nullptr, in_grad);
 }
 
-// sq_norms[r] += ||δ_r a_rᵀ||² + ||δ_r||² = ||δ_r||²·(||a_r||² + 1): weights and bias of example r.
+// sq_norms[r] += ||δ_r a_rᵀ||² + ||δ_r||² = ||δ_r||²·(||a_r||² + 1) for every lane r.
 template <typename Scalar>
-void DenseAddExampleSqNorms(const DenseGeometry& g, int64_t count, const Scalar* in, const Scalar* out_grad,
-                            double* sq_norms) {
-  ConstMatrixMap<Scalar> a(in, g.in_features, count);
-  ConstMatrixMap<Scalar> delta(out_grad, g.out_features, count);
-  for (int64_t r = 0; r < count; ++r) {
-    const double delta_sq = static_cast<double>(delta.col(r).squaredNorm());
-    sq_norms[r] += delta_sq * (static_cast<double>(a.col(r).squaredNorm()) + 1.0);
+void DenseAddExampleSqNorms(const DenseGeometry& g, const Scalar* in, const Scalar* out_grad, double* sq_norms) {
+  using lanes::Fma, lanes::Load;
+  constexpr int L = Lanes<Scalar>::kCount;
+  auto delta_sq = lanes::Zero<Scalar>(), in_sq = lanes::Zero<Scalar>();
+  for (int o = 0; o < g.out_features; ++o) {
+    const auto d = Load(out_grad + o * L);
+    delta_sq = Fma(d, d, delta_sq);
   }
+  for (int f = 0; f < g.in_features; ++f) {
+    const auto a = Load(in + f * L);
+    in_sq = Fma(a, a, in_sq);
+  }
+  Scalar d2[L], a2[L];
+  lanes::Store(d2, delta_sq);
+  lanes::Store(a2, in_sq);
+  for (int r = 0; r < L; ++r) sq_norms[r] += static_cast<double>(d2[r]) * (static_cast<double>(a2[r]) + 1.0);
 }
 
-// grad (this layer's slice of the flat gradient, overwritten) = Σ_r c_r ∇_r = [δ diag(c) Aᵀ, δ c].
-// Scales δ's columns by c in place.
+// grad (this layer's slice of the flat gradient) = (accumulate ? grad : 0) + Σ_r c_r ∇_r, i.e.
+// [δ diag(c) Aᵀ, δ c]. Scales δ's lanes by c in place; scratch holds L × round_up(out, L) Scalars.
 template <typename Scalar>
-void DenseClippedSum(const DenseGeometry& g, int64_t count, const Scalar* in, const Scalar* factors,
-                     Scalar* out_grad, Scalar* grad) {
-  ConstMatrixMap<Scalar> a(in, g.in_features, count);
-  MatrixMap<Scalar> delta(out_grad, g.out_features, count);
-  Eigen::Map<const VectorX<Scalar>> c(factors, count);
-  delta = delta * c.asDiagonal();
-  MatrixMap<Scalar> weight_grad(grad + g.weight_offset, g.out_features, g.in_features);
-  TiledProduct(weight_grad, delta, a.transpose(), /*accumulate=*/false);
-  Eigen::Map<VectorX<Scalar>>(grad + g.bias_offset, g.out_features) = delta.rowwise().sum();
+void DenseClippedSum(const DenseGeometry& g, const Scalar* in, const Scalar* factors, Scalar* out_grad,
+                     Scalar* scratch, bool accumulate, Scalar* grad) {
+  using lanes::Load, lanes::Store;
+  constexpr int L = Lanes<Scalar>::kCount;
+  const int64_t out = g.out_features;
+  const int64_t ld = (out + L - 1) / L * L;
+  const auto c = Load(factors);
+  Scalar* bias_grad = grad + g.bias_offset;
+  for (int64_t o = 0; o < out; ++o) {
+    const auto scaled = lanes::Mul(Load(out_grad + o * L), c);
+    Store(out_grad + o * L, scaled);
+    const Scalar sum = lanes::HorizontalSum<Scalar>(scaled);
+    bias_grad[o] = accumulate ? bias_grad[o] + sum : sum;
+    for (int l = 0; l < L; ++l) scratch[l * ld + o] = out_grad[o * L + l];  // transpose: [l][o]
+  }
+  for (int l = 0; l < L; ++l) std::fill(scratch + l * ld + out, scratch + (l + 1) * ld, Scalar{0});
+  constexpr int kVectors = 4;
+  constexpr int kInputs = 6;
+  Scalar* weight_grad = grad + g.weight_offset;
+  for (int64_t o = 0; o < out; o += kVectors * L) {
+    const int vectors = static_cast<int>(std::min<int64_t>(kVectors, (out - o + L - 1) / L));
+    lanes::Dispatch<kVectors>(vectors, [&]<int OV>() {
+      for (int64_t f = 0; f < g.in_features; f += kInputs) {
+        lanes::Dispatch<kInputs>(static_cast<int>(std::min<int64_t>(kInputs, g.in_features - f)), [&]<int FB>() {
+          dense_internal::OuterTile<Scalar, OV, FB>(scratch + o, ld, in + f * L, out, out - o, accumulate,
+                                                    weight_grad + o + f * out);
+        });
+      }
+    });
+  }
 }
 
 }  // namespace asyncdp::models::cnn

@@ -13,7 +13,7 @@ CnnArchitecture LeNet5Architecture() {
                         {.out_channels = 16, .kernel = 5, .padding = 0}};
   architecture.hidden = {120, 84};
   architecture.classes = 10;
-  architecture.default_chunk_size = 8;
+  architecture.default_chunk_size = 16;
   return architecture;
 }
 

@@ -1,109 +1,109 @@
-// 2 × 2, stride-2 pooling over `planes` independent H × W planes (planar layout: every (channel,
-// example) pair is one plane), forward and backward.
+// 2 × 2, stride-2 pooling plus the activation that follows it, on a group of examples in the lanes
+// layout (lanes.h), forward and backward.
 //
-// Max pooling records, per output, which of its 4 inputs won: code = column + 2·row (0 top-left,
-// 1 top-right, 2 bottom-left, 3 bottom-right). Ties go to the top row, then to the left column — a fixed
-// choice of maximal element, i.e. a valid subgradient; ties are common (constant image regions give equal
-// pre-activations). The backward pass then scatters without comparisons or branches.
+// Max pooling records, per output and lane, which of its 4 inputs won: code = column + 2·row (0 top-left,
+// 1 top-right, 2 bottom-left, 3 bottom-right), stored as a Scalar so that codes and values share one packet
+// type. Ties go to the top row, then to the left column — a fixed choice of maximal element, i.e. a valid
+// subgradient; ties are common (constant image regions give equal pre-activations). The backward pass
+// routes each gradient to its winner with one compare-and-select per input, no branches.
 //
-// The forward pass runs in two sweeps so that both vectorise over long contiguous loops: a vertical one
-// (max of row pairs, per input column) and a horizontal one over the whole flattened tensor.
+// Shapes: z (and δ) [C][H][W][L]; codes [C][H/2][W/2][L]; the pooled, activated output y is written to
+// (and read back from) a strided destination — the next convolution's zero-padded input, or the dense
+// layers' flat input — given by its plane and row strides.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
-#include <type_traits>
 
+#include "models/cnn/activation.h"
 #include "models/cnn/cnn_options.h"
+#include "models/cnn/lanes.h"
 
 namespace asyncdp::models::cnn {
 
-// Winner codes and flags are integers as wide as Scalar, so the compare-and-select loops vectorise
-// with one lane type.
+// Where the pooled output lives: y(c, i, j) at data + c·plane + i·row + j·L.
 template <typename Scalar>
-using PoolCode = std::conditional_t<sizeof(Scalar) == 4, int32_t, int64_t>;
-
-// Scratch of PoolForward for `planes` planes of H × W: planes · H/2 · W entries each.
-template <typename Scalar>
-struct PoolScratch {
-  Scalar* vertical;                  // max (or sum) of each row pair
-  PoolCode<Scalar>* vertical_lower;  // max pooling: 1 if the bottom row won
+struct StridedLanes {
+  Scalar* data;
+  int64_t plane;
+  int64_t row;
 };
 
-// out[p][i][j] = max or mean of in[p][2i .. 2i+1][2j .. 2j+1]; in: planes × H × W, out and winner:
-// planes × H/2 × W/2. `winner` is written for max pooling only (may be null for average pooling).
+// y = act(pool(z)); codes written for max pooling (may be null for average pooling).
 template <typename Scalar>
-void PoolForward(Pooling pooling, int64_t planes, int height, int width, const Scalar* __restrict in,
-                 Scalar* __restrict out, PoolCode<Scalar>* __restrict winner, PoolScratch<Scalar> scratch) {
-  using Code = PoolCode<Scalar>;
-  const int64_t pairs = planes * (height / 2);  // row pairs 2q, 2q + 1 of the stacked planes
-  Scalar* __restrict vertical = scratch.vertical;
-  Code* __restrict lower = scratch.vertical_lower;
-  const int64_t outputs = pairs * (width / 2);
-  if (pooling == Pooling::kMax) {
-    for (int64_t q = 0; q < pairs; ++q) {
-      const Scalar* top = in + 2 * q * width;
-      const Scalar* bottom = top + width;
-      Scalar* v = vertical + q * width;
-      Code* v_lower = lower + q * width;
-      for (int x = 0; x < width; ++x) {
-        const bool b = bottom[x] > top[x];
-        v[x] = b ? bottom[x] : top[x];
-        v_lower[x] = b ? 2 : 0;
-      }
-    }
-    for (int64_t o = 0; o < outputs; ++o) {
-      const Scalar left = vertical[2 * o], right = vertical[2 * o + 1];
-      const Code left_code = lower[2 * o], right_code = lower[2 * o + 1] + 1;
-      const Code r = right > left;  // arithmetic select: GCC vectorises this form, not a ?: on codes
-      out[o] = right > left ? right : left;
-      winner[o] = left_code + r * (right_code - left_code);
-    }
-    return;
-  }
-  for (int64_t q = 0; q < pairs; ++q) {
-    const Scalar* top = in + 2 * q * width;
-    const Scalar* bottom = top + width;
-    Scalar* v = vertical + q * width;
-    for (int x = 0; x < width; ++x) v[x] = top[x] + bottom[x];
-  }
-  for (int64_t o = 0; o < outputs; ++o) out[o] = Scalar(0.25) * (vertical[2 * o] + vertical[2 * o + 1]);
-}
-
-// The adjoint: in_grad (planes × H × W, overwritten) from the pooled gradient out_grad. Max pooling sends
-// each output's gradient to its recorded winner; average pooling spreads a quarter to each input.
-template <typename Scalar>
-void PoolBackward(Pooling pooling, int64_t planes, int height, int width, const PoolCode<Scalar>* winner,
-                  const Scalar* out_grad, Scalar* in_grad) {
+void PoolForward(Pooling pooling, Activation activation, int channels, int height, int width, const Scalar* z,
+                 Scalar* codes, StridedLanes<Scalar> y) {
+  using lanes::Broadcast, lanes::Load, lanes::Store;
+  namespace ei = Eigen::internal;
+  constexpr int L = Lanes<Scalar>::kCount;
   const int out_h = height / 2;
   const int out_w = width / 2;
-  if (pooling == Pooling::kMax) {
-    std::fill(in_grad, in_grad + planes * height * width, Scalar{0});
-    for (int64_t p = 0; p < planes; ++p) {
-      Scalar* grad_plane = in_grad + p * height * width;
-      for (int i = 0; i < out_h; ++i) {
-        const int64_t o = (p * out_h + i) * out_w;
-        Scalar* grad_top = grad_plane + int64_t{2 * i} * width;
-        for (int j = 0; j < out_w; ++j) {
-          const int code = winner[o + j];
-          grad_top[(code >> 1) * width + 2 * j + (code & 1)] = out_grad[o + j];
+  const int64_t row = int64_t{width} * L;
+  const auto zero = lanes::Zero<Scalar>(), one = Broadcast(Scalar{1}), two = Broadcast(Scalar{2}),
+             three = Broadcast(Scalar{3}), quarter = Broadcast(Scalar{0.25});
+  for (int c = 0; c < channels; ++c) {
+    for (int i = 0; i < out_h; ++i) {
+      const Scalar* top = z + (int64_t{c} * height + 2 * i) * row;
+      const Scalar* bottom = top + row;
+      Scalar* out = y.data + c * y.plane + i * y.row;
+      Scalar* code = codes == nullptr ? nullptr : codes + (int64_t{c} * out_h + i) * out_w * L;
+      for (int j = 0; j < out_w; ++j) {
+        const auto tl = Load(top + 2 * j * L), tr = Load(top + (2 * j + 1) * L);
+        const auto bl = Load(bottom + 2 * j * L), br = Load(bottom + (2 * j + 1) * L);
+        if (pooling == Pooling::kMax) {
+          // Vertical first (bottom wins only if strictly larger), then horizontal (right only if strictly
+          // larger).
+          const auto left_lower = ei::pcmp_lt(tl, bl), right_lower = ei::pcmp_lt(tr, br);
+          const auto left = ei::pselect(left_lower, bl, tl), right = ei::pselect(right_lower, br, tr);
+          const auto left_code = ei::pselect(left_lower, two, zero);
+          const auto right_code = ei::pselect(right_lower, three, one);
+          const auto right_wins = ei::pcmp_lt(left, right);
+          Store(out + j * L, ei::pselect(right_wins, right, left));
+          Store(code + j * L, ei::pselect(right_wins, right_code, left_code));
+        } else {
+          Store(out + j * L, lanes::Mul(quarter, lanes::Add(lanes::Add(tl, bl), lanes::Add(tr, br))));
         }
       }
+      ActivationForward(activation, int64_t{out_w} * L, out);
     }
-    return;
   }
-  for (int64_t p = 0; p < planes; ++p) {
-    Scalar* grad_plane = in_grad + p * height * width;
+}
+
+// δ (= ∂loss/∂z, overwritten) from g = ∂loss/∂y ([C][H/2][W/2][L], overwritten with g ⊙ act'(y)) and the
+// pooled outputs y.
+template <typename Scalar>
+void PoolBackward(Pooling pooling, Activation activation, int channels, int height, int width,
+                  StridedLanes<Scalar> y, const Scalar* codes, Scalar* g, Scalar* delta) {
+  using lanes::Broadcast, lanes::Load, lanes::Store;
+  namespace ei = Eigen::internal;
+  constexpr int L = Lanes<Scalar>::kCount;
+  const int out_h = height / 2;
+  const int out_w = width / 2;
+  const int64_t row = int64_t{width} * L;
+  const auto zero = lanes::Zero<Scalar>(), quarter = Broadcast(Scalar{0.25});
+  const lanes::Packet<Scalar> code_value[4] = {zero, Broadcast(Scalar{1}), Broadcast(Scalar{2}),
+                                               Broadcast(Scalar{3})};
+  for (int c = 0; c < channels; ++c) {
     for (int i = 0; i < out_h; ++i) {
-      const Scalar* g = out_grad + (p * out_h + i) * out_w;
-      Scalar* grad_top = grad_plane + int64_t{2 * i} * width;
-      Scalar* grad_bottom = grad_top + width;
+      Scalar* grad = g + (int64_t{c} * out_h + i) * out_w * L;
+      ActivationBackward(activation, int64_t{out_w} * L, y.data + c * y.plane + i * y.row, grad);
+      Scalar* top = delta + (int64_t{c} * height + 2 * i) * row;
+      Scalar* bottom = top + row;
+      const Scalar* code = codes == nullptr ? nullptr : codes + (int64_t{c} * out_h + i) * out_w * L;
       for (int j = 0; j < out_w; ++j) {
-        const Scalar quarter = Scalar(0.25) * g[j];
-        grad_top[2 * j] = quarter;
-        grad_top[2 * j + 1] = quarter;
-        grad_bottom[2 * j] = quarter;
-        grad_bottom[2 * j + 1] = quarter;
+        const auto gv = Load(grad + j * L);
+        if (pooling == Pooling::kMax) {
+          const auto cv = Load(code + j * L);
+          Store(top + 2 * j * L, ei::pselect(ei::pcmp_eq(cv, code_value[0]), gv, zero));
+          Store(top + (2 * j + 1) * L, ei::pselect(ei::pcmp_eq(cv, code_value[1]), gv, zero));
+          Store(bottom + 2 * j * L, ei::pselect(ei::pcmp_eq(cv, code_value[2]), gv, zero));
+          Store(bottom + (2 * j + 1) * L, ei::pselect(ei::pcmp_eq(cv, code_value[3]), gv, zero));
+        } else {
+          const auto q = lanes::Mul(quarter, gv);
+          Store(top + 2 * j * L, q);
+          Store(top + (2 * j + 1) * L, q);
+          Store(bottom + 2 * j * L, q);
+          Store(bottom + (2 * j + 1) * L, q);
+        }
       }
     }
   }

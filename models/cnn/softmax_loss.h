@@ -1,13 +1,12 @@
-// Softmax cross-entropy on a chunk of logits (classes × B, column-major, one example per column):
+// Softmax cross-entropy on a group of logits in the lanes layout ([classes][L], lanes.h):
 //   loss_r = log Σ_j exp(z_rj) − z_{r,y_r},      ∂loss_r/∂z_r = softmax(z_r) − e_{y_r}.
 // Evaluated with the max subtracted, so large logits cannot overflow.
 #pragma once
 
-#include <Eigen/Dense>
 #include <cmath>
 #include <cstdint>
 
-#include "models/cnn/gemm.h"
+#include "models/cnn/lanes.h"
 
 namespace asyncdp::models::cnn {
 
@@ -16,25 +15,37 @@ struct SoftmaxSummary {
   int64_t correct = 0;    // examples whose first maximal logit is the label
 };
 
-// Optional outputs: losses (B entries) and grad (classes × B; may alias nothing) may be null.
+// Lanes 0 .. count − 1 hold examples. Optional outputs: losses (count entries) and grad ([classes][L],
+// zero in lanes ≥ count) may be null.
 template <typename Scalar>
-SoftmaxSummary SoftmaxCrossEntropy(int classes, int64_t count, const Scalar* logits, const int32_t* labels,
+SoftmaxSummary SoftmaxCrossEntropy(int classes, int count, const Scalar* logits, const int32_t* labels,
                                    Scalar* losses, Scalar* grad) {
+  constexpr int L = Lanes<Scalar>::kCount;
   SoftmaxSummary summary;
-  ConstMatrixMap<Scalar> z(logits, classes, count);
-  for (int64_t r = 0; r < count; ++r) {
-    Eigen::Index best = 0;
-    const Scalar max = z.col(r).maxCoeff(&best);
-    const Scalar sum_exp = (z.col(r).array() - max).exp().sum();
+  for (int r = 0; r < count; ++r) {
+    int best = 0;
+    Scalar max = logits[r];
+    for (int c = 1; c < classes; ++c) {
+      if (logits[c * L + r] > max) {
+        max = logits[c * L + r];
+        best = c;
+      }
+    }
+    Scalar sum_exp{0};
+    for (int c = 0; c < classes; ++c) sum_exp += std::exp(logits[c * L + r] - max);
     const Scalar log_norm = max + std::log(sum_exp);
-    const Scalar loss = log_norm - z(labels[r], r);
+    const Scalar loss = log_norm - logits[labels[r] * L + r];
     summary.loss_sum += static_cast<double>(loss);
     if (best == labels[r]) ++summary.correct;
     if (losses != nullptr) losses[r] = loss;
     if (grad != nullptr) {
-      MatrixMap<Scalar> g(grad, classes, count);
-      g.col(r) = (z.col(r).array() - log_norm).exp().matrix();
-      g(labels[r], r) -= Scalar{1};
+      for (int c = 0; c < classes; ++c) grad[c * L + r] = std::exp(logits[c * L + r] - log_norm);
+      grad[labels[r] * L + r] -= Scalar{1};
+    }
+  }
+  if (grad != nullptr) {
+    for (int c = 0; c < classes; ++c) {
+      for (int r = count; r < L; ++r) grad[c * L + r] = Scalar{0};
     }
   }
   return summary;

@@ -30,7 +30,8 @@ TEST(AlexNetTest, ArchitectureMatchesHeader) {
 }
 
 // Expectation: every parameter group's gradient matches central differences (see fd_check.h). Covers
-// the Eigen-GEMM paths of conv2d.h (K = 1600) that LeNet does not reach.
+// what LeNet does not reach: padded 5 × 5 convolutions with 64 channels (several channel blocks and row
+// tiles in conv_lanes.h) and dense layers wider than one register block.
 TEST(AlexNetTest, EveryParameterGroupMatchesFiniteDifferences) {
   const CnnArchitecture architecture = AlexNetCifarArchitecture();
   cnn_testing::DoubleReference reference(architecture, Activation::kRelu, Pooling::kMax);

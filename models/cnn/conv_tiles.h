@@ -1,0 +1,197 @@
+// Register-blocked tiles of the lanes convolution kernels (conv_lanes.h): each keeps a block of outputs in
+// registers (packets of L examples) and reads its inputs in place. Shapes and symbols as in conv_lanes.h.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "models/cnn/architecture.h"
+#include "models/cnn/lanes.h"
+
+namespace asyncdp::models::cnn {
+
+// Strides (in Scalars) of the lanes tensors of one convolution.
+template <typename Scalar>
+struct ConvLanesShape {
+  explicit ConvLanesShape(const ConvGeometry& g)
+      : padded_height(g.in_height + 2 * g.padding),
+        padded_width(g.in_width + 2 * g.padding),
+        in_row(int64_t{padded_width} * kL),
+        in_plane(int64_t{padded_height} * in_row),
+        out_row(int64_t{g.out_width} * kL),
+        out_plane(int64_t{g.out_height} * out_row) {}
+  static constexpr int kL = Lanes<Scalar>::kCount;
+  int padded_height;
+  int padded_width;
+  int64_t in_row;     // x: one padded row
+  int64_t in_plane;   // x: one channel
+  int64_t out_row;    // z, δ: one row
+  int64_t out_plane;  // z, δ: one channel
+};
+
+// Splits n into ceil(n / max_block) blocks of nearly equal size (e.g. 6 = 3 + 3 for blocks of ≤ 4), so
+// no block is a poorly filled remainder; calls body(first, size).
+template <typename Body>
+inline void ForEachBalancedBlock(int n, int max_block, Body&& body) {
+  const int blocks = (n + max_block - 1) / max_block;
+  int first = 0;
+  for (int b = 0; b < blocks; ++b) {
+    const int size = n / blocks + (b < n % blocks ? 1 : 0);
+    body(first, size);
+    first += size;
+  }
+}
+
+namespace conv_internal {
+
+// z(co0 .. co0 + CB, i, j0 .. j0 + JB): CB·JB accumulators; per tap CB broadcasts and JB loads. K > 0 is
+// the kernel size known at compile time (the tap loop unrolled), K = 0 takes it from k.
+template <typename Scalar, int CB, int JB, int K>
+inline void ForwardTile(int in_channels, int k_runtime, int64_t patch, const Scalar* w, const Scalar* bias,
+                        const Scalar* x, int64_t in_plane, int64_t in_row, Scalar* z, int64_t out_plane) {
+  const int k = K > 0 ? K : k_runtime;
+  using lanes::Broadcast, lanes::Fma, lanes::Load, lanes::Store;
+  constexpr int L = Lanes<Scalar>::kCount;
+  lanes::Packet<Scalar> acc[CB][JB];
+  for (int c = 0; c < CB; ++c) {
+    const auto b = Broadcast(bias[c]);
+    for (int j = 0; j < JB; ++j) acc[c][j] = b;
+  }
+  for (int ci = 0; ci < in_channels; ++ci) {
+    for (int ki = 0; ki < k; ++ki) {
+      const Scalar* xr = x + ci * in_plane + ki * in_row;
+      const Scalar* wr = w + (ci * k + ki) * k;
+      // Per tap: the JB input packets in registers, then one weight broadcast at a time (CB·JB + JB + 1
+      // live registers; hoisting all CB broadcasts made GCC spill accumulators).
+#pragma GCC unroll 8
+      for (int kj = 0; kj < k; ++kj) {
+        lanes::Packet<Scalar> xv[JB];
+        for (int j = 0; j < JB; ++j) xv[j] = Load(xr + (kj + j) * L);
+        for (int c = 0; c < CB; ++c) {
+          const auto wv = Broadcast(wr[kj + c * patch]);
+          for (int j = 0; j < JB; ++j) acc[c][j] = Fma(xv[j], wv, acc[c][j]);
+        }
+      }
+    }
+  }
+  for (int c = 0; c < CB; ++c) {
+    for (int j = 0; j < JB; ++j) Store(z + c * out_plane + j * L, acc[c][j]);
+  }
+}
+
+// G for channels co0 .. co0 + CB and taps t0 .. t0 + TB (consecutive kj of one (ci, ki)), summed over
+// `rows` output rows: CB·TB accumulators; per position CB loads of δ and TB of x. accumulate: add to G.
+template <typename Scalar, int CB, int TB>
+inline void WeightGradTile(int rows, int out_width, const Scalar* delta, int64_t out_plane, const Scalar* x,
+                           int64_t in_row, int64_t patch, bool accumulate, Scalar* grad) {
+  using lanes::Fma, lanes::Load, lanes::Store;
+  constexpr int L = Lanes<Scalar>::kCount;
+  lanes::Packet<Scalar> acc[CB][TB];
+  for (int c = 0; c < CB; ++c) {
+    for (int t = 0; t < TB; ++t) acc[c][t] = accumulate ? Load(grad + (c * patch + t) * L) : lanes::Zero<Scalar>();
+  }
+  for (int i = 0; i < rows; ++i) {
+    const Scalar* dr = delta + i * out_width * L;
+    const Scalar* xr = x + i * in_row;
+#pragma GCC unroll 2
+    for (int j = 0; j < out_width; ++j) {
+      lanes::Packet<Scalar> xv[TB];
+      for (int t = 0; t < TB; ++t) xv[t] = Load(xr + (j + t) * L);
+      for (int c = 0; c < CB; ++c) {
+        const auto d = Load(dr + c * out_plane + j * L);
+        for (int t = 0; t < TB; ++t) acc[c][t] = Fma(d, xv[t], acc[c][t]);
+      }
+    }
+  }
+  for (int c = 0; c < CB; ++c) {
+    for (int t = 0; t < TB; ++t) Store(grad + (c * patch + t) * L, acc[c][t]);
+  }
+}
+
+// One padded input row Y of channel ci, columns X in [j0, j0 + JB + K − 1), from the δ columns
+// [j0, j0 + JB) of the output rows Y − ki: each loaded δ packet is scattered into K accumulators
+// (acc[j + kj] += Wt · δ[j]), so no multiply-add touches an invalid (padding) δ. Adds the columns
+// that are inside the unpadded input to dx_row (x = X − padding).
+template <typename Scalar, int K, int JB>
+inline void InputGradTile(int out_channels, int ki_begin, int ki_end, int row, const Scalar* delta,
+                          int64_t out_plane, int64_t out_row, const Scalar* w, int64_t patch, int j0,
+                          int padding, int in_width, Scalar* dx_row) {
+  using lanes::Broadcast, lanes::Fma, lanes::Load, lanes::Store;
+  constexpr int L = Lanes<Scalar>::kCount;
+  constexpr int kWidth = JB + K - 1;
+  lanes::Packet<Scalar> acc[kWidth];
+  for (int a = 0; a < kWidth; ++a) acc[a] = lanes::Zero<Scalar>();
+  for (int co = 0; co < out_channels; ++co) {
+    for (int ki = ki_begin; ki < ki_end; ++ki) {
+      const Scalar* dr = delta + co * out_plane + (row - ki) * out_row + j0 * L;
+      lanes::Packet<Scalar> d[JB];
+      for (int j = 0; j < JB; ++j) d[j] = Load(dr + j * L);
+      const Scalar* wr = w + co * patch + ki * K;
+      for (int kj = 0; kj < K; ++kj) {
+        const auto wv = Broadcast(wr[kj]);
+        for (int j = 0; j < JB; ++j) acc[j + kj] = Fma(d[j], wv, acc[j + kj]);
+      }
+    }
+  }
+  for (int a = 0; a < kWidth; ++a) {
+    const int x = j0 + a - padding;
+    if (x >= 0 && x < in_width) Store(dx_row + x * L, lanes::Add(Load(dx_row + x * L), acc[a]));
+  }
+}
+
+template <typename Scalar, int K>
+void InputGradFixedKernel(const ConvGeometry& g, const ConvLanesShape<Scalar>& s, const Scalar* w,
+                          const Scalar* delta, Scalar* dx) {
+  constexpr int L = Lanes<Scalar>::kCount;
+  constexpr int kColumns = 8;
+  const int64_t patch = g.patch_size();
+  const int64_t dx_plane = int64_t{g.in_height} * g.in_width * L;
+  for (int ci = 0; ci < g.in_channels; ++ci) {
+    for (int y = 0; y < g.in_height; ++y) {
+      const int row = y + g.padding;  // padded row
+      const int ki_begin = std::max(0, row - g.out_height + 1);
+      const int ki_end = std::min(K, row + 1);
+      if (ki_begin >= ki_end) continue;
+      Scalar* dx_row = dx + ci * dx_plane + int64_t{y} * g.in_width * L;
+      for (int j0 = 0; j0 < g.out_width; j0 += kColumns) {
+        lanes::Dispatch<kColumns>(std::min(kColumns, g.out_width - j0), [&]<int JB>() {
+          InputGradTile<Scalar, K, JB>(g.out_channels, ki_begin, ki_end, row, delta, s.out_plane, s.out_row,
+                                       w + ci * K * K, patch, j0, g.padding, g.in_width, dx_row);
+        });
+      }
+    }
+  }
+}
+
+// Any kernel size: the same sums, accumulated in memory one packet at a time.
+template <typename Scalar>
+void InputGradAnyKernel(const ConvGeometry& g, const ConvLanesShape<Scalar>& s, const Scalar* w,
+                        const Scalar* delta, Scalar* dx) {
+  using lanes::Broadcast, lanes::Fma, lanes::Load, lanes::Store;
+  constexpr int L = Lanes<Scalar>::kCount;
+  const int k = g.kernel;
+  const int64_t patch = g.patch_size();
+  for (int ci = 0; ci < g.in_channels; ++ci) {
+    for (int co = 0; co < g.out_channels; ++co) {
+      for (int ki = 0; ki < k; ++ki) {
+        for (int kj = 0; kj < k; ++kj) {
+          const auto wv = Broadcast(w[(ci * k + ki) * k + kj + co * patch]);
+          for (int i = 0; i < g.out_height; ++i) {
+            const int y = i + ki - g.padding;
+            if (y < 0 || y >= g.in_height) continue;
+            for (int j = 0; j < g.out_width; ++j) {
+              const int x = j + kj - g.padding;
+              if (x < 0 || x >= g.in_width) continue;
+              Scalar* target = dx + ((int64_t{ci} * g.in_height + y) * g.in_width + x) * L;
+              Store(target, Fma(Load(delta + co * s.out_plane + i * s.out_row + j * L), wv, Load(target)));
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace conv_internal
+
+}  // namespace asyncdp::models::cnn
