@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package asyncdp needs. Idempotent: does nothing when all are present.
-# Works as root or through sudo.
+# Works as root or through sudo. `--fuzz` adds Clang and its sanitizer/libFuzzer runtime, which only the
+# fuzz targets need (scripts/fuzz-check.sh).
 set -euo pipefail
 
 packages=(
@@ -11,6 +12,9 @@ packages=(
   gnuplot-nox
   dataset-fashion-mnist
 )
+if [ "${1:-}" = "--fuzz" ]; then
+  packages+=(clang libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
