@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds the whole test suite with AddressSanitizer + UndefinedBehaviorSanitizer (the asan preset) and
-# runs it, failing on the first report (heap/stack overflow, use-after-free, leak, signed overflow, bad
-# shift, misaligned access, invalid float-to-int conversion, ...).
+# Builds the whole test suite with AddressSanitizer + UndefinedBehaviorSanitizer (the asan preset, Clang)
+# and runs it, failing on the first report (heap/stack overflow, use-after-free, leak, signed overflow, bad
+# shift, misaligned access, float-to-integer overflow, ...).
 # Usage: scripts/asan-check.sh [ctest args...]     e.g. scripts/asan-check.sh -R Libsvm
 # Environment: ASYNCDP_JOBS (default: number of cores), ASYNCDP_ASAN_EXCLUDE (a ctest -E regex; default
 # excludes nothing).
@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.."
 jobs=${ASYNCDP_JOBS:-$(nproc)}
 werror=OFF
 [ "${CI:-}" = "true" ] && werror=ON
+./scripts/install-deps.sh --clang
 cmake --preset asan -DASYNCDP_WERROR=$werror >/dev/null
 cmake --build --preset asan -j "$jobs"
 # halt_on_error / abort: the first report fails the test that triggered it; detect_leaks: LeakSanitizer.

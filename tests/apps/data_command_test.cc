@@ -92,6 +92,9 @@ TEST(DataCommandTest, BadOptionsExitWithCode2) {
   const std::string path = dir.Write("ok.svm", "1 1:1\n");
   EXPECT_EQ(RunAsyncdp("data info --format csv " + Quoted(path), dir).exit_code, 2);
   EXPECT_EQ(RunAsyncdp("data info --features -3 " + Quoted(path), dir).exit_code, 2);
+  const CliResult wide = RunAsyncdp("data info --features 3000000000 " + Quoted(path), dir);
+  EXPECT_EQ(wide.exit_code, 2);
+  EXPECT_EQ(wide.err, "error: --features: must be an integer in [0, 2147483647], got 3000000000\n");
   const CliResult labels = RunAsyncdp("data info --labels x " + Quoted(path), dir);
   EXPECT_EQ(labels.exit_code, 2);
   EXPECT_THAT(labels.err, HasSubstr("error: labels: a separate labels file applies to IDX files only"));

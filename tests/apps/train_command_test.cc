@@ -144,5 +144,18 @@ TEST(TrainCommand, ADirectoryIsNotAConfigFile) {
   EXPECT_THAT(r.err, HasSubstr("is a directory, expected a TOML configuration file"));
 }
 
+// A fresh clone runs the shipped configurations on the repository's own a9a copy (paths relative to the
+// repository root), with nothing beside the clone.
+TEST(TrainCommand, ShippedConfigurationsFindTheirDataInTheRepository) {
+  TempDir dir;
+  const CliResult r = RunCommand(
+      "cd " + Quoted(SourceDir()) + " && " + Quoted(AsyncdpBinary()) +
+          " train --quiet --config experiments/table3_strongly_convex.toml --set data.rows_per_client=200"
+          " --set schedule.epochs=0.5 --set eval.points=0 --out " + Quoted(dir.Path("run")),
+      dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(ReadFile(dir.Path("run") + "/config.resolved.toml"), HasSubstr("train = \"datasets/libsvm/a9a.gz\""));
+}
+
 }  // namespace
 }  // namespace asyncdp::testing
