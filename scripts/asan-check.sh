@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the whole test suite with AddressSanitizer + UndefinedBehaviorSanitizer (the asan preset, Clang)
 # and runs it, failing on the first report (heap/stack overflow, use-after-free, leak, signed overflow, bad
-# shift, misaligned access, float-to-integer overflow, ...).
+# shift, misaligned access, float-to-integer overflow, ...). The preset compiles with -ffp-contract=off:
+# Clang would otherwise fuse a*b+c into FMA instructions, which GCC does not do under -std=c++20, and the
+# numeric tests (tight tolerances on accountant values) must see the same arithmetic as the release build.
 # Usage: scripts/asan-check.sh [ctest args...]     e.g. scripts/asan-check.sh -R Libsvm
 # Environment: ASYNCDP_JOBS (default: number of cores), ASYNCDP_ASAN_EXCLUDE (a ctest -E regex; default
 # excludes nothing).

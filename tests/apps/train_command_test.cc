@@ -154,7 +154,7 @@ TEST(TrainCommand, ShippedConfigurationsFindTheirDataInTheRepository) {
           " --set schedule.epochs=0.5 --set eval.points=0 --out " + Quoted(dir.Path("run")),
       dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(ReadFile(dir.Path("run") + "/config.resolved.toml"), HasSubstr("train = \"datasets/libsvm/a9a.gz\""));
+  EXPECT_THAT(ReadFile(dir.Path("run") + "/config.resolved.toml"), HasSubstr("train = 'datasets/libsvm/a9a.gz'"));
 }
 
 }  // namespace
