@@ -1,4 +1,4 @@
-// `asyncdp calc`: the Proactive-DP paper's DP calculators (spec/proactive-dp.md §6.2, §6.3) as JSON.
+// `asyncdp calc`: the Proactive-DP paper's DP calculators (Appendix D.4 and E.1; docs/theory.md) as JSON.
 //
 //   asyncdp calc --N N --K K --delta D (--sigma S | --epsilon E) [--theta THETA] [--mode paper|exact]
 //     Appendix D.4 (Theorem 3.1): {"epsilon", "sigma", "gamma", "T_min", "s_max", "T_min_asym",
@@ -20,6 +20,8 @@
 #include "core/accounting/csv_input.h"
 #include "core/accounting/proactive/proactive_calculator.h"
 #include "core/error.h"
+#include "data/file_contents.h"
+#include "sim/config_fields.h"
 
 namespace asyncdp::apps {
 namespace {
@@ -40,12 +42,29 @@ nlohmann::ordered_json Number(double value) {
   return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "cannot open file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+// The accepted range of every number `calc` takes, checked once where it enters (here), so the calculators
+// never see NaN, an infinity or a magnitude whose s_max cannot be represented. N and K are counts.
+constexpr sim::NumericRange kRecordsRange{1, 1e9};         // --N: records in one client's data set
+constexpr sim::NumericRange kIterationsRange{1, 1e12};     // --K: gradient computations
+constexpr sim::NumericRange kDeltaRange{0, 1, true, true};  // --delta
+constexpr sim::NumericRange kSigmaRange{0, 1e6, true};     // --sigma (6) further needs sigma^2 > 2
+constexpr sim::NumericRange kEpsilonRange{0, 1e3, true};   // --epsilon
+constexpr sim::NumericRange kThetaRange{1, 1e3};           // --theta = s_max / s_bar
+// Sample sizes are printed as integers only while a double holds them exactly.
+constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
+
+void RequireInRange(const char* option, double value, const sim::NumericRange& range, bool integer) {
+  const bool in_range = range.Contains(value);
+  if (in_range && (!integer || value == std::floor(value))) return;
+  throw ConfigError(option, std::string("must be ") + (integer ? "an integer" : "a finite number") + " in " +
+                                range.ToString() + ", got " + sim::NumberText(value));
+}
+
+// floor(x) as a JSON integer, or null when x is not finite or beyond 2^53 (the calculators' s_max when T_min
+// is tiny: no sample size means anything there).
+nlohmann::ordered_json FloorOrNull(double x) {
+  if (!std::isfinite(x) || std::fabs(x) >= kMaxExactInteger) return nullptr;
+  return static_cast<int64_t>(std::floor(x));
 }
 
 nlohmann::ordered_json ConditionsJson(const accounting::ProactiveCheck& check) {
@@ -67,15 +86,17 @@ void RunSimplified(const CalcArgs& args, const CLI::App& command) {
   if (command.count("--sigma")) in.sigma = args.sigma;
   if (command.count("--epsilon")) in.epsilon = args.epsilon;
   if (!command.count("--K")) throw ConfigError("--K", "required (total gradient computations)");
+  RequireInRange("--K", args.iterations, kIterationsRange, true);
+  RequireInRange("--theta", args.theta, kThetaRange, false);
   const accounting::CalculatorResult r = accounting::RunSimplifiedCalculator(in);
   nlohmann::ordered_json out;
   out["epsilon"] = Number(r.epsilon);
   out["sigma"] = Number(r.sigma);
   out["gamma"] = Number(r.gamma);
   out["T_min"] = Number(r.t_min);
-  out["s_max"] = r.s_max;
+  out["s_max"] = FloorOrNull(r.s_max_real);
   out["T_min_asym"] = Number(r.t_min_asym);
-  out["s_max_asym"] = r.s_max_asym;
+  out["s_max_asym"] = FloorOrNull(r.s_max_asym_real);
   out["conditions"] = ConditionsJson(r.check);
   out["theorem_3_1"] = r.check.theorem_3_1;
   out["theorem_b4"] = r.check.theorem_b4;
@@ -109,7 +130,11 @@ void RunMultiPhase(const CalcArgs& args, const CLI::App& command) {
   in.delta = args.delta;
   in.epsilon_target = args.epsilon;
   in.mode = accounting::ParseGammaMode(args.mode, "--mode");
-  in.phases = accounting::ParsePhasesCsv(ReadFile(args.phases_path), args.phases_path);
+  in.phases = accounting::ParsePhasesCsv(data::ReadTextFile(args.phases_path), args.phases_path);
+  for (const accounting::CalculatorPhase& phase : in.phases) {
+    RequireInRange("--phases K", phase.iterations, kIterationsRange, true);
+    if (!std::isnan(phase.sigma)) RequireInRange("--phases sigma", phase.sigma, kSigmaRange, false);
+  }
   const accounting::MultiPhaseResult r = accounting::RunMultiPhaseCalculator(in);
   nlohmann::ordered_json phases = nlohmann::ordered_json::array();
   for (size_t j = 0; j < r.phases.size(); ++j) {
@@ -139,12 +164,15 @@ void RunMultiPhase(const CalcArgs& args, const CLI::App& command) {
   std::cout << out.dump() << '\n';
 }
 
-constexpr const char* kFooter = R"(Output of the D.4 calculator (one JSON object):
+constexpr const char* kFooter = R"(Inputs: --N an integer in [1, 1e9], --K an integer in [1, 1e12], --delta in (0, 1),
+--sigma in (0, 1e6] (the D.4 calculator needs sigma^2 > 2), --epsilon in (0, 1000], --theta in [1, 1000].
+Output of the D.4 calculator (one JSON object):
   epsilon              eps = 2 ln(1/delta) / (sigma^2 - 2) from --sigma, or --epsilon as given
   sigma                --sigma, or sqrt(2 (eps + ln(1/delta)) / eps) (6) from --epsilon
   gamma                paper: one-sided fixed-point iteration from 2 (reproduces Tables 9-11);
                        exact: the smallest solution of gamma >= F_gamma (bisection)
-  T_min, s_max         gamma theta^2 k^2 / eps and floor(k N / T_min), k = K / N
+  T_min, s_max         gamma theta^2 k^2 / eps and floor(k N / T_min), k = K / N (s_max, s_max_asym: null
+                       when not finite or above 2^53)
   T_min_asym, s_max_asym  theta^2 k^2 / (2 eps) and floor(k N / T_min_asym)
   conditions           per condition of Theorems 3.1 / B.4 at s = s_max: lhs, rhs, holds, margin
                        (margin >= 0 iff it holds), relation, statement
@@ -176,6 +204,10 @@ void RegisterCalcCommand(CLI::App& app) {
   calc->add_option("--phases", args->phases_path, "E.1 multi-phase calculator: CSV of K,sigma per phase");
   calc->footer(kFooter);
   calc->callback([args, calc] {
+    RequireInRange("--N", args->n_records, kRecordsRange, true);
+    RequireInRange("--delta", args->delta, kDeltaRange, false);
+    if (calc->count("--sigma")) RequireInRange("--sigma", args->sigma, kSigmaRange, false);
+    if (calc->count("--epsilon")) RequireInRange("--epsilon", args->epsilon, kEpsilonRange, false);
     if (args->phases_path.empty()) {
       RunSimplified(*args, *calc);
     } else {

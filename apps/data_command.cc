@@ -12,6 +12,7 @@
 #include <string>
 
 #include "apps/commands.h"
+#include "core/error.h"
 #include "data/dataset.h"
 #include "data/load.h"
 
@@ -40,7 +41,13 @@ nlohmann::ordered_json DataInfoJson(const data::Dataset& dataset) {
   return info;
 }
 
+// LIBSVM column indices are int32 (data/libsvm.h).
+constexpr int64_t kMaxFeatures = 2147483647;
+
 void RunDataInfo(const DataInfoArgs& args) {
+  if (args.features < 0 || args.features > kMaxFeatures) {
+    throw ConfigError("--features", "must be an integer in [0, 2147483647], got " + std::to_string(args.features));
+  }
   data::DataLoadOptions options;
   options.format = data::ParseDataFormat(args.format, "--format");
   options.num_features = args.features;

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <new>
 
 #include "apps/commands.h"
 #include "core/error.h"
@@ -27,11 +28,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);  // --help, --version
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // Every CLI error starts with "error:", CLI11's option errors included.
+    std::fprintf(stderr, "error: %s\nRun with --help for more information.\n", e.what());
     return 2;
   } catch (const asyncdp::InputError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "error: out of memory\n");
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

@@ -20,8 +20,6 @@ namespace {
 // Output grows by at least this much per step: few reallocations, and each inflate() call gets a large
 // output window, which is what makes zlib fast.
 constexpr size_t kMinGrowBytes = size_t{1} << 20;
-// Deflate cannot compress better than about 1032:1, so a trailer claiming more is corrupt; cap the hint.
-constexpr uint64_t kMaxDeflateRatio = 1032;
 // zlib counts in uInt (32 bits): feed input and offer output in slices no larger than this.
 constexpr size_t kMaxZlibSlice = size_t{1} << 30;
 
@@ -38,7 +36,7 @@ size_t CapacityHint(std::string_view compressed) {
   const auto* tail = reinterpret_cast<const unsigned char*>(compressed.data() + compressed.size() - 4);
   const uint64_t isize =
       uint64_t{tail[0]} | (uint64_t{tail[1]} << 8) | (uint64_t{tail[2]} << 16) | (uint64_t{tail[3]} << 24);
-  const uint64_t cap = kMaxDeflateRatio * static_cast<uint64_t>(compressed.size());
+  const uint64_t cap = kMaxGzipRatio * static_cast<uint64_t>(compressed.size());
   return static_cast<size_t>(std::max<uint64_t>(std::min(isize, cap), 1));
 }
 
@@ -102,7 +100,44 @@ std::string Gunzip(std::string_view compressed, const std::string& source) {
   return out;
 }
 
-std::string ReadFileContents(const std::string& path) {
+std::string GunzipPrefix(std::string_view compressed, size_t max_bytes, const std::string& source) {
+  std::unique_ptr<z_stream, InflateDeleter> zs(new z_stream{});
+  if (inflateInit2(zs.get(), 16 + MAX_WBITS) != Z_OK) throw std::bad_alloc();
+  const auto* base = reinterpret_cast<const unsigned char*>(compressed.data());
+  const size_t total_in = std::min(compressed.size(), kMaxZlibSlice);
+  std::string out(std::min(max_bytes, kMaxZlibSlice), '\0');
+  size_t consumed = 0;
+  size_t produced = 0;
+  while (produced < out.size() && consumed < total_in) {
+    zs->next_in = const_cast<unsigned char*>(base + consumed);  // zlib's API is not const-correct
+    zs->avail_in = static_cast<uInt>(total_in - consumed);
+    zs->next_out = reinterpret_cast<unsigned char*>(out.data() + produced);
+    zs->avail_out = static_cast<uInt>(out.size() - produced);
+    const int ret = inflate(zs.get(), Z_NO_FLUSH);
+    consumed = total_in - zs->avail_in;
+    produced = out.size() - zs->avail_out;
+    if (ret == Z_DATA_ERROR) {
+      throw BinaryFormatError(source, static_cast<int64_t>(consumed),
+                              std::string("corrupt gzip stream: ") + (zs->msg ? zs->msg : "invalid data"));
+    }
+    if (ret == Z_MEM_ERROR) throw std::bad_alloc();
+    if (ret == Z_STREAM_END) {
+      if (consumed == total_in) break;
+      if (!HasGzipMagic(compressed.substr(consumed))) {
+        throw BinaryFormatError(source, static_cast<int64_t>(consumed),
+                                "expected end of file or another gzip member after the gzip trailer, "
+                                "found other bytes");
+      }
+      inflateReset(zs.get());  // the next member of a concatenated gzip file
+      continue;
+    }
+    if (ret != Z_OK) break;  // Z_BUF_ERROR: the input ends early; what was produced is the prefix
+  }
+  out.resize(produced);
+  return out;
+}
+
+std::string ReadFileBytes(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw InputError(path, "cannot read: is a directory, expected a data file");
@@ -123,8 +158,23 @@ std::string ReadFileContents(const std::string& path) {
   }
   if (std::ferror(file.get())) throw InputError(path, std::string("read failed: ") + std::strerror(errno));
   bytes.resize(filled);
+  return bytes;
+}
+
+std::string ReadFileContents(const std::string& path) {
+  std::string bytes = ReadFileBytes(path);
   if (HasGzipMagic(bytes)) return Gunzip(bytes, path);
   return bytes;
+}
+
+std::string_view StripUtf8Bom(std::string_view text) {
+  return text.starts_with("\xEF\xBB\xBF") ? text.substr(3) : text;
+}
+
+std::string ReadTextFile(const std::string& path) {
+  std::string text = ReadFileContents(path);
+  if (StripUtf8Bom(text).size() != text.size()) text.erase(0, 3);
+  return text;
 }
 
 }  // namespace asyncdp::data

@@ -6,10 +6,14 @@
 // (1f 8b), never by the file name, so `a9a.gz` renamed to `a9a` still loads.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace asyncdp::data {
+
+// Deflate cannot compress better than about 1032:1: a gzip file of n bytes holds at most 1032·n bytes.
+inline constexpr uint64_t kMaxGzipRatio = 1032;
 
 // True when `bytes` starts with the gzip magic number 1f 8b (RFC 1952 §2.3.1).
 bool HasGzipMagic(std::string_view bytes);
@@ -21,9 +25,25 @@ bool HasGzipMagic(std::string_view bytes);
 // bytes after the last member that are not another gzip member.
 std::string Gunzip(std::string_view compressed, const std::string& source);
 
+// At most the first `max_bytes` of the decompressed content of a gzip stream, inflating no more than that
+// (a header can be checked before a large file is decompressed). Fewer bytes when the content is shorter.
+// Throws BinaryFormatError like Gunzip for a corrupt start.
+std::string GunzipPrefix(std::string_view compressed, size_t max_bytes, const std::string& source);
+
+// The raw bytes of the file at `path` (not decompressed). Throws InputError(path, ...) when the file
+// cannot be opened or read (missing, a directory, no permission).
+std::string ReadFileBytes(const std::string& path);
+
 // The whole content of the file at `path`, gunzipped when it starts with the gzip magic.
 // Throws InputError(path, ...) when the file cannot be opened or read (missing, a directory, no
 // permission) and BinaryFormatError for a bad gzip stream.
 std::string ReadFileContents(const std::string& path);
+
+// `text` without a leading UTF-8 byte-order mark (EF BB BF), which some editors write at the start of
+// CSV and text files; text parsers call this so that a BOM never becomes part of the first token.
+std::string_view StripUtf8Bom(std::string_view text);
+
+// ReadFileContents(path) for a text input (CSV, LIBSVM), with a leading UTF-8 BOM removed.
+std::string ReadTextFile(const std::string& path);
 
 }  // namespace asyncdp::data

@@ -12,6 +12,7 @@ namespace {
 
 constexpr float kPixelScale = 1.0f / 255.0f;
 constexpr const char* kImagesWhat = "unsigned-byte images, 3 dimensions";
+constexpr const char* kLabelsWhat = "unsigned-byte labels, 1 dimension";
 
 struct IdxHeader {
   std::vector<int64_t> dims;
@@ -28,9 +29,9 @@ uint32_t BigEndian32(const unsigned char* p) {
   return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
 }
 
-// Validates magic, dimensions and the exact file size (header + product of dims, one byte per element).
-IdxHeader ParseHeader(std::string_view bytes, const std::string& source, uint32_t expected_magic,
-                      const char* what) {
+// Validates the magic and the dimensions (none 0); the header must be complete in `bytes`.
+IdxHeader ParseHeaderFields(std::string_view bytes, const std::string& source, uint32_t expected_magic,
+                            const char* what) {
   const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
   const auto size = static_cast<int64_t>(bytes.size());
   if (size < 4) {
@@ -43,6 +44,10 @@ IdxHeader ParseHeader(std::string_view bytes, const std::string& source, uint32_
     std::string hint;
     if (magic == kIdxLabelsMagic) hint = " (this is an IDX labels file)";
     if (magic == kIdxImagesMagic) hint = " (this is an IDX images file)";
+    if (hint.empty() && IsIdxMagic(magic)) {
+      hint = " (an IDX file of element type 0x" + Hex32(magic).substr(6, 2) + " with " +
+             std::to_string(magic & 0xff) + " dimensions; only unsigned bytes are supported)";
+    }
     throw BinaryFormatError(
         source, 0,
         "expected IDX magic " + Hex32(expected_magic) + " (" + what + "), got " + Hex32(magic) + hint);
@@ -55,17 +60,25 @@ IdxHeader ParseHeader(std::string_view bytes, const std::string& source, uint32_
                             "truncated IDX header: expected " + std::to_string(ndims) +
                                 " 4-byte dimension sizes after the magic number");
   }
-  // The product saturates just above the available byte count, so it cannot overflow int64.
-  int64_t elements = 1;
-  const int64_t available = size - header.payload_offset;
   for (int i = 0; i < ndims; ++i) {
     const int64_t dim = BigEndian32(data + 4 + 4 * i);
     if (dim == 0) {
       throw BinaryFormatError(source, 4 + 4 * i, "IDX dimension " + std::to_string(i) + " is 0");
     }
     header.dims.push_back(dim);
-    elements = elements > available / dim ? available + 1 : elements * dim;
   }
+  return header;
+}
+
+// Validates magic, dimensions and the exact file size (header + product of dims, one byte per element).
+IdxHeader ParseHeader(std::string_view bytes, const std::string& source, uint32_t expected_magic,
+                      const char* what) {
+  IdxHeader header = ParseHeaderFields(bytes, source, expected_magic, what);
+  const auto size = static_cast<int64_t>(bytes.size());
+  // The product saturates just above the available byte count, so it cannot overflow int64.
+  int64_t elements = 1;
+  const int64_t available = size - header.payload_offset;
+  for (int64_t dim : header.dims) elements = elements > available / dim ? available + 1 : elements * dim;
   const int64_t expected_size = header.payload_offset + elements;
   if (elements > available) {
     std::string shape;
@@ -97,6 +110,20 @@ uint32_t IdxMagic(std::string_view bytes) {
   return BigEndian32(reinterpret_cast<const unsigned char*>(bytes.data()));
 }
 
+bool IsIdxMagic(uint32_t magic) {
+  const uint32_t type = (magic >> 8) & 0xff;
+  const bool known_type = type == 0x08 || type == 0x09 || (type >= 0x0B && type <= 0x0E);
+  return (magic >> 16) == 0 && known_type && (magic & 0xff) != 0;
+}
+
+std::vector<int64_t> IdxDeclaredDims(std::string_view header, const std::string& source,
+                                     uint32_t expected_magic) {
+  const char* what = expected_magic == kIdxImagesMagic   ? kImagesWhat
+                     : expected_magic == kIdxLabelsMagic ? kLabelsWhat
+                                                         : "IDX";
+  return ParseHeaderFields(header, source, expected_magic, what).dims;
+}
+
 void CheckIdxImages(std::string_view images, const std::string& source) {
   ParseHeader(images, source, kIdxImagesMagic, kImagesWhat);
 }
@@ -109,7 +136,7 @@ Dataset ParseIdxPair(std::string_view images, const std::string& images_source, 
   }
   const IdxHeader image_header = ParseHeader(images, images_source, kIdxImagesMagic, kImagesWhat);
   const IdxHeader label_header =
-      ParseHeader(labels, labels_source, kIdxLabelsMagic, "unsigned-byte labels, 1 dimension");
+      ParseHeader(labels, labels_source, kIdxLabelsMagic, kLabelsWhat);
   const int64_t rows = image_header.dims[0];
   if (label_header.dims[0] != rows) {
     throw BinaryFormatError(labels_source, 4,

@@ -11,6 +11,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "data/dataset.h"
 
@@ -27,6 +28,16 @@ struct IdxOptions {
 
 // The first four bytes as a big-endian integer (the IDX magic number); 0 when there are fewer than four.
 uint32_t IdxMagic(std::string_view bytes);
+
+// Whether `magic` is an IDX magic number of any element type: two zero bytes, a type code (0x08 ubyte,
+// 0x09 sbyte, 0x0B short, 0x0C int, 0x0D float, 0x0E double) and 1..255 dimensions. Format detection
+// uses it, so an IDX file of an unsupported type is reported as such rather than parsed as text.
+bool IsIdxMagic(uint32_t magic);
+
+// The dimensions an IDX header declares, read from the first bytes of a file (the whole header suffices,
+// no payload needed): checks the magic against `expected_magic` and that no dimension is 0. Lets a loader
+// compare image and label counts before it decompresses a large images file.
+std::vector<int64_t> IdxDeclaredDims(std::string_view header, const std::string& source, uint32_t expected_magic);
 
 // Parses an images/labels pair already in memory (decompressed). `*_source` name them in errors.
 Dataset ParseIdxPair(std::string_view images, const std::string& images_source, std::string_view labels,

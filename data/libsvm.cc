@@ -330,7 +330,9 @@ class LibsvmParser {
 }  // namespace
 
 Dataset ParseLibsvm(std::string_view text, const std::string& source, const LibsvmOptions& options) {
-  return LibsvmParser(text, source, options).Parse();
+  // A UTF-8 byte-order mark (written by some editors) is not part of the first label; columns count from
+  // the character after it, as editors show them.
+  return LibsvmParser(StripUtf8Bom(text), source, options).Parse();
 }
 
 Dataset ReadLibsvm(const std::string& path, const LibsvmOptions& options) {

@@ -13,6 +13,7 @@
 //    Labels are matched by value, so `1.0` in a training file and `1` in its test file are one class.
 //  - A line may hold only a label (no features). `#` starts a comment (whole line or after the features);
 //    blank lines and trailing spaces/tabs are ignored; a `\r` before `\n` is accepted (CRLF files).
+//  - A leading UTF-8 byte-order mark is skipped (columns of line 1 count from the character after it).
 //  - At least one example is required.
 // Performance: one pass over an in-memory buffer with std::from_chars, no per-line allocation; the output
 // CSR arrays grow geometrically. Measured in bench/data_bench.cc (BM_LibsvmParse).

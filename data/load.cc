@@ -1,5 +1,9 @@
 #include "data/load.h"
 
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
 #include "core/check.h"
 #include "core/error.h"
 #include "data/cifar.h"
@@ -30,25 +34,108 @@ DataFormat ParseDataFormat(std::string_view name, const std::string& key_path) {
   throw ConfigError(key_path, "expected one of auto, libsvm, idx, cifar, got '" + std::string(name) + "'");
 }
 
+namespace {
+
+// Bytes of decompressed content that format detection and the IDX images header need (magic and three
+// 4-byte dimensions).
+constexpr size_t kHeadBytes = 16;
+
+// CIFAR-10 by content: a positive multiple of 3073 bytes whose every record starts with a label byte 0..9.
+// Text never has a byte below 9 (tab), so either the name says .bin / .bin.gz, or some record's label byte
+// is below 9, which no text file has.
+bool LooksLikeCifar(const std::string& path, std::string_view contents) {
+  const auto size = static_cast<int64_t>(contents.size());
+  if (size == 0 || size % kCifar10RecordBytes != 0) return false;
+  bool binary_byte = false;
+  for (int64_t offset = 0; offset < size; offset += kCifar10RecordBytes) {
+    const auto label = static_cast<unsigned char>(contents[offset]);
+    if (label >= kCifar10Classes) return false;
+    binary_byte = binary_byte || label < 9;
+  }
+  const std::string name = path.ends_with(".gz") ? path.substr(0, path.size() - 3) : path;
+  return binary_byte || name.ends_with(".bin");
+}
+
+// One-class training data train a classifier that predicts that class everywhere: legal, but almost
+// always a mistake (a wrong file, a filter that dropped the other class), so it is said on stderr.
+void WarnIfOneClass(const Dataset& dataset) {
+  if (dataset.rows() == 0) return;
+  const std::vector<int64_t> counts = ClassCounts(dataset);
+  int64_t present = 0;
+  for (int64_t n : counts) present += n > 0 ? 1 : 0;
+  if (present == 1) {
+    const size_t c = std::find_if(counts.begin(), counts.end(), [](int64_t n) { return n > 0; }) - counts.begin();
+    spdlog::warn("{}: every one of its {} rows has label '{}': a classifier trained on one class learns nothing",
+                 dataset.source, dataset.rows(), dataset.class_names[c]);
+  }
+}
+
+Dataset LoadIdx(const std::string& path, std::string raw, std::string_view head, const DataLoadOptions& options) {
+  const bool gz = HasGzipMagic(raw);
+  // A wrong file fails on its own header, not on a missing sibling; the counts are compared before a large
+  // images file is decompressed.
+  const std::vector<int64_t> dims = IdxDeclaredDims(head, path, kIdxImagesMagic);
+  if (gz) {
+    int64_t declared = 1;  // saturating product of the dimensions
+    for (int64_t d : dims) declared = declared > (int64_t{1} << 62) / d ? (int64_t{1} << 62) : declared * d;
+    const auto most = static_cast<int64_t>(kMaxGzipRatio * static_cast<uint64_t>(raw.size()));
+    if (declared > most) {
+      throw BinaryFormatError(path, 4,
+                              "the IDX header declares " + std::to_string(dims[0]) + " images (" +
+                                  std::to_string(declared) + " bytes), more than a " + std::to_string(raw.size()) +
+                                  "-byte gzip file can hold: the file is truncated or the header is corrupt");
+    }
+  } else {
+    CheckIdxImages(raw, path);
+  }
+  const std::string labels_path = options.labels_path.empty() ? IdxLabelsPathFor(path) : options.labels_path;
+  if (labels_path.empty()) {
+    throw InputError(path,
+                     "cannot infer the IDX labels file (expected a name containing "
+                     "'images-idx3-ubyte'); pass it with --labels");
+  }
+  const std::string labels = ReadFileContents(labels_path);
+  const std::vector<int64_t> label_dims = IdxDeclaredDims(labels, labels_path, kIdxLabelsMagic);
+  if (label_dims[0] != dims[0]) {
+    throw BinaryFormatError(labels_path, 4,
+                            "label count " + std::to_string(label_dims[0]) + " does not match the image count " +
+                                std::to_string(dims[0]) + " declared by " + path);
+  }
+  if (gz) raw = Gunzip(raw, path);
+  return ParseIdxPair(raw, path, labels, labels_path);
+}
+
+}  // namespace
+
 DataFormat DetectFormat(const std::string& path, std::string_view contents) {
   const uint32_t magic = IdxMagic(contents);
-  if (magic == kIdxImagesMagic) return DataFormat::kIdx;
   if (magic == kIdxLabelsMagic) {
     throw InputError(path,
                      "this is an IDX labels file (magic 0x00000801); pass the images file "
                      "(magic 0x00000803), with --labels if its labels file is not the sibling");
   }
-  if (path.ends_with(".bin") && !contents.empty() &&
-      static_cast<int64_t>(contents.size()) % kCifar10RecordBytes == 0) {
-    return DataFormat::kCifar;
-  }
+  if (IsIdxMagic(magic)) return DataFormat::kIdx;
+  if (LooksLikeCifar(path, contents)) return DataFormat::kCifar;
   return DataFormat::kLibsvm;
 }
 
 Dataset LoadDataset(const std::string& path, const DataLoadOptions& options) {
-  const std::string contents = ReadFileContents(path);
-  const DataFormat format =
-      options.format == DataFormat::kAuto ? DetectFormat(path, contents) : options.format;
+  std::string raw = ReadFileBytes(path);
+  const bool gz = HasGzipMagic(raw);
+  const std::string head = gz ? GunzipPrefix(raw, kHeadBytes, path) : raw.substr(0, kHeadBytes);
+  DataFormat format = options.format;
+  // IDX is recognised from the header alone; CIFAR and LIBSVM need the whole content.
+  if (format == DataFormat::kAuto && IsIdxMagic(IdxMagic(head))) format = DetectFormat(path, head);
+  if (format == DataFormat::kIdx) {
+    if (options.num_features != 0) {
+      throw ConfigError("features", "a feature count applies to LIBSVM files only, but " + path + " is read as idx");
+    }
+    Dataset dataset = LoadIdx(path, std::move(raw), head, options);
+    WarnIfOneClass(dataset);
+    return dataset;
+  }
+  const std::string contents = gz ? Gunzip(raw, path) : std::move(raw);
+  if (format == DataFormat::kAuto) format = DetectFormat(path, contents);
   if (format != DataFormat::kLibsvm && options.num_features != 0) {
     throw ConfigError("features", "a feature count applies to LIBSVM files only, but " + path +
                                       " is read as " + std::string(ToString(format)));
@@ -57,30 +144,23 @@ Dataset LoadDataset(const std::string& path, const DataLoadOptions& options) {
     throw ConfigError("labels", "a separate labels file applies to IDX files only, but " + path +
                                     " is read as " + std::string(ToString(format)));
   }
+  Dataset dataset;
   switch (format) {
     case DataFormat::kLibsvm: {
       LibsvmOptions libsvm;
       libsvm.num_features = options.num_features;
-      return ParseLibsvm(contents, path, libsvm);
-    }
-    case DataFormat::kIdx: {
-      CheckIdxImages(contents, path);  // a wrong file fails on its own header, not on a missing sibling
-      std::string labels_path = options.labels_path.empty() ? IdxLabelsPathFor(path) : options.labels_path;
-      if (labels_path.empty()) {
-        throw InputError(path,
-                         "cannot infer the IDX labels file (expected a name containing "
-                         "'images-idx3-ubyte'); pass it with --labels");
-      }
-      const std::string labels = ReadFileContents(labels_path);
-      return ParseIdxPair(contents, path, labels, labels_path);
+      dataset = ParseLibsvm(contents, path, libsvm);
+      break;
     }
     case DataFormat::kCifar:
-      return ParseCifar10(contents, path);
-    case DataFormat::kAuto:
+      dataset = ParseCifar10(contents, path);
       break;
+    case DataFormat::kIdx:  // handled above
+    case DataFormat::kAuto:
+      ASYNCDP_CHECK_MSG(false, "DetectFormat never returns kAuto");
   }
-  ASYNCDP_CHECK_MSG(false, "DetectFormat never returns kAuto");
-  return {};
+  WarnIfOneClass(dataset);
+  return dataset;
 }
 
 }  // namespace asyncdp::data

@@ -2,10 +2,16 @@
 //
 // Auto-detection looks at the decompressed bytes (gzip is recognised by its magic, see
 // data/file_contents.h), in this order:
-//  1. IDX: the magic number 0x00000803 (images). A labels file (0x00000801) is rejected with a hint to
-//     pass the images file; the labels come from DataLoadOptions::labels_path or IdxLabelsPathFor.
-//  2. CIFAR-10 binary: the path ends in ".bin" and the size is a positive multiple of 3073 bytes.
-//  3. Otherwise LIBSVM text.
+//  1. IDX: any IDX magic number (IsIdxMagic), read from the first decompressed bytes only. The images
+//     parser accepts 0x00000803 (unsigned-byte images) and names the type of any other; a labels file
+//     (0x00000801) is rejected with a hint to pass the images file. The labels come from
+//     DataLoadOptions::labels_path or IdxLabelsPathFor, and their count is compared with the images
+//     header's before a gzipped images file is decompressed (a header no gzip file of that size could
+//     hold is refused too).
+//  2. CIFAR-10 binary: a positive multiple of 3073 bytes, every record's first byte a label 0..9, and
+//     either the name ends in ".bin" / ".bin.gz" or some label byte is below 9 (no text file has one).
+//  3. Otherwise LIBSVM text (a leading UTF-8 byte-order mark is skipped).
+// A training set whose rows all have one label loads, with a warning on stderr (spdlog).
 // A file that does not parse in the detected format reports that format's error; pass an explicit
 // format to override the detection (e.g. a LIBSVM file that happens to be named *.bin).
 // Generic readers for a known format: ReadLibsvm (data/libsvm.h), LoadIdxPair (data/idx.h),

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 #include "core/check.h"
@@ -11,6 +12,13 @@
 
 namespace asyncdp::data {
 namespace {
+
+// A number for an error message: at most 6 significant digits, never hundreds of digits.
+std::string ShortNumber(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.6g", value);
+  return buffer;
+}
 
 // In-place Fisher–Yates shuffle: every permutation equally likely given uniform NextBelow.
 void Shuffle(std::vector<int64_t>& items, RandomStream& stream) {
@@ -104,7 +112,7 @@ Shards DirichletPartition(std::span<const int32_t> labels, int num_classes, cons
   CheckClients(options.num_clients);
   if (!(options.dirichlet_alpha > 0.0) || !std::isfinite(options.dirichlet_alpha)) {
     throw ConfigError("partition.dirichlet_alpha",
-                      "expected a finite alpha > 0, got " + std::to_string(options.dirichlet_alpha));
+                      "expected a finite alpha > 0, got " + ShortNumber(options.dirichlet_alpha));
   }
   if (options.min_shard_size < 0) {
     throw ConfigError("partition.min_shard_size",

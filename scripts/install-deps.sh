@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package asyncdp needs. Idempotent: does nothing when all are present.
-# Works as root or through sudo.
+# Works as root or through sudo. `--clang` adds Clang and its sanitizer/libFuzzer runtime, which only the
+# sanitizer and fuzz builds need (scripts/asan-check.sh, scripts/fuzz-check.sh).
 set -euo pipefail
 
 packages=(
@@ -11,6 +12,9 @@ packages=(
   gnuplot-nox
   dataset-fashion-mnist
 )
+if [ "${1:-}" = "--clang" ]; then
+  packages+=(clang libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -3,58 +3,130 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
+#include <limits>
+
+#include "core/error.h"
+
 namespace asyncdp::sim {
+namespace {
+
+// Ranges: each bound is where the simulator stops computing meaningfully (or finitely), far beyond any
+// published setting, so a real experiment never meets them while inf, NaN, 1e308 and typos are refused.
+constexpr NumericRange Closed(double min, double max) { return {min, max, false, false}; }
+constexpr NumericRange LeftOpen(double min, double max) { return {min, max, true, false}; }
+constexpr NumericRange RightOpen(double min, double max) { return {min, max, false, true}; }
+constexpr NumericRange Open(double min, double max) { return {min, max, true, true}; }
+// Counts and caps where any non-negative integer means something (a cap above the data = no cap).
+constexpr NumericRange kAnyCount = Closed(0, std::numeric_limits<double>::infinity());
+constexpr double kMaxClients = 10'000'000;  // the virtual runtime packs a client id into 24 bits
+constexpr double kMaxFeatures = 2147483647;  // int32 CSR column indices (data/libsvm.h)
+constexpr double kMaxSampleSize = 2147483647;
+// A client's round plan holds every round a priori (Algorithm 2): 16 bytes a round, so 10^7 rounds is
+// 160 MB per client. K above 10^9 gradient computations per client is beyond what a simulation finishes.
+constexpr double kMaxRoundsPerClient = 1e7;
+constexpr double kMaxIterationsPerClient = 1e9;
+
+}  // namespace
+
+bool NumericRange::Contains(double value) const {
+  if (std::isnan(value)) return false;
+  if (std::isinf(value) && !std::isinf(max)) return false;
+  const bool above_min = min_open ? value > min : value >= min;
+  const bool below_max = max_open ? value < max : value <= max;
+  return above_min && below_max;
+}
+
+std::string NumericRange::ToString() const {
+  if (std::isinf(max)) return fmt::format("{} {}", min_open ? ">" : ">=", NumberText(min));
+  return fmt::format("{}{}, {}{}", min_open ? "(" : "[", NumberText(min), NumberText(max), max_open ? ")" : "]");
+}
+
+std::string NumberText(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  const double magnitude = std::fabs(value);
+  if (magnitude < 1e16 && value == std::trunc(value)) return fmt::format("{:.0f}", value);  // <= 16 digits
+  if (magnitude >= 1e16 || magnitude < 1e-4) return fmt::format("{:.6g}", value);
+  return fmt::format("{}", value);
+}
+
+void CheckNumberInRange(const ConfigField& field, double value, const std::string& where) {
+  if (!field.range || field.range->Contains(value)) return;
+  const bool is_double = std::holds_alternative<double*>(field.target);
+  const bool is_list = std::holds_alternative<std::vector<int64_t>*>(field.target);
+  const std::string bounds = field.range->ToString();
+  const bool interval = bounds.front() == '[' || bounds.front() == '(';
+  // The key leads the message unless it already is the location (ValidateConfig reports by key alone).
+  const std::string key = where == field.key ? "" : field.key + ": ";
+  throw ConfigError(where, fmt::format("{}{} must be {}{}{}, got {}", key, is_list ? "every element" : "the value",
+                                       is_double ? "a finite number" : "an integer", interval ? " in " : " ", bounds,
+                                       NumberText(value)));
+}
+
+void CheckFieldRange(const ConfigField& field, const std::string& where) {
+  std::visit(
+      [&](auto* p) {
+        using T = std::decay_t<decltype(*p)>;
+        if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+          for (int64_t v : *p) CheckNumberInRange(field, static_cast<double>(v), where);
+        } else if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+          CheckNumberInRange(field, static_cast<double>(*p), where);
+        }
+      },
+      field.target);
+}
 
 std::vector<ConfigField> ConfigFields(TrainConfig& c) {
   return {
-      {"seed", &c.seed, "Master seed; every random stream is keyed by (seed, client, round, purpose)."},
+      {"seed", &c.seed, "Master seed; every random stream is keyed by (seed, client, round, purpose).", kAnyCount},
       // [data]
       {"data.train", &c.data.train, "Training data file: LIBSVM text (.gz ok), IDX images, or CIFAR-10 .bin."},
       {"data.test", &c.data.test, "Test data file; empty = hold out data.test_fraction of the training rows."},
       {"data.format", &c.data.format, "File format.", {"auto", "libsvm", "idx", "cifar"}},
       {"data.features", &c.data.features,
-       "Declared feature count for LIBSVM files; 0 = infer from the training file."},
-      {"data.test_fraction", &c.data.test_fraction, "Held-out fraction when data.test is empty, in (0, 1)."},
+       "Declared feature count for LIBSVM files; 0 = infer from the training file.", Closed(0, kMaxFeatures)},
+      {"data.test_fraction", &c.data.test_fraction, "Held-out fraction when data.test is empty, in (0, 1).", Open(0, 1)},
       {"data.partition", &c.data.partition, "How training rows are split into client shards.",
        {"iid", "dirichlet"}},
       {"data.dirichlet_alpha", &c.data.dirichlet_alpha,
-       "Dirichlet concentration for label-skewed shards (smaller = more skew)."},
+       "Dirichlet concentration for label-skewed shards (smaller = more skew).", Closed(1e-4, 1e6)},
       {"data.rows_per_client", &c.data.rows_per_client,
-       "Cap on each client's shard size N_c; 0 = the whole shard (train rows / clients)."},
-      {"data.eval_rows", &c.data.eval_rows, "Cap on test rows used for evaluation; 0 = all."},
+       "Cap on each client's shard size N_c; 0 = the whole shard (train rows / clients).", kAnyCount},
+      {"data.eval_rows", &c.data.eval_rows, "Cap on test rows used for evaluation; 0 = all.", kAnyCount},
       // [model]
       {"model.kind", &c.model.kind,
        "Model: logistic (plain convex), logistic_l2 (strongly convex), linear, svm, softmax, mlp, lenet "
        "(non-convex, 28x28x1), alexnet (32x32x3).",
        {"logistic", "logistic_l2", "linear", "svm", "softmax", "mlp", "lenet", "alexnet"}},
-      {"model.l2_lambda", &c.model.l2_lambda, "Regulariser lambda of logistic_l2; 0 = 1/N_c (Table 1)."},
+      {"model.l2_lambda", &c.model.l2_lambda, "Regulariser lambda of logistic_l2; 0 = 1/N_c (Table 1).", Closed(0, 1e6)},
       {"model.regularizer_convention", &c.model.regularizer_convention,
        "How lambda/2 ||w||^2 splits over examples (proactive-dp.md 8.2): per_example puts it whole in each "
        "per-example loss (modulus lambda); literal puts lambda/(2N) in each.",
        {"per_example", "literal"}},
       {"model.regularize_bias", &c.model.regularize_bias, "Include the bias b in the L2 penalty."},
-      {"model.hidden", &c.model.hidden, "MLP hidden layer widths, e.g. [128] or [256, 64]."},
+      {"model.hidden", &c.model.hidden, "MLP hidden layer widths, e.g. [128] or [256, 64].", Closed(1, 1e6)},
       {"model.activation", &c.model.activation, "Hidden activation of mlp/lenet/alexnet.", {"relu", "tanh"}},
-      {"model.threads", &c.model.threads, "oneTBB threads inside one batch's gradient work (CNNs); >= 1."},
+      {"model.threads", &c.model.threads, "oneTBB threads inside one batch's gradient work (CNNs); >= 1.", Closed(1, 1024)},
       // [clients]
-      {"clients.count", &c.clients.count, "Number of clients n (Tables 1-5 use 5)."},
+      {"clients.count", &c.clients.count, "Number of clients n (Tables 1-5 use 5).", Closed(1, kMaxClients)},
       {"clients.gradient_cost", &c.clients.gradient_cost,
-       "Virtual runtime: seconds of virtual time per per-example gradient (times batch size and speed)."},
+       "Virtual runtime: seconds of virtual time per per-example gradient (times batch size and speed).", LeftOpen(0, 1e3)},
       {"clients.speed", &c.clients.speed,
        "Per-client compute-time factor: constant (1) or lognormal (median 1, clients.speed_sigma).",
        {"constant", "lognormal"}},
-      {"clients.speed_sigma", &c.clients.speed_sigma, "Log-space std of the lognormal speed factor."},
+      {"clients.speed_sigma", &c.clients.speed_sigma, "Log-space std of the lognormal speed factor.", Closed(0, 10)},
       {"clients.latency", &c.clients.latency, "Message latency model (virtual runtime).",
        {"constant", "exponential"}},
-      {"clients.latency_mean", &c.clients.latency_mean, "Mean message latency in virtual seconds."},
-      {"clients.straggler_ids", &c.clients.straggler_ids, "Client ids that compute straggler_factor times slower."},
-      {"clients.straggler_factor", &c.clients.straggler_factor, "Slow-down factor of stragglers (>= 1)."},
+      {"clients.latency_mean", &c.clients.latency_mean, "Mean message latency in virtual seconds.", Closed(0, 1e6)},
+      {"clients.straggler_ids", &c.clients.straggler_ids, "Client ids that compute straggler_factor times slower.", Closed(0, kMaxClients - 1)},
+      {"clients.straggler_factor", &c.clients.straggler_factor, "Slow-down factor of stragglers (>= 1).", Closed(1, 1e6)},
       {"clients.dropout_ids", &c.clients.dropout_ids,
-       "Client ids that stop silently at local round dropout_round (needs protocol.exclude_after > 0)."},
-      {"clients.dropout_round", &c.clients.dropout_round, "Local round at which dropped clients stop."},
-      {"clients.delay_ids", &c.clients.delay_ids, "Client ids whose messages take delay_extra longer."},
+       "Client ids that stop silently at local round dropout_round (needs protocol.exclude_after > 0).", Closed(0, kMaxClients - 1)},
+      {"clients.dropout_round", &c.clients.dropout_round, "Local round at which dropped clients stop.", kAnyCount},
+      {"clients.delay_ids", &c.clients.delay_ids, "Client ids whose messages take delay_extra longer.", Closed(0, kMaxClients - 1)},
       {"clients.delay_extra", &c.clients.delay_extra,
-       "Extra message delay in seconds (virtual seconds, or wall seconds in the threads runtime)."},
+       "Extra message delay in seconds (virtual seconds, or wall seconds in the threads runtime).", Closed(0, 1e6)},
       // [protocol]
       {"protocol.runtime", &c.protocol.runtime,
        "virtual: deterministic discrete-event clock (bit-reproducible); threads: one thread per client plus "
@@ -63,21 +135,21 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
       {"protocol.delay_rule", &c.protocol.delay_rule,
        "Permissible-delay predicate: bounded = (k >= i - tau); unbounded = always true.",
        {"bounded", "unbounded"}},
-      {"protocol.tau", &c.protocol.tau, "tau of the bounded rule: 0 synchronous, 1 the paper's default."},
+      {"protocol.tau", &c.protocol.tau, "tau of the bounded rule: 0 synchronous, 1 the paper's default.", Closed(0, kMaxRoundsPerClient)},
       {"protocol.exclude_after", &c.protocol.exclude_after,
        "Server excludes a client silent for this many seconds (virtual or wall) from the broadcast "
-       "condition; 0 = never."},
+       "condition; 0 = never.", Closed(0, 1e9)},
       {"protocol.worker_threads", &c.protocol.worker_threads,
        "Virtual runtime: threads computing client rounds (results do not depend on it); 0 = auto: all "
-       "cores if a round's compute takes over 50 us (e.g. LeNet), else the event loop alone."},
+       "cores if a round's compute takes over 50 us (e.g. LeNet), else the event loop alone.", Closed(0, 1024)},
       // [dp]
       {"dp.enabled", &c.dp.enabled, "false = non-private baseline: no noise (clipping still applies)."},
-      {"dp.clip", &c.dp.clip, "C, per-example L2 clipping norm (Tables 1-2: 0.1 convex, 0.025 non-convex)."},
+      {"dp.clip", &c.dp.clip, "C, per-example L2 clipping norm (Tables 1-2: 0.1 convex, 0.025 non-convex).", LeftOpen(0, 1e6)},
       {"dp.sigma", &c.dp.sigma,
-       "Noise multiplier sigma: noise N(0, C^2 sigma^2 I) once per round. 0 with dp.epsilon > 0 = calibrate."},
+       "Noise multiplier sigma: noise N(0, C^2 sigma^2 I) once per round. 0 with dp.epsilon > 0 = calibrate.", Closed(0, 1e6)},
       {"dp.epsilon", &c.dp.epsilon,
-       "Target epsilon per client: calibrates sigma when dp.sigma = 0 and halts at the budget; 0 = none."},
-      {"dp.delta", &c.dp.delta, "delta; 0 = 1/N_c (the paper's choice)."},
+       "Target epsilon per client: calibrates sigma when dp.sigma = 0 and halts at the budget; 0 = none.", Closed(0, 1e3)},
+      {"dp.delta", &c.dp.delta, "delta; 0 = 1/N_c (the paper's choice).", RightOpen(0, 1)},
       {"dp.sampling", &c.dp.sampling,
        "Mini-batch sampling: poisson (rate s/N; add/remove neighbours, what the theorems assume), "
        "fixed_size_without_replacement (exactly s, the paper's pseudocode; replace-one), shuffle (epoch "
@@ -99,24 +171,24 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
       {"schedule.sample_sizes", &c.schedule.sample_sizes,
        "Sample-size sequence: constant (s), list (explicit, last repeats), linear (s_0 + slope i).",
        {"constant", "list", "linear"}},
-      {"schedule.sample_size", &c.schedule.sample_size, "s for constant sequences; s_0 for linear."},
-      {"schedule.sample_size_list", &c.schedule.sample_size_list, "Explicit s_0, s_1, ... for list."},
-      {"schedule.sample_size_slope", &c.schedule.sample_size_slope, "Per-round increase for linear."},
+      {"schedule.sample_size", &c.schedule.sample_size, "s for constant sequences; s_0 for linear.", Closed(1, kMaxSampleSize)},
+      {"schedule.sample_size_list", &c.schedule.sample_size_list, "Explicit s_0, s_1, ... for list.", Closed(1, kMaxSampleSize)},
+      {"schedule.sample_size_slope", &c.schedule.sample_size_slope, "Per-round increase for linear (>= 0; a decreasing sequence: use list).", Closed(0, kMaxSampleSize)},
       {"schedule.iterations", &c.schedule.iterations,
-       "K, gradient computations per client; 0 = epochs * N_c (or schedule.rounds)."},
-      {"schedule.epochs", &c.schedule.epochs, "k = K/N_c when schedule.iterations = 0 and rounds = 0."},
-      {"schedule.rounds", &c.schedule.rounds, "T, local rounds per client; > 0 overrides K."},
+       "K, gradient computations per client; 0 = epochs * N_c (or schedule.rounds).", Closed(0, kMaxIterationsPerClient)},
+      {"schedule.epochs", &c.schedule.epochs, "k = K/N_c when schedule.iterations = 0 and rounds = 0.", LeftOpen(0, 1e6)},
+      {"schedule.rounds", &c.schedule.rounds, "T, local rounds per client; > 0 overrides K.", Closed(0, kMaxRoundsPerClient)},
       {"schedule.step_rule", &c.schedule.step_rule,
        "Round step size eta_bar_i = eta(t_i), t_i = sum_{j<i} s_j (proactive-dp.md 2.3): inverse_linear "
        "= eta0/(1+beta t), inverse_sqrt = eta0/(1+beta sqrt t), constant = eta0.",
        {"inverse_linear", "inverse_sqrt", "constant"}},
-      {"schedule.eta0", &c.schedule.eta0, "eta0, initial step size (Tables 3-5: 0.1)."},
-      {"schedule.beta", &c.schedule.beta, "beta of the diminishing schedules (0.001 strongly convex, 0.01 else)."},
+      {"schedule.eta0", &c.schedule.eta0, "eta0, initial step size (Tables 3-5: 0.1).", LeftOpen(0, 1e4)},
+      {"schedule.beta", &c.schedule.beta, "beta of the diminishing schedules (0.001 strongly convex, 0.01 else).", Closed(0, 1e6)},
       {"schedule.divide_round_update_by_sample_size", &c.schedule.divide_round_update_by_sample_size,
        "Scale a round's update by 1/s_i (proactive-dp.md 2.5; default false = sum, as the paper)."},
       // [eval]
-      {"eval.points", &c.eval.points, "Number of evaluations, at evenly spaced global rounds (plus the end); 0 = only at the end."},
-      {"eval.train_rows", &c.eval.train_rows, "Training rows for the train-loss column; 0 = skip."},
+      {"eval.points", &c.eval.points, "Number of evaluations, at evenly spaced global rounds (plus the end); 0 = only at the end.", Closed(0, 1e6)},
+      {"eval.train_rows", &c.eval.train_rows, "Training rows for the train-loss column; 0 = skip.", kAnyCount},
       // [output]
       {"output.diagnostics", &c.output.diagnostics,
        "Also write non-private diagnostics (realised batch sizes and gradient counts, clip statistics, "

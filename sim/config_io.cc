@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -26,6 +27,22 @@ void CheckChoice(const ConfigField& field, const std::string& value, const std::
   std::string allowed;
   for (const auto& c : field.choices) allowed += (allowed.empty() ? "" : ", ") + c;
   throw ConfigError(where, fmt::format("{}: expected one of {}, got \"{}\"", field.key, allowed, value));
+}
+
+// An integer key's value: a TOML integer, or a float with an integral value (`iterations = 5e4`). A float
+// beyond int64 is reported against the key's range, never converted.
+int64_t IntegerOf(const ConfigField& field, const toml::node& node, const std::string& where,
+                  const char* expected) {
+  if (node.is_integer()) return node.as_integer()->get();
+  if (node.is_floating_point()) {
+    const double v = node.as_floating_point()->get();
+    if (std::isfinite(v) && v == std::trunc(v)) {
+      CheckNumberInRange(field, v, where);
+      if (std::fabs(v) < 9.2e18) return static_cast<int64_t>(v);
+    }
+    throw ConfigError(where, fmt::format("{}: expected {}, got {}", field.key, expected, NumberText(v)));
+  }
+  throw ConfigError(where, fmt::format("{}: expected {}", field.key, expected));
 }
 
 // Sets `field` from a TOML node; `where` locates the node for errors.
@@ -52,21 +69,22 @@ void SetFromNode(ConfigField& field, const toml::node& node, const std::string& 
             fail("a number");
           }
         } else if constexpr (std::is_same_v<T, int64_t>) {
-          if (!node.is_integer()) fail("an integer");
-          *p = node.as_integer()->get();
+          *p = IntegerOf(field, node, where, "an integer");
         } else if constexpr (std::is_same_v<T, uint64_t>) {
-          if (!node.is_integer() || node.as_integer()->get() < 0) fail("a non-negative integer");
-          *p = static_cast<uint64_t>(node.as_integer()->get());
+          const int64_t v = IntegerOf(field, node, where, "a non-negative integer");
+          if (v < 0) fail("a non-negative integer");
+          *p = static_cast<uint64_t>(v);
         } else {
           if (!node.is_array()) fail("an array of integers");
           p->clear();
           for (const auto& item : *node.as_array()) {
-            if (!item.is_integer()) fail("an array of integers");
-            p->push_back(item.as_integer()->get());
+            p->push_back(IntegerOf(field, item, where, "an array of integers"));
           }
         }
       },
       field.target);
+  // Every number is checked here, where it enters, so the error carries FILE:LINE:COL (or the --set key).
+  CheckFieldRange(field, where);
 }
 
 void WalkTable(const toml::table& table, const std::string& prefix, std::vector<ConfigField>& fields,
@@ -93,6 +111,40 @@ std::string Trim(std::string s) {
   return s;
 }
 
+// With schedule.iterations = K given, the number of rounds T a client's plan will hold follows from the
+// sample sizes alone (capping s at N_c later can only add rounds): T = the smallest T with sum_{i<T} s_i >= K,
+// as MakeRoundPlan counts. Refuse a K whose plan would exceed the schedule.rounds limit, instead of building
+// it until memory runs out.
+void CheckImpliedRounds(const TrainConfig& c) {
+  const ScheduleConfig& s = c.schedule;
+  if (s.rounds > 0 || s.iterations == 0) return;
+  TrainConfig copy = c;
+  auto fields = ConfigFields(copy);
+  const auto max_rounds = static_cast<int64_t>(FindField(fields, "schedule.rounds")->range->max);
+  auto size_at = [&](int64_t i) -> int64_t {
+    if (s.sample_sizes == "list") {
+      return s.sample_size_list[std::min<size_t>(static_cast<size_t>(i), s.sample_size_list.size() - 1)];
+    }
+    if (s.sample_sizes == "linear") {
+      return std::llround(static_cast<double>(s.sample_size) + s.sample_size_slope * static_cast<double>(i));
+    }
+    return s.sample_size;
+  };
+  int64_t rounds = 0;
+  if (s.sample_sizes == "constant") {
+    rounds = (s.iterations + s.sample_size - 1) / s.sample_size;
+  } else {
+    for (int64_t t = 0; t < s.iterations && rounds <= max_rounds; ++rounds) t += size_at(rounds);
+  }
+  if (rounds > max_rounds) {
+    throw ConfigError("schedule.iterations",
+                      fmt::format("K = {} gradient computations take more than {} rounds per client with these "
+                                  "sample sizes (the round limit, see schedule.rounds); raise the sample size or "
+                                  "lower K",
+                                  s.iterations, max_rounds));
+  }
+}
+
 }  // namespace
 
 TrainConfig ParseConfigText(const std::string& text, const std::string& origin) {
@@ -109,6 +161,10 @@ TrainConfig ParseConfigText(const std::string& text, const std::string& origin) 
 }
 
 TrainConfig LoadConfigFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(path, "is a directory, expected a TOML configuration file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "cannot open config file");
   std::stringstream buffer;
@@ -142,30 +198,20 @@ void ApplyOverride(TrainConfig& config, const std::string& assignment) {
   } catch (const toml::parse_error& e) {
     throw ConfigError(key, fmt::format("cannot parse value \"{}\": {}", value, e.description()));
   }
-  SetFromNode(*field, *parsed.get("v"), "--set " + key);
+  SetFromNode(*field, *parsed.get("v"), "--set");
 }
 
 void ValidateConfig(const TrainConfig& c) {
+  // Ranges first: each key's range lives in the registry and was checked where the value entered; this
+  // repeats it for configurations built in code.
+  {
+    TrainConfig copy = c;
+    for (const ConfigField& field : ConfigFields(copy)) CheckFieldRange(field, field.key);
+  }
   auto require = [](bool ok, const char* key, const std::string& what) {
     if (!ok) throw ConfigError(key, what);
   };
   require(!c.data.train.empty(), "data.train", "required: path of the training data");
-  require(c.data.features >= 0, "data.features", "must be >= 0");
-  require(c.data.test_fraction > 0 && c.data.test_fraction < 1, "data.test_fraction", "must be in (0, 1)");
-  require(c.data.dirichlet_alpha > 0, "data.dirichlet_alpha", "must be > 0");
-  require(c.data.rows_per_client >= 0, "data.rows_per_client", "must be >= 0");
-  require(c.data.eval_rows >= 0, "data.eval_rows", "must be >= 0");
-  require(c.model.l2_lambda >= 0, "model.l2_lambda", "must be >= 0");
-  require(c.model.threads >= 1, "model.threads", "must be >= 1");
-  for (int64_t h : c.model.hidden) require(h >= 1, "model.hidden", "widths must be >= 1");
-  // The virtual runtime packs the client id into 24 bits of its event key.
-  require(c.clients.count >= 1 && c.clients.count <= 10'000'000, "clients.count", "must be in [1, 10000000]");
-  require(c.clients.gradient_cost > 0, "clients.gradient_cost", "must be > 0");
-  require(c.clients.speed_sigma >= 0, "clients.speed_sigma", "must be >= 0");
-  require(c.clients.latency_mean >= 0, "clients.latency_mean", "must be >= 0");
-  require(c.clients.straggler_factor >= 1, "clients.straggler_factor", "must be >= 1");
-  require(c.clients.dropout_round >= 0, "clients.dropout_round", "must be >= 0");
-  require(c.clients.delay_extra >= 0, "clients.delay_extra", "must be >= 0");
   for (const auto* ids : {&c.clients.straggler_ids, &c.clients.dropout_ids, &c.clients.delay_ids}) {
     for (int64_t id : *ids) {
       require(id >= 0 && id < c.clients.count, "clients", fmt::format("client id {} out of range", id));
@@ -176,26 +222,11 @@ void ValidateConfig(const TrainConfig& c) {
           "protocol.exclude_after > 0");
   require(static_cast<int64_t>(c.clients.dropout_ids.size()) < c.clients.count, "clients.dropout_ids",
           "at least one client must not drop out");
-  require(c.protocol.tau >= 0, "protocol.tau", "must be >= 0");
-  require(c.protocol.exclude_after >= 0, "protocol.exclude_after", "must be >= 0");
-  require(c.protocol.worker_threads >= 0, "protocol.worker_threads", "must be >= 0");
-  require(c.dp.clip > 0, "dp.clip", "must be > 0");
-  require(c.dp.sigma >= 0 && std::isfinite(c.dp.sigma), "dp.sigma", "must be a finite number >= 0");
-  require(c.dp.epsilon >= 0, "dp.epsilon", "must be >= 0");
-  require(c.dp.delta >= 0 && c.dp.delta < 1, "dp.delta", "must be in [0, 1)");
   require(!c.dp.enabled || c.dp.sigma > 0 || c.dp.epsilon > 0, "dp.sigma",
           "DP is enabled: set dp.sigma > 0, or dp.epsilon > 0 to calibrate sigma (or dp.enabled = false)");
-  require(c.schedule.sample_size >= 1, "schedule.sample_size", "must be >= 1");
   require(c.schedule.sample_sizes != "list" || !c.schedule.sample_size_list.empty(),
           "schedule.sample_size_list", "required when schedule.sample_sizes = \"list\"");
-  for (int64_t s : c.schedule.sample_size_list) require(s >= 1, "schedule.sample_size_list", "must be >= 1");
-  require(c.schedule.iterations >= 0, "schedule.iterations", "must be >= 0");
-  require(c.schedule.epochs > 0, "schedule.epochs", "must be > 0");
-  require(c.schedule.rounds >= 0, "schedule.rounds", "must be >= 0");
-  require(c.schedule.eta0 > 0, "schedule.eta0", "must be > 0");
-  require(c.schedule.beta >= 0, "schedule.beta", "must be >= 0");
-  require(c.eval.points >= 0, "eval.points", "must be >= 0");
-  require(c.eval.train_rows >= 0, "eval.train_rows", "must be >= 0");
+  CheckImpliedRounds(c);
 }
 
 std::string ToToml(const TrainConfig& config) {
@@ -230,10 +261,12 @@ std::string RenderConfigDoc() {
       "# `asyncdp train` configuration keys\n\n"
       "Generated by `asyncdp train --config-doc` from the field registry (sim/config_fields.cc); every key\n"
       "the parser accepts is listed here, with its default. Unknown keys and bad values are rejected with\n"
-      "exit code 2 and the key's path. Override any key from the command line with `--set key=value`.\n\n"
+      "exit code 2 and the key's path (and FILE:LINE:COL for a key read from a TOML file). Every number must\n"
+      "be finite and in the range of the \"allowed\" column; an integer key also accepts a float with an\n"
+      "integral value (`5e4`). Override any key from the command line with `--set key=value`.\n\n"
       "| key | default | allowed | meaning |\n|---|---|---|---|\n";
   for (const auto& f : fields) {
-    std::string allowed;
+    std::string allowed = f.range ? f.range->ToString() : "";
     for (const auto& c : f.choices) allowed += (allowed.empty() ? "" : ", ") + c;
     out += fmt::format("| `{}` | `{}` | {} | {} |\n", f.key, FieldValueText(f), allowed, f.doc);
   }

@@ -1,5 +1,6 @@
-// Where tests find real data. CI has ../shared beside the checkout and installs the Debian package
-// dataset-fashion-mnist, so a missing file is a failure with a clear message — never a silent skip.
+// Where tests find real data. The small sets the default job needs (LIBSVM a9a, a9a.t) ship in the
+// repository under datasets/; larger ones come from ../shared beside the checkout (CI has it there) and the
+// Debian package dataset-fashion-mnist. A missing file is a failure with a clear message — never a skip.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -20,9 +21,13 @@ inline std::string SourceDir() { return ASYNCDP_SOURCE_DIR; }
 // The path of the `asyncdp` binary built alongside the tests (for end-to-end CLI tests).
 inline std::string AsyncdpBinary() { return ASYNCDP_BINARY; }
 
-// Absolute path of a file under shared/ (e.g. "datasets/libsvm/a9a.gz"); fails the current test when it
-// is missing. Use as: const auto path = SharedFile("..."); ASSERT_FALSE(path.empty());
+// Absolute path of a data file by its path under shared/ (e.g. "datasets/libsvm/a9a.gz"): the
+// repository's own copy (datasets/ at the source root) when it ships one, else the one under shared/;
+// fails the current test when neither exists. Use as: const auto path = SharedFile("...");
+// ASSERT_FALSE(path.empty());
 inline std::string SharedFile(const std::string& relative) {
+  const std::filesystem::path in_repo = std::filesystem::path(SourceDir()) / relative;
+  if (relative.starts_with("datasets/") && std::filesystem::exists(in_repo)) return in_repo.string();
   const std::filesystem::path p = std::filesystem::path(SharedDir()) / relative;
   if (!std::filesystem::exists(p)) {
     ADD_FAILURE() << "test data missing: " << p

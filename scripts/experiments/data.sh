@@ -2,9 +2,10 @@
 # Which data the experiments use. Sourced by run_experiments.sh.
 #
 #   LIBSVM_TRAIN / LIBSVM_TEST / LIBSVM_NAME   the convex problems: --libsvm PATH (test file PATH.t or
-#       PATH with .gz -> .t.gz when present, else a held-out split), else a9a + a9a.t from
-#       $ASYNCDP_SHARED_DIR/datasets/libsvm (default ../shared beside the repository), else a binary task
-#       cut from Fashion-MNIST (two classes, written as LIBSVM text by fashion_binary.sh).
+#       PATH with .gz -> .t.gz when present, else a held-out split), else a9a + a9a.t shipped with the
+#       repository (datasets/libsvm, see datasets/README.md), else from $ASYNCDP_SHARED_DIR/datasets/libsvm
+#       (default ../shared beside the repository), else a binary task cut from Fashion-MNIST (two classes,
+#       written as LIBSVM text by fashion_binary.sh).
 #   IMAGES_TRAIN / IMAGES_TEST / IMAGES_NAME   LeNet: --images DIR (train-images-idx3-ubyte[.gz] and
 #       t10k-images-idx3-ubyte[.gz], labels beside them), default Debian's Fashion-MNIST.
 
@@ -33,15 +34,19 @@ resolve_libsvm() {
     fi
     return
   fi
-  local dir=$SHARED_DIR/datasets/libsvm
-  [ -d "$dir" ] && dir=$(cd "$dir" && pwd)
-  if [ -f "$dir/a9a.gz" ] && [ -f "$dir/a9a.t.gz" ]; then
-    LIBSVM_TRAIN=$(cd "$dir" && pwd)/a9a.gz
-    LIBSVM_TEST=$(cd "$dir" && pwd)/a9a.t.gz
-    LIBSVM_NAME=a9a
-    LIBSVM_ORIGIN="LIBSVM a9a / a9a.t from $dir"
-    return
-  fi
+  local dir
+  for dir in "$REPO_DIR/datasets/libsvm" "$SHARED_DIR/datasets/libsvm"; do
+    [ -d "$dir" ] || continue
+    dir=$(cd "$dir" && pwd)
+    if [ -f "$dir/a9a.gz" ] && [ -f "$dir/a9a.t.gz" ]; then
+      LIBSVM_TRAIN=$dir/a9a.gz
+      LIBSVM_TEST=$dir/a9a.t.gz
+      LIBSVM_NAME=a9a
+      LIBSVM_ORIGIN="LIBSVM a9a / a9a.t from $dir"
+      return
+    fi
+  done
+  dir="$REPO_DIR/datasets/libsvm or $SHARED_DIR/datasets/libsvm"
   resolve_images ""
   local pair=${ASYNCDP_FASHION_PAIR:-7,9}
   local cache=$REPO_DIR/.cache/experiments

@@ -112,5 +112,65 @@ TEST(CalcCommandTest, HelpDocumentsEveryOutputField) {
   }
 }
 
+// Issue 14: numbers are checked where they enter; errors start with "error:", name the option and print
+// the number briefly; no s_max is ever a wrapped-around integer.
+TEST(CalcCommandTest, OutOfRangeNumbersAreRefusedWithTheOption) {
+  testing::TempDir dir;
+  struct Case {
+    const char* args;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"--N 10000 --K 50000 --delta 1e-4 --epsilon 1e300",
+       "error: --epsilon: must be a finite number in (0, 1000], got 1e+300\n"},
+      {"--N 1e300 --K 1e300 --delta 1e-4 --sigma 19.3",
+       "error: --N: must be an integer in [1, 1000000000], got 1e+300\n"},
+      {"--N 10.5 --K 50 --delta 1e-4 --sigma 19.3", "error: --N: must be an integer in [1, 1000000000], got 10.5\n"},
+      {"--N 10000 --K 1e15 --delta 1e-4 --sigma 19.3",
+       "error: --K: must be an integer in [1, 1000000000000], got 1000000000000000\n"},
+      {"--N 10000 --K 50000 --delta 0 --sigma 19.3", "error: --delta: must be a finite number in (0, 1), got 0\n"},
+      {"--N 10000 --K 50000 --delta 1e-4 --sigma inf", "error: --sigma: must be a finite number in (0, 1000000], got inf\n"},
+      {"--N 10000 --K 50000 --delta 1e-4 --sigma nan", "error: --sigma: must be a finite number in (0, 1000000], got nan\n"},
+      {"--N 10000 --K 50000 --delta 1e-4 --sigma 19.3 --theta 0.5",
+       "error: --theta: must be a finite number in [1, 1000], got 0.5\n"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.args);
+    const CliResult r = RunAsyncdp(std::string("calc ") + c.args, dir);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err, c.message);
+  }
+}
+
+TEST(CalcCommandTest, CliParseErrorsAlsoStartWithError) {
+  testing::TempDir dir;
+  const CliResult r = RunAsyncdp("calc --N abc --K 50000 --delta 1e-4 --epsilon 1", dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, ::testing::StartsWith("error: "));
+  EXPECT_THAT(r.err, HasSubstr("--N"));
+}
+
+TEST(CalcCommandTest, SampleSizesBeyondExactIntegersAreNullNeverNegative) {
+  testing::TempDir dir;
+  // sigma just above sqrt(2): eps from (6) is huge, T_min_asym tiny, k N / T_min_asym beyond 2^53.
+  const CliResult r = RunAsyncdp("calc --N 1000000000 --K 1 --delta 1e-9 --sigma 1.4142136", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto out = nlohmann::ordered_json::parse(r.out);
+  for (const char* key : {"s_max", "s_max_asym"}) {
+    SCOPED_TRACE(key);
+    EXPECT_TRUE(out[key].is_null() || out[key].get<int64_t>() >= 0) << out[key];
+  }
+  EXPECT_TRUE(out["s_max_asym"].is_null()) << out["s_max_asym"];
+}
+
+TEST(CalcCommandTest, APhasesFileWithAByteOrderMarkIsRead) {
+  testing::TempDir dir;
+  const std::string csv = dir.Write("phases.csv", "\xEF\xBB\xBFK,sigma\n50000,\n");
+  const CliResult r = RunAsyncdp("calc --N 10000 --delta 1e-4 --epsilon 0.5 --phases " + Quoted(csv), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::ordered_json::parse(r.out)["phases"].size(), 1u);
+}
+
 }  // namespace
 }  // namespace asyncdp::apps

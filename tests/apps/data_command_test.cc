@@ -92,10 +92,35 @@ TEST(DataCommandTest, BadOptionsExitWithCode2) {
   const std::string path = dir.Write("ok.svm", "1 1:1\n");
   EXPECT_EQ(RunAsyncdp("data info --format csv " + Quoted(path), dir).exit_code, 2);
   EXPECT_EQ(RunAsyncdp("data info --features -3 " + Quoted(path), dir).exit_code, 2);
+  const CliResult wide = RunAsyncdp("data info --features 3000000000 " + Quoted(path), dir);
+  EXPECT_EQ(wide.exit_code, 2);
+  EXPECT_EQ(wide.err, "error: --features: must be an integer in [0, 2147483647], got 3000000000\n");
   const CliResult labels = RunAsyncdp("data info --labels x " + Quoted(path), dir);
   EXPECT_EQ(labels.exit_code, 2);
   EXPECT_THAT(labels.err, HasSubstr("error: labels: a separate labels file applies to IDX files only"));
   EXPECT_EQ(RunAsyncdp("data", dir).exit_code, 2);  // a sub-subcommand is required
+}
+
+TEST(DataCommandTest, AGzippedCifarBatchAndAByteOrderMarkAreRecognised) {
+  testing::TempDir dir;
+  std::string batch;
+  for (int r = 0; r < 2; ++r) {
+    batch.push_back(static_cast<char>(r));
+    batch.append(3072, '\x40');
+  }
+  CliResult r = RunAsyncdp("data info " + Quoted(dir.Write("data_batch_1.bin.gz", testing::GzipBytes(batch))), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["format"], "cifar");
+  r = RunAsyncdp("data info " + Quoted(dir.Write("bom.svm", "\xEF\xBB\xBF+1 1:1\n-1 2:1\n")), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["rows"], 2);
+}
+
+TEST(DataCommandTest, AOneClassFileWarnsOnStderr) {
+  testing::TempDir dir;
+  const CliResult r = RunAsyncdp("data info " + Quoted(dir.Write("ones.svm", "1 1:1\n1 2:1\n")), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("every one of its 2 rows has label '1'"));
 }
 
 }  // namespace

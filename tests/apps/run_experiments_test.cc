@@ -26,11 +26,12 @@ int CountLines(const std::string& text) {
   return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
 }
 
-// Runs `run_experiments.sh <args>` at the tiny scale with this build's binary.
+// Runs `run_experiments.sh <args>` at the tiny scale with this build's binary. ASYNCDP_SHARED_DIR points at
+// a directory that does not exist: the script must find its real data in the repository (a fresh clone).
 CliResult RunScript(const std::string& args, const TempDir& dir) {
   // A hanging asyncdp call fails its run (and so the test) instead of stalling CI.
   return RunCommand("ASYNCDP_EXPERIMENTS_SCALE=tiny ASYNCDP_RUN_TIMEOUT=240 ASYNCDP_BIN=" + Quoted(AsyncdpBinary()) +
-                        " ASYNCDP_SHARED_DIR=" + Quoted(SharedDir()) + " " +
+                        " ASYNCDP_SHARED_DIR=" + Quoted(dir.Path("no-shared-beside-this-clone")) + " " +
                         Quoted(SourceDir() + "/run_experiments.sh") + " " + args,
                     dir);
 }
@@ -64,6 +65,8 @@ TEST(RunExperiments, QuickComparesTheThreeConvexityClassesWithPlotsAndReport) {
     EXPECT_THAT(report, HasSubstr(section));
   }
   EXPECT_THAT(report, Not(HasSubstr("failed")));
+  // Real a9a data from the repository itself, not a substitute.
+  EXPECT_THAT(report, HasSubstr("**a9a** (LIBSVM a9a / a9a.t from " + SourceDir() + "/datasets/libsvm)"));
   EXPECT_EQ(CountLines(ReadFile(out + "/runs.csv")), 1 + 6);  // strongly, plain, LeNet x DP, non-DP
   ExpectRunsRecordConfigAndSeed(out + "/runs");
 }

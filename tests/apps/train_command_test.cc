@@ -148,5 +148,76 @@ TEST(TrainCommand, ConfigDocListsEveryKey) {
   EXPECT_THAT(r.out, HasSubstr("`dp.sampling`"));
 }
 
+// Issue 14, data loss: --out DIR holding an old result plus the user's own files. asyncdp replaces only
+// the files it wrote there and keeps the others; a non-empty directory that holds no asyncdp result is
+// refused (exit 2) and left as it was.
+TEST(TrainCommand, OutIntoAnOldResultKeepsTheUsersFilesAndRefusesForeignDirectories) {
+  TempDir dir;
+  const std::string out = dir.Path("run");
+  ASSERT_EQ(RunAsyncdp(SmallTable3Args(out), dir).exit_code, 0);
+  const std::string notes = out + "/notes.md";
+  std::ofstream(notes) << "my analysis";
+  std::filesystem::create_directories(out + "/figures");
+  std::ofstream(out + "/figures/acc.png") << "png";
+  const CliResult again = RunAsyncdp(SmallTable3Args(out), dir);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(ReadFile(notes), "my analysis");
+  EXPECT_EQ(ReadFile(out + "/figures/acc.png"), "png");
+  EXPECT_TRUE(std::filesystem::exists(out + "/summary.json"));
+
+  const std::string foreign = dir.Path("thesis");
+  std::filesystem::create_directories(foreign);
+  std::ofstream(foreign + "/chapter1.tex") << "text";
+  const CliResult refused = RunAsyncdp(SmallTable3Args(foreign), dir);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.err, ::testing::StartsWith("error: " + foreign + ": output directory is not empty"));
+  EXPECT_EQ(ReadFile(foreign + "/chapter1.tex"), "text");
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(foreign), std::filesystem::directory_iterator()), 1);
+}
+
+TEST(TrainCommand, ANonFiniteValueInATomlFileIsRefusedAtItsLineAndColumn) {
+  TempDir dir;
+  const std::string config = dir.Write("inf.toml", "[dp]\nsigma = 4\nclip = inf\n");
+  const CliResult r = RunAsyncdp("train --config " + Quoted(config) + " --out " + Quoted(dir.Path("o")), dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "error: " + config + ":3:8: dp.clip: the value must be a finite number in (0, 1000000], got inf\n");
+  EXPECT_FALSE(std::filesystem::exists(dir.Path("o")));
+}
+
+TEST(TrainCommand, SilentlyWrongSchedulesAreRefused) {
+  TempDir dir;
+  const std::string out = dir.Path("o");
+  for (const char* setting : {"schedule.epochs=1e30", "schedule.epochs=inf", "schedule.iterations=1e15",
+                              "schedule.sample_size_slope=-1", "dp.epsilon=inf", "schedule.eta0=1e308"}) {
+    SCOPED_TRACE(setting);
+    const CliResult r = RunAsyncdp(SmallTable3Args(out) + " --set " + setting, dir);
+    EXPECT_EQ(r.exit_code, 2);
+    const std::string key = std::string(setting).substr(0, std::string(setting).find('='));
+    EXPECT_THAT(r.err, ::testing::StartsWith("error: --set: " + key + ": the value must be"));
+    EXPECT_LT(r.err.size(), 200u);
+  }
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST(TrainCommand, ADirectoryIsNotAConfigFile) {
+  TempDir dir;
+  const CliResult r = RunAsyncdp("train --config " + Quoted(dir.Path("")) + " --out " + Quoted(dir.Path("o")), dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("is a directory, expected a TOML configuration file"));
+}
+
+// A fresh clone runs the shipped configurations on the repository's own a9a copy (paths relative to the
+// repository root), with nothing beside the clone.
+TEST(TrainCommand, ShippedConfigurationsFindTheirDataInTheRepository) {
+  TempDir dir;
+  const CliResult r = RunCommand(
+      "cd " + Quoted(SourceDir()) + " && " + Quoted(AsyncdpBinary()) +
+          " train --quiet --config experiments/table3_strongly_convex.toml --set data.rows_per_client=200"
+          " --set schedule.epochs=0.5 --set eval.points=0 --out " + Quoted(dir.Path("run")),
+      dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(ReadFile(dir.Path("run") + "/config.resolved.toml"), HasSubstr("train = 'datasets/libsvm/a9a.gz'"));
+}
+
 }  // namespace
 }  // namespace asyncdp::testing

@@ -150,5 +150,38 @@ TEST(FileContentsTest, OnlyTheMagicBytesIsTruncated) {
   EXPECT_THROW(Gunzip("\x1f\x8b", "magic_only.gz"), BinaryFormatError);
 }
 
+TEST(FileContentsTest, GunzipPrefixInflatesOnlyWhatIsAskedFor) {
+  const std::string text = SampleText();
+  const std::string gz = GzipBytes(text);
+  EXPECT_EQ(GunzipPrefix(gz, 16, "t.gz"), text.substr(0, 16));
+  EXPECT_EQ(GunzipPrefix(gz, text.size() + 100, "t.gz"), text);  // shorter content: all of it
+  // A corrupt tail is not reached when the prefix is complete before it.
+  std::string damaged = gz;
+  for (size_t i = damaged.size() / 2; i < damaged.size(); ++i) damaged[i] = '\x5a';
+  EXPECT_EQ(GunzipPrefix(damaged, 4, "t.gz"), text.substr(0, 4));
+  EXPECT_THROW(Gunzip(damaged, "t.gz"), BinaryFormatError);
+  // Concatenated members whose first is shorter than the prefix.
+  EXPECT_EQ(GunzipPrefix(GzipBytes("ab") + GzipBytes("cdef"), 5, "t.gz"), "abcde");
+  EXPECT_THROW(GunzipPrefix(std::string("\x1f\x8b\x07\x00garbage-garbage-garbage", 26), 8, "t.gz"),
+               BinaryFormatError);  // compression method 7 does not exist
+  EXPECT_THROW(GunzipPrefix(GzipBytes("ab") + "trailing", 5, "t.gz"), BinaryFormatError);
+}
+
+TEST(FileContentsTest, ReadTextFileDropsAUtf8ByteOrderMark) {
+  TempDir dir;
+  EXPECT_EQ(ReadTextFile(dir.Write("bom.csv", "\xEF\xBB\xBFK,sigma\n10,2\n")), "K,sigma\n10,2\n");
+  EXPECT_EQ(ReadTextFile(dir.Write("bom.csv.gz", GzipBytes("\xEF\xBB\xBFq\n"))), "q\n");
+  EXPECT_EQ(ReadTextFile(dir.Write("plain.csv", "q\n")), "q\n");
+  EXPECT_EQ(StripUtf8Bom("\xEF\xBBx"), "\xEF\xBBx");  // a partial mark is content
+}
+
+TEST(FileContentsTest, ReadFileBytesDoesNotDecompress) {
+  TempDir dir;
+  const std::string gz = GzipBytes("1 1:1\n");
+  EXPECT_EQ(ReadFileBytes(dir.Write("a.gz", gz)), gz);
+  EXPECT_THROW(ReadFileBytes(dir.Path("missing")), InputError);
+  EXPECT_THROW(ReadFileBytes(dir.Path("")), InputError);  // a directory
+}
+
 }  // namespace
 }  // namespace asyncdp::data

@@ -1,5 +1,6 @@
-// The real LIBSVM data sets in ../shared/datasets/libsvm: row, label, feature and nnz counts as listed in
-// datasets/README.md (nnz totals computed independently from the decompressed text).
+// The real LIBSVM data sets (a9a, a9a.t from the repository's datasets/, the others from the shared data
+// folder beside the checkout): row, label, feature and nnz counts as listed in the data sets' READMEs (nnz
+// totals computed independently from the decompressed text).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

@@ -176,5 +176,21 @@ TEST(LibsvmTest, InvalidOptionsAreConfigErrors) {
   EXPECT_THROW(ParseLibsvm("1 1:1\n", "t.svm", not_a_label), ConfigError);
 }
 
+TEST(LibsvmTest, AUtf8ByteOrderMarkIsSkippedAndColumnsCountFromAfterIt) {
+  const Dataset d = ParseLibsvm("\xEF\xBB\xBF-1 2:1\n+1 1:1\n", "bom.svm");
+  EXPECT_EQ(d.rows(), 2);
+  EXPECT_THAT(d.class_names, ElementsAre("-1", "+1"));
+  try {
+    ParseLibsvm("\xEF\xBB\xBF+1 0:1\n", "bom.svm");
+    FAIL() << "expected ParseError";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(e.line(), 1);
+    EXPECT_EQ(e.column(), 4);  // "0" is the fourth character after the mark
+  }
+  EXPECT_THROW(ParseLibsvm("\xEF\xBB\xBF", "bom.svm"), ParseError);  // a mark alone is an empty file
+  // A mark anywhere else is not skipped.
+  EXPECT_THROW(ParseLibsvm("+1 1:1\n\xEF\xBB\xBF-1 1:1\n", "bom.svm"), ParseError);
+}
+
 }  // namespace
 }  // namespace asyncdp::data

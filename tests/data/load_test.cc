@@ -3,10 +3,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <memory>
+#include <sstream>
 #include <string>
 
 #include "core/error.h"
 #include "data/cifar.h"
+#include "data/file_contents.h"
+#include "data/idx.h"
 #include "tests/data/temp_files.h"
 #include "tests/test_data.h"
 
@@ -110,17 +117,35 @@ TEST(LoadTest, AnIdxLabelsFileIsNotADataSet) {
   }
 }
 
-TEST(LoadTest, AutoDetectsCifarByExtensionAndRecordSize) {
+TEST(LoadTest, AutoDetectsCifarByRecordSizeAndLabelBytes) {
   TempDir dir;
   const std::string path = dir.Write("data_batch_1.bin", CifarBatch(4));
   const Dataset d = LoadDataset(path);
   EXPECT_EQ(d.format, "cifar");
   EXPECT_EQ(d.rows(), 4);
   EXPECT_EQ(DetectFormat(path, CifarBatch(4)), DataFormat::kCifar);
-  // The same bytes under another name, or a .bin of another size, are not taken for CIFAR.
-  EXPECT_EQ(DetectFormat(dir.Path("batch.dat"), CifarBatch(4)), DataFormat::kLibsvm);
+  // Label bytes below 9 never occur in text, so the name does not matter.
+  EXPECT_EQ(DetectFormat(dir.Path("batch.dat"), CifarBatch(4)), DataFormat::kCifar);
+  // Another size, or a record whose first byte is no label, is not CIFAR.
   EXPECT_EQ(DetectFormat(path, CifarBatch(4) + "x"), DataFormat::kLibsvm);
   EXPECT_EQ(DetectFormat(path, ""), DataFormat::kLibsvm);
+  std::string bad_label = CifarBatch(2);
+  bad_label[kCifar10RecordBytes] = 10;
+  EXPECT_EQ(DetectFormat(path, bad_label), DataFormat::kLibsvm);
+  // Records that all carry label 9 (a tab byte) are CIFAR only under a CIFAR name.
+  std::string nines = CifarBatch(1);
+  nines[0] = 9;
+  EXPECT_EQ(DetectFormat(path, nines), DataFormat::kCifar);
+  EXPECT_EQ(DetectFormat(dir.Path("batch.bin.gz"), nines), DataFormat::kCifar);
+  EXPECT_EQ(DetectFormat(dir.Path("batch.txt"), nines), DataFormat::kLibsvm);
+}
+
+TEST(LoadTest, AutoDetectsAGzippedCifarBatch) {
+  TempDir dir;
+  const Dataset d = LoadDataset(dir.Write("data_batch_1.bin.gz", testing::GzipBytes(CifarBatch(3))));
+  EXPECT_EQ(d.format, "cifar");
+  EXPECT_EQ(d.rows(), 3);
+  EXPECT_EQ(LoadDataset(dir.Write("test_batch", testing::GzipBytes(CifarBatch(2)))).format, "cifar");
 }
 
 TEST(LoadTest, ExplicitFormatOverridesDetection) {
@@ -139,11 +164,12 @@ TEST(LoadTest, ExplicitFormatOverridesDetection) {
   DataLoadOptions as_cifar;
   as_cifar.format = DataFormat::kCifar;
   EXPECT_THROW(LoadDataset(svm, as_cifar), BinaryFormatError);
-  // A CIFAR-sized .bin holding LIBSVM text is read as text when asked to.
+  // A CIFAR-sized .bin holding LIBSVM text is text (its first byte is no label byte), detected or asked.
   const std::string text = "1 1:1\n";
   const std::string padded = text + std::string(kCifar10RecordBytes - text.size() - 1, ' ') + "\n";
   const std::string bin = dir.Write("looks_like.bin", padded);
-  EXPECT_EQ(DetectFormat(bin, padded), DataFormat::kCifar);
+  EXPECT_EQ(DetectFormat(bin, padded), DataFormat::kLibsvm);
+  EXPECT_EQ(LoadDataset(bin).rows(), 1);
   DataLoadOptions as_libsvm;
   as_libsvm.format = DataFormat::kLibsvm;
   EXPECT_EQ(LoadDataset(bin, as_libsvm).rows(), 1);
@@ -176,6 +202,92 @@ TEST(LoadTest, MalformedLibsvmThroughLoadDatasetKeepsLineAndColumn) {
     EXPECT_EQ(std::string(e.what()),
               path + ":2:8: feature index 1 follows index 2: indices must be strictly increasing");
   }
+}
+
+
+std::string BigEndian(uint32_t v) {
+  return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
+          static_cast<char>(v)};
+}
+
+TEST(LoadTest, AnIdxHeaderClaimingMoreImagesThanLabelsIsRefusedBeforeDecompressing) {
+  TempDir dir;
+  // 1000 images of 28 x 28 declared. The header is a gzip member of its own and a corrupt member follows,
+  // so decompressing the whole file would fail with a gzip error: the count check must come first.
+  const std::string header = BigEndian(kIdxImagesMagic) + BigEndian(1000) + BigEndian(28) + BigEndian(28);
+  const std::string gz = testing::GzipBytes(header) + "\x1f\x8b" + std::string(2000, '\x5a');
+  const std::string images = dir.Write("t10k-images-idx3-ubyte.gz", gz);
+  dir.Write("t10k-labels-idx1-ubyte", BigEndian(kIdxLabelsMagic) + BigEndian(3) + std::string("\1\2\3", 3));
+  try {
+    LoadDataset(images);
+    FAIL() << "expected BinaryFormatError";
+  } catch (const BinaryFormatError& e) {
+    EXPECT_THAT(e.message(), HasSubstr("label count 3 does not match the image count 1000"));
+  }
+}
+
+TEST(LoadTest, AnIdxHeaderNoGzipFileOfThatSizeCouldHoldIsRefused) {
+  TempDir dir;
+  const std::string header = BigEndian(kIdxImagesMagic) + BigEndian(4000000) + BigEndian(255) + BigEndian(255);
+  const std::string images = dir.Write("train-images-idx3-ubyte.gz", testing::GzipBytes(header + "\1\2\3"));
+  try {
+    LoadDataset(images);
+    FAIL() << "expected BinaryFormatError";
+  } catch (const BinaryFormatError& e) {
+    EXPECT_THAT(e.message(), HasSubstr("more than a"));
+    EXPECT_THAT(e.message(), HasSubstr("gzip file can hold"));
+  }
+}
+
+TEST(LoadTest, AnIdxFileOfAnotherElementTypeIsReportedAsIdxNotParsedAsText) {
+  TempDir dir;
+  // float images (type 0x0D), 1 x 1 x 1.
+  const std::string path = dir.Write("t10k-images-idx3-ubyte",
+                                     BigEndian(0x00000D03) + BigEndian(1) + BigEndian(1) + BigEndian(1) +
+                                         std::string(4, '\0'));
+  EXPECT_EQ(DetectFormat(path, ReadFileContents(path)), DataFormat::kIdx);
+  try {
+    LoadDataset(path);
+    FAIL() << "expected BinaryFormatError";
+  } catch (const BinaryFormatError& e) {
+    EXPECT_EQ(e.byte_offset(), 0);
+    EXPECT_THAT(e.message(), HasSubstr("element type 0x0d with 3 dimensions; only unsigned bytes"));
+  }
+}
+
+TEST(LoadTest, LibsvmWithAUtf8ByteOrderMarkLoads) {
+  TempDir dir;
+  const Dataset d = LoadDataset(dir.Write("bom.svm", "\xEF\xBB\xBF+1 1:1\n-1 2:1\n"));
+  EXPECT_EQ(d.format, "libsvm");
+  EXPECT_EQ(d.rows(), 2);
+  EXPECT_THAT(d.class_names, ElementsAre("-1", "+1"));
+}
+
+// Captures what spdlog's default logger writes while it lives.
+class LogCapture {
+ public:
+  LogCapture() : previous_(spdlog::default_logger()) {
+    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(stream_);
+    spdlog::set_default_logger(std::make_shared<spdlog::logger>("capture", sink));
+  }
+  ~LogCapture() { spdlog::set_default_logger(previous_); }
+  std::string Text() const { return stream_.str(); }
+
+ private:
+  std::ostringstream stream_;
+  std::shared_ptr<spdlog::logger> previous_;
+};
+
+TEST(LoadTest, AOneClassDataSetLoadsWithAWarning) {
+  TempDir dir;
+  const std::string path = dir.Write("positives.svm", "+1 1:1\n+1 2:1\n+1.0 3:1\n");
+  LogCapture log;
+  const Dataset d = LoadDataset(path);
+  EXPECT_EQ(d.num_classes(), 1);
+  EXPECT_THAT(log.Text(), HasSubstr("every one of its 3 rows has label '+1'"));
+  LogCapture quiet;
+  LoadDataset(dir.Write("both.svm", "+1 1:1\n-1 2:1\n"));
+  EXPECT_EQ(quiet.Text(), "");
 }
 
 }  // namespace

@@ -1,0 +1,173 @@
+// OutputDirectory: a result appears complete or not at all, and a file asyncdp did not write is never
+// deleted or overwritten (issue: `--out DIR` holding an old result plus other files lost the other files).
+#include "sim/output_dir.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "core/error.h"
+#include "tests/data/temp_files.h"
+
+namespace asyncdp::sim {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using testing::TempDir;
+
+std::string Slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void WriteText(const fs::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+}
+
+// Files left beside `target` (a staging directory that was not cleaned up would show here).
+int EntriesIn(const fs::path& dir) {
+  return static_cast<int>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
+}
+
+void WriteResult(const fs::path& target, const std::string& tag) {
+  OutputDirectory out(target);
+  out.Write("metrics.csv", "metrics " + tag);
+  out.Write("summary.json", "{\"run\": \"" + tag + "\"}");
+  out.Commit();
+}
+
+TEST(OutputDirectory, CreatesTheTargetWithTheFilesAndAManifest) {
+  TempDir dir;
+  const fs::path target = dir.Path("run");
+  WriteResult(target, "a");
+  EXPECT_EQ(Slurp(target / "metrics.csv"), "metrics a");
+  EXPECT_THAT(Slurp(target / kOutputManifestName), HasSubstr("metrics.csv\nsummary.json\n"));
+  EXPECT_EQ(EntriesIn(dir.Path("")), 1);  // no staging directory left beside it
+  const auto owned = PreviousOutputFiles(target);
+  ASSERT_TRUE(owned.has_value());
+  EXPECT_EQ(*owned, (std::set<std::string>{"metrics.csv", "summary.json"}));
+}
+
+TEST(OutputDirectory, WritesIntoAnEmptyDirectory) {
+  TempDir dir;
+  fs::create_directories(dir.Path("empty"));
+  WriteResult(dir.Path("empty"), "a");
+  EXPECT_EQ(Slurp(fs::path(dir.Path("empty")) / "summary.json"), "{\"run\": \"a\"}");
+}
+
+TEST(OutputDirectory, RefusesANonEmptyDirectoryThatHoldsNoResult) {
+  TempDir dir;
+  const fs::path target = dir.Path("mine");
+  fs::create_directories(target);
+  WriteText(target / "thesis.tex", "precious");
+  try {
+    OutputDirectory out(target);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.message(), HasSubstr("holds no asyncdp result"));
+  }
+  EXPECT_EQ(Slurp(target / "thesis.tex"), "precious");
+  EXPECT_EQ(EntriesIn(target), 1);
+  EXPECT_EQ(EntriesIn(dir.Path("")), 1);
+}
+
+TEST(OutputDirectory, RefusesARegularFile) {
+  TempDir dir;
+  const std::string file = dir.Write("results", "not a directory");
+  EXPECT_THROW(OutputDirectory out(file), InputError);
+  EXPECT_EQ(Slurp(file), "not a directory");
+}
+
+TEST(OutputDirectory, ReplacesOnlyItsOwnFilesAndKeepsEveryOtherFile) {
+  TempDir dir;
+  const fs::path target = dir.Path("run");
+  {
+    OutputDirectory out(target);
+    out.Write("stale.csv", "only the first run writes this");
+    out.Write("metrics.csv", "old");
+    out.Write("summary.json", "old");
+    out.Commit();
+  }
+  WriteText(target / "notes.txt", "my notes");
+  fs::create_directories(target / "plots");
+  WriteText(target / "plots" / "fig.png", "png");
+  WriteResult(target, "new");
+  EXPECT_EQ(Slurp(target / "metrics.csv"), "metrics new");
+  EXPECT_EQ(Slurp(target / "summary.json"), "{\"run\": \"new\"}");
+  EXPECT_FALSE(fs::exists(target / "stale.csv"));  // ours, not written again: removed
+  EXPECT_EQ(Slurp(target / "notes.txt"), "my notes");
+  EXPECT_EQ(Slurp(target / "plots" / "fig.png"), "png");
+  EXPECT_EQ(*PreviousOutputFiles(target), (std::set<std::string>{"metrics.csv", "summary.json"}));
+  EXPECT_EQ(EntriesIn(dir.Path("")), 1);
+}
+
+TEST(OutputDirectory, AResultWithoutManifestOwnsOnlyTheNamesAsyncdpWrote) {
+  TempDir dir;
+  const fs::path target = dir.Path("old_run");
+  fs::create_directories(target);
+  WriteText(target / "summary.json", "{}");
+  WriteText(target / "clients.csv", "old clients");
+  WriteText(target / "wstar_C0.1.metrics.csv", "old curve");
+  WriteText(target / "analysis.py", "print(1)");
+  const auto owned = PreviousOutputFiles(target);
+  ASSERT_TRUE(owned.has_value());
+  EXPECT_EQ(*owned, (std::set<std::string>{"clients.csv", "summary.json", "wstar_C0.1.metrics.csv"}));
+  WriteResult(target, "new");
+  EXPECT_FALSE(fs::exists(target / "clients.csv"));
+  EXPECT_FALSE(fs::exists(target / "wstar_C0.1.metrics.csv"));
+  EXPECT_EQ(Slurp(target / "analysis.py"), "print(1)");
+  EXPECT_EQ(Slurp(target / "metrics.csv"), "metrics new");
+}
+
+TEST(OutputDirectory, NeverOverwritesAFileItDidNotWriteEvenUnderOneOfItsNames) {
+  TempDir dir;
+  const fs::path target = dir.Path("run");
+  {
+    OutputDirectory out(target);
+    out.Write("summary.json", "old");
+    out.Commit();
+  }
+  WriteText(target / "metrics.csv", "the user's own metrics");
+  OutputDirectory out(target);
+  out.Write("metrics.csv", "new");
+  out.Write("summary.json", "new");
+  try {
+    out.Commit();
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.message(), HasSubstr("metrics.csv, not written by asyncdp"));
+  }
+  EXPECT_EQ(Slurp(target / "metrics.csv"), "the user's own metrics");
+  EXPECT_EQ(Slurp(target / "summary.json"), "old");  // nothing changed
+}
+
+TEST(OutputDirectory, AnUncommittedRunLeavesTheTargetAsItWas) {
+  TempDir dir;
+  const fs::path target = dir.Path("run");
+  WriteResult(target, "old");
+  {
+    OutputDirectory out(target);
+    out.Write("metrics.csv", "half-written");
+  }  // no Commit: the run failed
+  EXPECT_EQ(Slurp(target / "metrics.csv"), "metrics old");
+  EXPECT_EQ(EntriesIn(dir.Path("")), 1);
+}
+
+TEST(OutputDirectory, AManifestNamingPathsOutsideTheDirectoryIsRefused) {
+  TempDir dir;
+  const fs::path target = dir.Path("run");
+  fs::create_directories(target);
+  WriteText(target / kOutputManifestName, "summary.json\n../thesis.tex\n");
+  EXPECT_THROW(OutputDirectory out(target), InputError);
+}
+
+}  // namespace
+}  // namespace asyncdp::sim
