@@ -51,20 +51,27 @@ void ExpectRunsRecordConfigAndSeed(const std::string& runs) {
   EXPECT_GT(count, 0) << runs;
 }
 
-TEST(RunExperiments, QuickComparesTheThreeConvexityClassesWithPlotsAndReport) {
+TEST(RunExperiments, QuickMeasuresConvergenceRatesAgainstReferenceOptima) {
   TempDir dir;
   const std::string out = dir.Path("quick");
   const CliResult r = RunScript("quick --out " + Quoted(out), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  ExpectFiles(out, {"REPORT.md", "runs.csv", "curves.csv", "manifest.tsv", "plots/convex.png",
-                    "plots/lenet.png", "plots/convex.gp"});
+  ExpectFiles(out, {"REPORT.md", "runs.csv", "curves.csv", "rates.csv", "manifest.tsv", "plots/suboptimality.png",
+                    "plots/suboptimality.gp", "plots/convex_accuracy.png", "plots/lenet_train_loss.png",
+                    "plots/lenet.png", "reference/strongly_convex/summary.json",
+                    "reference/plain_convex/summary.json", "reference/geometric_median/summary.json"});
   const std::string report = ReadFile(out + "/REPORT.md");
-  for (const char* section :
-       {"## Runs", "## Convergence", "## Checks", "plots/convex.png", "ε PLD", "wall s"}) {
+  for (const char* section : {"## Runs", "## Reference optima", "## Convergence rates", "## Non-convex", "## Checks",
+                              "plots/suboptimality.png", "fitted slope", "ε PLD", "wall s"}) {
     EXPECT_THAT(report, HasSubstr(section));
   }
   EXPECT_THAT(report, Not(HasSubstr("failed")));
-  EXPECT_EQ(CountLines(ReadFile(out + "/runs.csv")), 1 + 6);  // strongly, plain, LeNet x DP, non-DP
+  // strongly convex, plain convex, geometric median x (DP, non-DP, SGD) + LeNet x (DP, non-DP)
+  EXPECT_EQ(CountLines(ReadFile(out + "/runs.csv")), 1 + 3 * 3 + 2);
+  // A fitted slope and a schedule slope for each of the nine convex runs.
+  const std::string rates = ReadFile(out + "/rates.csv");
+  EXPECT_EQ(CountLines(rates), 1 + 9) << rates;
+  EXPECT_THAT(rates, Not(HasSubstr(",NA,NA,NA,NA,"))) << rates;
   ExpectRunsRecordConfigAndSeed(out + "/runs");
 }
 
