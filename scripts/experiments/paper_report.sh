@@ -290,7 +290,7 @@ $(image "suboptimality, Table 3 setting" "$p/fig_e_suboptimality.png")
 |---|---|---|---|---|---|---|
 $(awk -F, 'NR > 1 { printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $7, $9, $10, $11 }' "$OUT_DIR/rates.csv" 2>/dev/null | sort -t'|' -k2,2 -k3,3V)
 
-A non-DP floor well above 0 is the clipping bias: these runs clip at C = 0.1, and `quick`'s unclipped SGD runs on the
+A non-DP floor well above 0 is the clipping bias: these runs clip at C = 0.1, and \`quick\`'s unclipped SGD runs on the
 same objectives keep converging; noise raises the floor further. Where the floors are flat, the
 objective stopped improving long before K and the figures' accuracy differences are differences in floors.
 
