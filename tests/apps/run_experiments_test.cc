@@ -80,7 +80,8 @@ TEST(RunExperiments, PaperReproducesTables9To11ExactlyAndWritesEveryFigure) {
   const std::string out = dir.Path("paper");
   const CliResult r = RunScript("paper --out " + Quoted(out), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  ExpectFiles(out, {"REPORT.md", "tables_9_11.csv", "printed_settings_epsilon.csv", "runs.csv"});
+  ExpectFiles(out, {"REPORT.md", "tables_9_11.csv", "printed_settings_epsilon.csv", "runs.csv", "rates.csv",
+                    "plots/fig_e_suboptimality.png", "reference/strongly_convex/summary.json"});
   for (const char* fig :
        {"fig1a_utility_strongly_convex", "fig2a_utility_plain_convex", "fig3a_utility_lenet",
         "fig1b_sample_sizes_strongly_convex", "fig2b_sample_sizes_plain_convex", "fig3b_sample_sizes_lenet",
@@ -98,6 +99,7 @@ TEST(RunExperiments, PaperReproducesTables9To11ExactlyAndWritesEveryFigure) {
   for (const char* section :
        {"## (d) Tables 9–11", "21 of 21 printed values reproduced exactly", "## Tight ε for every setting",
         "## (a) Utility graphs", "## (b) Constant sample sizes", "## (c) Privacy budgets",
+        "## (e) Convergence of the convex runs", "## Round update: sum or average", "First global round, LeNet",
         "## Figure shapes: checked", "## Where and why"}) {
     EXPECT_THAT(report, HasSubstr(section));
   }
