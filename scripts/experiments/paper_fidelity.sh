@@ -20,22 +20,37 @@ probe_status() {
 
 # run_status DIR: "collapsed" when a classifier ends at a constant prediction — test loss within 1% of
 # ln(classes) and accuracy at most 1.1 / classes (a network whose ReLUs all died predicts the class prior);
-# "ok" otherwise; "NA" for a missing run.
+# "revived" when it sat there for at least two evaluations in a row and then learned after all (DP noise
+# can revive dead units, a noise-free run cannot); "ok" otherwise; "NA" for a missing run.
 run_status() {
-  [ -f "$1/summary.json" ] || { echo NA; return; }
-  local loss acc classes=10
-  read -r loss acc <<<"$(json_get "$1/summary.json" test_loss test_accuracy)"
-  [ "$(json_get "$1/summary.json" model.kind)" = lenet ] || classes=2
-  awk -v l="$loss" -v a="$acc" -v c="$classes" 'BEGIN {
-    if (l == "NA" || a == "NA" || a == "null") { print "NA"; exit }
-    print (l + 0 > 0.99 * log(c) && l + 0 < 1.01 * log(c) && a + 0 <= 1.1 / c) ? "collapsed" : "ok" }'
+  [ -f "$1/metrics.csv" ] && [ -f "$1/summary.json" ] || { echo NA; return; }
+  local classes=2
+  [ "$(json_get "$1/summary.json" model.kind)" = lenet ] && classes=10
+  csv_column "$1/metrics.csv" test_loss test_accuracy | awk -F, -v c="$classes" '
+    function dead(l, a) { return l + 0 > 0.99 * log(c) && l + 0 < 1.01 * log(c) && a != "nan" && a + 0 <= 1.1 / c }
+    { d = dead($1, $2); run = d ? run + 1 : 0; if (run >= 2) was = 1; last = d }
+    END { if (NR == 0) print "NA"; else if (last) print "collapsed"; else if (was) print "revived"; else print "ok" }'
+}
+
+# collapsed_until DIR: gradient computations per client at the last evaluation of the run's collapsed
+# stretch ("NA" if none).
+collapsed_until() {
+  [ -f "$1/metrics.csv" ] || { echo NA; return; }
+  local clients
+  clients=$(json_count "$1/summary.json" grads_per_client)
+  csv_column "$1/metrics.csv" gradients test_loss test_accuracy | awk -F, -v n="${clients:-1}" '
+    $2 + 0 > 0.99 * log(10) && $2 + 0 < 1.01 * log(10) && $3 + 0 <= 0.11 { t = $1 / n }
+    END { if (t == "") print "NA"; else printf "%.0f", t }'
 }
 
 # acc_of DIR: final test accuracy with 4 decimals, the run status appended when it collapsed.
 acc_of() {
   local a
   a=$(fmt_num %.4f "$(acc "$1")")
-  [ "$(run_status "$1")" = collapsed ] && a="$a (collapsed)"
+  case $(run_status "$1") in
+    collapsed) a="$a (collapsed)" ;;
+    revived) a="$a (collapsed until t = $(collapsed_until "$1"), then revived)" ;;
+  esac
   printf '%s' "$a"
 }
 
@@ -97,17 +112,23 @@ paper_reading_findings() {
     echo "  Υ = k ≥ i − 1 the first rounds of all clients land on the same model: the bound n·η0·s·C of the table"
     echo "  grows linearly in s. The last s whose first round does not raise the loss is ${last_ok:-none}."
   fi
-  local collapsed="" dir
+  local collapsed="" revived="" dir
   for dir in "$OUT_DIR"/runs/lenet/*/ "$OUT_DIR"/runs/lenet/divide/*/; do
     dir=${dir%/}
-    [ "$(run_status "$dir")" = collapsed ] && collapsed+="${dir#"$OUT_DIR"/runs/lenet/} ($(fmt_num %.4f "$(acc "$dir")")), "
+    case $(run_status "$dir") in
+      collapsed) collapsed+="${dir#"$OUT_DIR"/runs/lenet/} ($(fmt_num %.4f "$(acc "$dir")")), " ;;
+      revived) revived+="${dir#"$OUT_DIR"/runs/lenet/} (dead until t = $(collapsed_until "$dir"), final $(fmt_num %.4f "$(acc "$dir")")), " ;;
+    esac
   done
-  if [ -n "$collapsed" ]; then
-    echo "* **Collapsed LeNet runs** (test loss = ln 10 and chance accuracy: every unit of a hidden layer is"
-    echo "  dead and the network predicts the class prior): ${collapsed%, }. A noise-free run that overshoots"
-    echo "  stays dead — no gradient reaches a dead ReLU — while DP noise keeps perturbing the weights and can"
-    echo "  revive units, which is how a DP run can end above its non-DP twin. Such a non-DP run is reported as"
-    echo "  unstable below, never as a ceiling."
+  if [ -n "$collapsed$revived" ]; then
+    echo "* **Collapsed LeNet runs** (test loss = ln 10 at chance accuracy: every unit of a hidden layer is dead"
+    collapsed=${collapsed%, }
+    revived=${revived%, }
+    echo "  and the network predicts the class prior). Ended collapsed: ${collapsed:-none}."
+    echo "  Collapsed, then revived: ${revived:-none}. A noise-free run that overshoots stays dead — no"
+    echo "  gradient reaches a dead ReLU — while DP noise keeps perturbing the weights and can revive units: that"
+    echo "  is how a DP run can end above its non-DP twin. Neither is a result of the privacy budget; a collapsed"
+    echo "  non-DP run is reported as unstable below, never as a ceiling."
   fi
   local sigma ss eps clip
   IFS=$'\t' read -r sigma ss eps clip <<<"$(table_largest_row 3)"

@@ -67,7 +67,10 @@ paper_rows_table() {
 # probe), "too few rounds" (fewer than 50 per client: not comparable), or nothing.
 paper_row_note() {
   local notes=() rounds
-  [ "$(run_status "$2")" = collapsed ] && notes+=("collapsed: not a result")
+  case $(run_status "$2") in
+    collapsed) notes+=("collapsed: not a result") ;;
+    revived) notes+=("collapsed until t = $(collapsed_until "$2"), revived by noise") ;;
+  esac
   [ "$1" = lenet ] && [ "$(probe_status lenet sum "$3")" = overshoots ] && notes+=("first round overshoots")
   rounds=$(awk -F, -v p="$1" -v r="$(basename "$2")" '$1 == p && $2 == r { print $10 }' "$OUT_DIR/runs.csv" 2>/dev/null)
   awk -v t="${rounds:-NA}" 'BEGIN { exit !(t != "NA" && t + 0 < 50) }' && notes+=("too few rounds ($rounds): not comparable")
