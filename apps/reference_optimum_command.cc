@@ -4,7 +4,6 @@
 // and writes OUT/summary.json (also printed on stdout: objective, gradient norm, iterations, w*) and
 // OUT/config.resolved.toml. With --reuse, an OUT that already holds the optimum of the same objective
 // (same "objective_key") to at least the requested tolerance is kept and nothing is recomputed.
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -12,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -65,7 +65,8 @@ bool CanReuse(const std::string& dir, const nlohmann::json& key, double toleranc
 }
 
 void RunReferenceOptimum(const ReferenceOptimumArgs& args) {
-  sim::TrainConfig config = args.config_path.empty() ? sim::TrainConfig{} : sim::LoadConfigFile(args.config_path);
+  sim::TrainConfig config =
+      args.config_path.empty() ? sim::TrainConfig{} : sim::LoadConfigFile(args.config_path);
   for (const auto& assignment : args.overrides) sim::ApplyOverride(config, assignment);
   // F does not depend on the privacy settings; skipping them skips σ calibration.
   config.dp.enabled = false;
@@ -92,29 +93,32 @@ void RunReferenceOptimum(const ReferenceOptimumArgs& args) {
   const models::ReferenceOptimum ref = models::ComputeReferenceOptimum(*experiment.model, parts, options);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!ref.converged) {
-    spdlog::warn("reference-optimum: {} stopped after {} iterations at ||grad F|| = {:.3g} > {:.3g}", ref.method,
-                 ref.iterations, ref.gradient_norm, args.tolerance);
+    spdlog::warn("reference-optimum: {} stopped after {} iterations at ||grad F|| = {:.3g} > {:.3g}",
+                 ref.method, ref.iterations, ref.gradient_norm, args.tolerance);
   }
-  nlohmann::json summary = {{"kind", "reference_optimum"},
-                            {"model", ref.model},
-                            {"method", ref.method},
-                            {"objective", ref.objective},
-                            {"evaluated_objective", ref.evaluated_objective},
-                            {"gradient_norm", ref.gradient_norm},
-                            {"gradient_tolerance", args.tolerance},
-                            {"converged", ref.converged},
-                            {"iterations", ref.iterations},
-                            {"records", ref.records},
-                            {"wall_seconds", seconds},
-                            {"objective_key", key},
-                            {"params", std::vector<double>(ref.params.data(), ref.params.data() + ref.params.size())}};
+  nlohmann::json summary = {
+      {"kind", "reference_optimum"},
+      {"model", ref.model},
+      {"method", ref.method},
+      {"objective", ref.objective},
+      {"evaluated_objective", ref.evaluated_objective},
+      {"gradient_norm", ref.gradient_norm},
+      {"gradient_tolerance", args.tolerance},
+      {"converged", ref.converged},
+      {"iterations", ref.iterations},
+      {"records", ref.records},
+      {"wall_seconds", seconds},
+      {"objective_key", key},
+      {"params", std::vector<double>(ref.params.data(), ref.params.data() + ref.params.size())}};
   sim::OutputDirectory out(args.out_dir);
-  out.Write("config.resolved.toml", "# asyncdp " ASYNCDP_VERSION " reference-optimum configuration (dp is not used)\n" +
+  out.Write("config.resolved.toml", "# asyncdp " ASYNCDP_VERSION
+                                    " reference-optimum configuration (dp is not used)\n" +
                                         sim::ToToml(experiment.config));
   out.Write("summary.json", summary.dump(2) + "\n");
   out.Commit();
-  spdlog::info("reference-optimum: {} F(w*) = {:.12g}, ||grad F|| = {:.3g} after {} iterations, {:.2f} s -> {}",
-               ref.model, ref.objective, ref.gradient_norm, ref.iterations, seconds, args.out_dir);
+  spdlog::info(
+      "reference-optimum: {} F(w*) = {:.12g}, ||grad F|| = {:.3g} after {} iterations, {:.2f} s -> {}",
+      ref.model, ref.objective, ref.gradient_norm, ref.iterations, seconds, args.out_dir);
   std::cout << summary.dump(2) << "\n";
 }
 
@@ -125,10 +129,12 @@ void RegisterReferenceOptimumCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "reference-optimum",
       "Solve a run's convex training objective to a tight gradient tolerance (non-private, full batch):\n"
-      "w* and F(w*) for suboptimality curves. logistic, logistic_l2: Newton-CG; geometric_median: Weiszfeld.\n"
+      "w* and F(w*) for suboptimality curves. logistic, logistic_l2: Newton-CG; geometric_median: "
+      "Weiszfeld.\n"
       "Writes OUT/summary.json (also printed on stdout) and OUT/config.resolved.toml.");
   cmd->add_option("--config", args->config_path, "TOML run configuration (the run whose objective to solve)");
-  cmd->add_option("--set", args->overrides, "Override a key: --set data.train=a9a.gz (repeatable)")->take_all();
+  cmd->add_option("--set", args->overrides, "Override a key: --set data.train=a9a.gz (repeatable)")
+      ->take_all();
   cmd->add_option("--out", args->out_dir, "Output directory")->capture_default_str();
   cmd->add_option("--tolerance", args->tolerance, "Stop when ||grad F(w)|| <= this")
       ->capture_default_str()
@@ -136,7 +142,8 @@ void RegisterReferenceOptimumCommand(CLI::App& app) {
   cmd->add_option("--max-iterations", args->max_iterations, "Iteration cap; 0 = the method's default")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  cmd->add_flag("--reuse", args->reuse, "Keep OUT if it already holds w* of the same objective and tolerance");
+  cmd->add_flag("--reuse", args->reuse,
+                "Keep OUT if it already holds w* of the same objective and tolerance");
   cmd->add_flag("--quiet", args->quiet, "Only warnings on stderr");
   cmd->callback([args] { RunReferenceOptimum(*args); });
 }

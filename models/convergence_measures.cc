@@ -45,8 +45,8 @@ double GradientNorm(const Model& model, const data::Dataset& data, std::span<con
   for (int64_t start = 0; start < data.rows(); start += chunk) {
     const int64_t count = std::min(chunk, data.rows() - start);
     std::iota(rows.begin(), rows.begin() + count, start);
-    model.ClippedGradientSum(params, data, std::span<const int64_t>(rows.data(), static_cast<size_t>(count)), kNoClip,
-                             partial, workspace);
+    model.ClippedGradientSum(params, data, std::span<const int64_t>(rows.data(), static_cast<size_t>(count)),
+                             kNoClip, partial, workspace);
     total += Eigen::Map<const Eigen::VectorXf>(partial.data(), n).cast<double>();
   }
   return total.norm() / static_cast<double>(data.rows());

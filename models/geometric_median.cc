@@ -125,7 +125,8 @@ Evaluation GeometricMedianModel::Evaluate(std::span<const float> params, const d
   e.examples = data.rows();
   e.accuracy = std::numeric_limits<double>::quiet_NaN();  // no class is predicted
   if (e.examples == 0) return e;
-  const Eigen::VectorXd theta = Eigen::Map<const Eigen::VectorXf>(params.data(), num_features_).cast<double>();
+  const Eigen::VectorXd theta =
+      Eigen::Map<const Eigen::VectorXf>(params.data(), num_features_).cast<double>();
   const double theta_sq = theta.squaredNorm();
   double sum = 0.0;
   WithRows(data, [&](const auto& rows) {
@@ -141,7 +142,8 @@ double GeometricMedianModel::ExampleLossDouble(std::span<const double> params, c
   ASYNCDP_CHECK(static_cast<int64_t>(params.size()) == num_features_);
   ASYNCDP_CHECK(row >= 0 && row < data.rows());
   const Eigen::Map<const Eigen::VectorXd> theta(params.data(), num_features_);
-  return WithRows(data, [&](const auto& rows) { return Distance(rows, row, params.data(), theta.squaredNorm()); });
+  return WithRows(data,
+                  [&](const auto& rows) { return Distance(rows, row, params.data(), theta.squaredNorm()); });
 }
 
 ClipStats GeometricMedianModel::ClippedGradientSumDouble(std::span<const double> params,

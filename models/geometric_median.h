@@ -66,8 +66,8 @@ class GeometricMedianModel final : public Model, public DoublePrecisionPath {
   double ExampleLossDouble(std::span<const double> params, const data::Dataset& data,
                            int64_t row) const override;
   ClipStats ClippedGradientSumDouble(std::span<const double> params, const data::Dataset& data,
-                                     std::span<const int64_t> batch, double clip,
-                                     std::span<double> grad_sum, std::span<double> norms = {}) const override;
+                                     std::span<const int64_t> batch, double clip, std::span<double> grad_sum,
+                                     std::span<double> norms = {}) const override;
 
   const GeometricMedianOptions& options() const { return options_; }
 

@@ -167,7 +167,8 @@ Eigen::VectorXd NewtonDirection(const LogisticObjective& objective, const Eigen:
   return p;
 }
 
-ReferenceOptimum SolveLogistic(const LinearModel& model, Parts parts, double tolerance, int64_t max_iterations) {
+ReferenceOptimum SolveLogistic(const LinearModel& model, Parts parts, double tolerance,
+                               int64_t max_iterations) {
   LogisticObjective objective(model, parts);
   ReferenceOptimum result;
   result.method = "newton_cg";
@@ -275,7 +276,8 @@ ReferenceOptimum SolveGeometricMedian(const GeometricMedianModel& model, Parts p
         continue;
       }
     }
-    if (result.gradient_norm <= tolerance || result.iterations >= max_iterations || s.weight_sum == 0.0) break;
+    if (result.gradient_norm <= tolerance || result.iterations >= max_iterations || s.weight_sum == 0.0)
+      break;
     ++result.iterations;
     const Eigen::VectorXd target = s.weighted_sum / s.weight_sum;  // T(θ)
     const double gamma = s.coincident > 0.0 ? std::min(1.0, s.coincident / pull_norm) : 0.0;
@@ -295,10 +297,12 @@ bool HasReferenceSolver(const Model& model) {
   return linear != nullptr && linear->options().loss == LinearLoss::kLogistic;
 }
 
-ReferenceOptimum ComputeReferenceOptimum(const Model& model, Parts parts, const ReferenceOptimumOptions& options) {
+ReferenceOptimum ComputeReferenceOptimum(const Model& model, Parts parts,
+                                         const ReferenceOptimumOptions& options) {
   if (!HasReferenceSolver(model)) {
-    throw ConfigError("model.kind", "no reference-optimum solver for '" + model.Name() +
-                                        "' (convex objectives only: logistic, logistic_l2, geometric_median)");
+    throw ConfigError("model.kind",
+                      "no reference-optimum solver for '" + model.Name() +
+                          "' (convex objectives only: logistic, logistic_l2, geometric_median)");
   }
   if (!std::isfinite(options.gradient_tolerance) || options.gradient_tolerance <= 0.0) {
     throw ConfigError("reference.gradient_tolerance",
@@ -319,8 +323,8 @@ ReferenceOptimum ComputeReferenceOptimum(const Model& model, Parts parts, const 
   result.records = records;
   result.converged = result.gradient_norm <= options.gradient_tolerance;
   const Eigen::VectorXf rounded = result.params.cast<float>();
-  result.evaluated_objective =
-      ObjectiveValue(model, parts, std::span<const float>(rounded.data(), static_cast<size_t>(rounded.size())));
+  result.evaluated_objective = ObjectiveValue(
+      model, parts, std::span<const float>(rounded.data(), static_cast<size_t>(rounded.size())));
   return result;
 }
 

@@ -45,27 +45,28 @@ struct ReferenceOptimumOptions {
 };
 
 struct ReferenceOptimum {
-  std::string model;             // Model::Name() of the objective
-  std::string method;            // "newton_cg" or "weiszfeld"
-  Eigen::VectorXd params;        // w*
-  double objective = 0.0;        // F(w*), double precision
+  std::string model;       // Model::Name() of the objective
+  std::string method;      // "newton_cg" or "weiszfeld"
+  Eigen::VectorXd params;  // w*
+  double objective = 0.0;  // F(w*), double precision
   // F(w*) as a run measures F: Model::Evaluate (the float path) on w* rounded to float, weighted over the
   // parts. Suboptimality is taken against this value so that float rounding cancels (see
   // models/convergence_measures.h).
   double evaluated_objective = 0.0;
-  double gradient_norm = 0.0;    // ||∇F(w*)|| (geometric median: the minimum-norm subgradient)
-  int64_t iterations = 0;        // outer iterations used
-  int64_t records = 0;           // N
-  bool converged = false;        // gradient_norm <= the tolerance
+  double gradient_norm = 0.0;  // ||∇F(w*)|| (geometric median: the minimum-norm subgradient)
+  int64_t iterations = 0;      // outer iterations used
+  int64_t records = 0;         // N
+  bool converged = false;      // gradient_norm <= the tolerance
 };
 
 // Whether ComputeReferenceOptimum has a solver for `model` (see the table above).
 bool HasReferenceSolver(const Model& model);
 
 // w* of F over `parts` (each a client's shard; at least one row in total), started from w = 0 (logistic)
-// or the centroid of the rows (geometric median): deterministic, no seed. Throws ConfigError("model.kind", ...) when the model has no solver and
-// ConfigError("reference.gradient_tolerance", ...) for a bad tolerance. Does not throw when the
-// iteration cap is reached first: `converged` is then false and gradient_norm says how far it got.
+// or the centroid of the rows (geometric median): deterministic, no seed. Throws ConfigError on key
+// "model.kind" when the model has no solver and on "reference.gradient_tolerance" for a bad tolerance. Does
+// not throw when the iteration cap is reached first: `converged` is then false and gradient_norm says how
+// far it got.
 ReferenceOptimum ComputeReferenceOptimum(const Model& model, std::span<const data::Dataset* const> parts,
                                          const ReferenceOptimumOptions& options = {});
 

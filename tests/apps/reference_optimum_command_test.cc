@@ -73,7 +73,8 @@ TEST(ReferenceOptimumCommand, NonConvexModelsAndBadOptionsExitWithCodeTwo) {
                                      dir);
   EXPECT_EQ(lenet.exit_code, 2);
   EXPECT_THAT(lenet.err, HasSubstr("model.kind"));
-  const CliResult tolerance = RunAsyncdp(Args("quick_strongly_convex.toml", dir.Path("y"), "--tolerance 0"), dir);
+  const CliResult tolerance =
+      RunAsyncdp(Args("quick_strongly_convex.toml", dir.Path("y"), "--tolerance 0"), dir);
   EXPECT_EQ(tolerance.exit_code, 2);
   EXPECT_THAT(tolerance.err, HasSubstr("--tolerance"));
 }

@@ -123,7 +123,9 @@ TEST_P(GeometricMedianStorageTest, EvaluateIsTheMeanDistanceAndPredictsNoClass) 
 }
 
 INSTANTIATE_TEST_SUITE_P(Storage, GeometricMedianStorageTest, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool>& info) { return info.param ? "sparse" : "dense"; });
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "sparse" : "dense";
+                         });
 
 TEST(GeometricMedianTest, ARowAtThetaContributesTheZeroSubgradient) {
   auto data = synthetic::MakeSyntheticData(408, 4, 5, 2, /*sparse=*/false);

@@ -48,7 +48,8 @@ double ModelGradientNorm(const Model& model, const std::vector<const data::Datas
 }
 
 // F(w) = mean of ExampleLossDouble over every row of every part.
-double ModelObjective(const Model& model, const std::vector<const data::Dataset*>& parts, const Eigen::VectorXd& w) {
+double ModelObjective(const Model& model, const std::vector<const data::Dataset*>& parts,
+                      const Eigen::VectorXd& w) {
   const auto& path = dynamic_cast<const DoublePrecisionPath&>(model);
   double sum = 0.0;
   int64_t n = 0;
@@ -102,9 +103,10 @@ class LogisticReferenceTest : public ::testing::TestWithParam<LogisticCase> {};
 TEST_P(LogisticReferenceTest, NewtonReachesTheToleranceOnTheModelsOwnGradient) {
   const LogisticCase& c = GetParam();
   // Three client shards of unequal size: the objective is the mean over all their rows.
-  const std::vector<data::Dataset> shards = {NoisyLabels(synthetic::MakeSyntheticData(501, 70, 11, 2, c.sparse)),
-                                             NoisyLabels(synthetic::MakeSyntheticData(502, 55, 11, 2, c.sparse)),
-                                             NoisyLabels(synthetic::MakeSyntheticData(503, 64, 11, 2, c.sparse))};
+  const std::vector<data::Dataset> shards = {
+      NoisyLabels(synthetic::MakeSyntheticData(501, 70, 11, 2, c.sparse)),
+      NoisyLabels(synthetic::MakeSyntheticData(502, 55, 11, 2, c.sparse)),
+      NoisyLabels(synthetic::MakeSyntheticData(503, 64, 11, 2, c.sparse))};
   const auto parts = PartsOf(shards);
   const auto model = MakeModel(c.options, 11, 2);
   ASSERT_TRUE(HasReferenceSolver(*model));
