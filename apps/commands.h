@@ -12,5 +12,6 @@ void RegisterAccountCommand(CLI::App& app);   // asyncdp account
 void RegisterCalcCommand(CLI::App& app);      // asyncdp calc
 void RegisterTrainCommand(CLI::App& app);     // asyncdp train
 void RegisterUtilityGraphCommand(CLI::App& app);  // asyncdp utility-graph
+void RegisterReferenceOptimumCommand(CLI::App& app);  // asyncdp reference-optimum
 
 }  // namespace asyncdp::apps

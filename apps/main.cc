@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   asyncdp::apps::RegisterCalcCommand(app);
   asyncdp::apps::RegisterUtilityGraphCommand(app);
   asyncdp::apps::RegisterTrainCommand(app);
+  asyncdp::apps::RegisterReferenceOptimumCommand(app);
 
   try {
     app.parse(argc, argv);

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "models/cnn/alexnet.h"
 #include "models/cnn/lenet.h"
+#include "models/geometric_median.h"
 #include "models/linear_model.h"
 #include "models/mlp.h"
 
@@ -68,8 +69,8 @@ std::unique_ptr<Model> MakeCnn(const ModelOptions& options, int num_classes, con
 }  // namespace
 
 const std::vector<std::string>& ModelKinds() {
-  static const std::vector<std::string> kinds = {"logistic", "logistic_l2", "linear", "svm",
-                                                 "softmax",  "mlp",         "lenet",  "alexnet"};
+  static const std::vector<std::string> kinds = {"logistic", "logistic_l2", "linear", "svm",    "softmax",
+                                                 "mlp",      "lenet",       "alexnet", "geometric_median"};
   return kinds;
 }
 
@@ -79,8 +80,8 @@ std::unique_ptr<Model> MakeModel(const ModelOptions& options, int64_t num_featur
   const auto& kinds = ModelKinds();
   if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) {
     throw ConfigError("model.kind", "unknown model '" + kind +
-                                        "' (expected logistic, logistic_l2, linear, svm, softmax, mlp, lenet "
-                                        "or alexnet)");
+                                        "' (expected logistic, logistic_l2, linear, svm, softmax, mlp, lenet, "
+                                        "alexnet or geometric_median)");
   }
   if (kind == "lenet" || kind == "alexnet") return MakeCnn(options, num_classes, image);
   if (num_features < 1) {
@@ -90,6 +91,15 @@ std::unique_ptr<Model> MakeModel(const ModelOptions& options, int64_t num_featur
   RequireFinite(options.init_stddev, "model.init_stddev");
   RequireFinite(options.init_gain, "model.init_gain");
 
+  if (kind == "geometric_median") {
+    if (l2.lambda != 0.0) {
+      throw ConfigError("model.l2_lambda", "'geometric_median' has no L2 regulariser; set it to 0");
+    }
+    GeometricMedianOptions median;
+    median.num_features = num_features;
+    median.init_stddev = options.init_stddev;
+    return std::make_unique<GeometricMedianModel>(median);
+  }
   if (kind == "softmax" || kind == "mlp") {
     RequireMulticlass(kind, num_classes);
     MlpOptions mlp;

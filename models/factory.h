@@ -11,6 +11,7 @@
 //   "mlp"         multilayer perceptron                         sparse or dense, >= 2 classes
 //   "lenet"       LeNet-5 (models/cnn/lenet.h)                  28 x 28 x 1 images, <= 10 classes
 //   "alexnet"     AlexNet-style CNN (models/cnn/alexnet.h)      32 x 32 x 3 images, <= 10 classes
+//   "geometric_median"  ||θ − x|| (models/geometric_median.h)  sparse or dense; labels ignored
 #pragma once
 
 #include <cstdint>
@@ -33,7 +34,7 @@ struct ModelOptions {
   // L2 coefficient lambda >= 0 (proactive-dp.md §8.2, (9)); an explicit number — resolving the paper's
   // lambda = 1/N is the caller's job. "logistic_l2" requires lambda > 0, "logistic" lambda = 0 (use
   // logistic_l2 for the regularised objective); "linear", "svm", "softmax" and "mlp" accept any lambda >= 0
-  // (ridge); the CNNs require 0. Default 0.
+  // (ridge); geometric_median and the CNNs require 0. Default 0.
   double l2_lambda = 0.0;
   // How the regulariser is split over examples (models/regularizer.h). Default kPerExample: each
   // per-example loss carries (lambda/2)||w_bar||^2, strong-convexity modulus lambda.
@@ -49,8 +50,8 @@ struct ModelOptions {
   // MLP nonlinearity. Default ReLU. (The CNNs take theirs from cnn.activation.)
   Activation activation = Activation::kRelu;
 
-  // Convex models (logistic*, linear, svm, softmax): initial weights ~ N(0, init_stddev^2), biases 0.
-  // Default 0.01; 0 = start at w = 0. Must be finite and >= 0.
+  // Convex models (logistic*, linear, svm, softmax, geometric_median): initial weights ~ N(0, init_stddev^2),
+  // biases 0. Default 0.01; 0 = start at w = 0. Must be finite and >= 0.
   double init_stddev = 0.01;
   // MLP: He/LeCun initialisation scaled by this gain (models/mlp.h). Default 1; finite and >= 0.
   double init_gain = 1.0;

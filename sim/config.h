@@ -24,6 +24,7 @@ struct DataConfig {
 
 struct ModelConfig {
   std::string kind = "logistic_l2";  // logistic | logistic_l2 | linear | svm | softmax | mlp | lenet | alexnet
+                                     // | geometric_median
   double l2_lambda = 0.0;            // λ of logistic_l2; 0 = 1/N_c (the paper's choice, Table 1)
   std::string regularizer_convention = "per_example";  // per_example (λ/2‖w̄‖² in each f) | literal (λ/(2N))
   bool regularize_bias = true;       // include b in ‖w̄‖² (Section 4) or not (Appendix D)

@@ -8,23 +8,26 @@
 #       (paper_tables.sh).
 # CIFAR-10 (Tables 5, 8, Figs 10, 14) is not available here: its settings are only accounted for.
 # The report is paper_report.sh. Settings come from paper_settings.tsv and paper_tables_9_11.tsv.
+# shellcheck source=scripts/experiments/convergence.sh
+source "$EXP_DIR/convergence.sh"
 # shellcheck source=scripts/experiments/paper_tables.sh
 source "$EXP_DIR/paper_tables.sh"
 # shellcheck source=scripts/experiments/paper_report.sh
 source "$EXP_DIR/paper_report.sh"
 
-# Scale of the training runs. The convex runs are cheap and always use the paper's K = 50,000; LeNet
-# keeps the printed s and σ and shortens K by default (--full: the paper's K = 360,000).
+# Scale of the training runs. The convex runs are cheap and always use the paper's K = 50,000. LeNet also
+# runs the paper's K = 360,000 by default: at a tenth of it the largest s of Table 7 get only 17 rounds,
+# too few to learn anything, and the figures showed chance-level rows that were no result at all. The
+# default scale evaluates on 2,000 test rows; --full on all of them, with more utility-graph draws.
 paper_scale() {
   PAPER_CONVEX_K=50000 PAPER_CONVEX_POINTS=25
-  PAPER_LENET_K=36000 PAPER_LENET_ROWS=0 PAPER_LENET_EVAL_ROWS=2000 PAPER_LENET_POINTS=12 PAPER_LENET_TRAIN_ROWS=1000
+  PAPER_LENET_K=360000 PAPER_LENET_ROWS=0 PAPER_LENET_EVAL_ROWS=2000 PAPER_LENET_POINTS=20 PAPER_LENET_TRAIN_ROWS=1000
   PAPER_UG_CONVEX_CLIPS=0.025,0.05,0.075,0.1 PAPER_UG_CONVEX_SIGMAS=0:30:2 PAPER_UG_CONVEX_DRAWS=20
   PAPER_UG_LENET_CLIPS=0.025,0.05,0.1 PAPER_UG_LENET_SIGMAS=0,1,2,3,4,6,8,12,16,20,24 PAPER_UG_LENET_DRAWS=5
   PAPER_ROWS_FILTER=all  # all table rows; tiny keeps the first two and the last of each table
   case $SCALE in
     full)
-      PAPER_LENET_K=360000 PAPER_LENET_EVAL_ROWS=0 PAPER_LENET_POINTS=20 PAPER_UG_LENET_DRAWS=20
-      PAPER_UG_LENET_SIGMAS=0:24:1 ;;
+      PAPER_LENET_EVAL_ROWS=0 PAPER_UG_LENET_DRAWS=20 PAPER_UG_LENET_SIGMAS=0:24:1 ;;
     tiny)
       PAPER_CONVEX_K=3000 PAPER_CONVEX_POINTS=5
       PAPER_LENET_K=600 PAPER_LENET_ROWS=300 PAPER_LENET_EVAL_ROWS=200 PAPER_LENET_POINTS=3 PAPER_LENET_TRAIN_ROWS=100
@@ -68,15 +71,18 @@ paper_overrides() {
         --set "data.eval_rows=$PAPER_LENET_EVAL_ROWS" --set "eval.points=$PAPER_LENET_POINTS" \
         --set "eval.train_rows=$PAPER_LENET_TRAIN_ROWS" ;;
     *)
+      # The train-loss column over every training row is F(ŵ_t), for the suboptimality curves.
       libsvm_data_overrides
-      printf '%s\n' --set "schedule.iterations=$PAPER_CONVEX_K" --set "eval.points=$PAPER_CONVEX_POINTS" ;;
+      printf '%s\n' --set "schedule.iterations=$PAPER_CONVEX_K" --set "eval.points=$PAPER_CONVEX_POINTS" \
+        --set eval.train_rows=2147483647 ;;
   esac
   thread_overrides
 }
 
 # paper_spawn_runs PROBLEM NONDP TABLE...: spawns the DP runs of the tables for PROBLEM (the same (σ, s) in
 # two tables is one run) and non-DP runs (clipped, no noise) for the non-private ceiling: NONDP = all gives
-# one per distinct s (cheap convex runs), NONDP = max one at the largest s of each table (LeNet).
+# one per distinct s (cheap convex runs), NONDP = a table number one per s of that table and one at the
+# largest s of the others (LeNet: every privacy budget of Table 7 gets its own ceiling).
 paper_spawn_runs() {
   local problem=$1 nondp=$2
   shift 2
@@ -89,7 +95,7 @@ paper_spawn_runs() {
   for table in "$@"; do
     largest=0
     while IFS=$'\t' read -r sigma s eps clip; do
-      [ "$nondp" = all ] && nondp_clip[$s]=$clip
+      [ "$nondp" = all ] || [ "$nondp" = "$table" ] && nondp_clip[$s]=$clip
       if [ "$s" -gt "$largest" ]; then largest=$s largest_clip=$clip; fi
       dir=$(paper_run_dir "$problem" "$sigma" "$s")
       [ -n "${spawned[$dir]:-}" ] && continue
@@ -102,6 +108,46 @@ paper_spawn_runs() {
   for s in "${!nondp_clip[@]}"; do
     spawn train_run "$OUT_DIR/runs/$problem/nondp_s$s" "$config" "${common[@]}" --set dp.enabled=false \
       --set "dp.clip=${nondp_clip[$s]}" --set "schedule.sample_size=$s"
+  done
+}
+
+# The round update's other reading (spec §2.5): the configurations sum the s_i clipped gradients at step
+# η(t_i) (schedule.divide_round_update_by_sample_size = false, the spec's default); these runs divide the
+# update by s_i instead, at the largest s of each table, DP and non-DP, into runs/PROBLEM/divide/.
+paper_spawn_other_reading() {
+  local problem=$1 table sigma s eps clip config
+  shift
+  config=$(paper_problem_config "$problem")
+  local -a common
+  mapfile -t common < <(paper_overrides "$problem")
+  common+=(--set schedule.divide_round_update_by_sample_size=true)
+  for table in "$@"; do
+    IFS=$'\t' read -r sigma s eps clip < <(paper_rows "$table" | sort -t$'\t' -k2,2n | tail -n 1)
+    [ -n "$s" ] || continue
+    spawn train_run "$OUT_DIR/runs/$problem/divide/s${s}_sigma$sigma" "$config" "${common[@]}" --set dp.enabled=true \
+      --set "dp.sigma=$sigma" --set "dp.clip=$clip" --set "schedule.sample_size=$s"
+    spawn train_run "$OUT_DIR/runs/$problem/divide/nondp_s$s" "$config" "${common[@]}" --set dp.enabled=false \
+      --set "dp.clip=$clip" --set "schedule.sample_size=$s"
+  done
+}
+
+# First-round probes: one round per client, no noise, for every s of the tables (and s = 1, which barely
+# moves the initial model) under both readings: the training loss after the first global round says
+# whether that round's step already overshoots. Into runs/PROBLEM/probe/{sum,divide}_sS.
+paper_spawn_first_round_probes() {
+  local problem=$1 config reading s
+  shift
+  config=$(paper_problem_config "$problem")
+  local -a common
+  mapfile -t common < <(paper_overrides "$problem")
+  for reading in sum divide; do
+    local divide=false
+    [ "$reading" = divide ] && divide=true
+    for s in 1 $(for t in "$@"; do paper_rows "$t"; done | cut -f2 | sort -n -u); do
+      spawn train_run "$OUT_DIR/runs/$problem/probe/${reading}_s$s" "$config" "${common[@]}" --set dp.enabled=false \
+        --set "schedule.sample_size=$s" --set schedule.rounds=1 --set eval.points=1 \
+        --set "schedule.divide_round_update_by_sample_size=$divide"
+    done
   done
 }
 
@@ -130,17 +176,28 @@ paper_main() {
   paper_tables || warn "paper: some calculator/accountant calls failed (see $OUT_DIR/data/*.log)"
   log "paper: (a) utility graphs, (b) Tables 3-4 sample sizes, (c) Tables 6-7 budgets, $JOBS job(s)"
   # Longest first: LeNet runs and its utility graph, then the convex ones fill the free slots.
-  paper_spawn_runs lenet max 4 7
+  paper_spawn_runs lenet 7 4 7
   paper_spawn_utility lenet "$PAPER_UG_LENET_CLIPS" "$PAPER_UG_LENET_SIGMAS" "$PAPER_UG_LENET_DRAWS"
+  paper_spawn_other_reading lenet 4 7
+  paper_spawn_first_round_probes lenet 4 7
   local problem
   for problem in strongly_convex plain_convex; do
     paper_spawn_runs "$problem" all 3 6
     paper_spawn_utility "$problem" "$PAPER_UG_CONVEX_CLIPS" "$PAPER_UG_CONVEX_SIGMAS" "$PAPER_UG_CONVEX_DRAWS"
+    paper_spawn_other_reading "$problem" 3 6
   done
   wait_all || true
+  # w* of the two convex objectives (cached in reference/), from a non-DP run's resolved configuration.
+  local s3
+  s3=$(paper_rows 3 | cut -f2 | sort -n | tail -n 1)
+  for problem in strongly_convex plain_convex; do
+    convergence_reference "$problem" "$OUT_DIR/runs/$problem/nondp_s$s3" ||
+      echo "reference-optimum $problem" >>"$OUT_DIR/.failed"
+  done
   local run_seconds
   run_seconds=$(elapsed_since "$start")
   paper_figures
+  paper_convergence
   paper_report "$run_seconds" >"$OUT_DIR/REPORT.md"
   log "paper: done in $(elapsed_since "$start") s -> $OUT_DIR/REPORT.md"
   [ ! -s "$OUT_DIR/.failed" ]
@@ -210,4 +267,31 @@ paper_curve_figure() {
   done
   [ ${#specs[@]} -gt 0 ] || return 0
   plot_curves "$png" "$title" "number of gradient computations per client" "test accuracy" "${specs[@]}"
+}
+
+# (e) Convergence of the convex runs: F(ŵ_t) − F(w*) per run (plots/<problem>_<run>.subopt.dat), the
+# log-log fits in rates.csv, and the figure for the largest s of Table 3.
+paper_convergence() {
+  local p=$OUT_DIR/plots problem dir name fit slope points x1 x2
+  echo "problem,run,fitted_slope,points,window_from,window_to,schedule_slope,asymptotic_slope,floor,final,clipped_fraction" \
+    >"$OUT_DIR/rates.csv"
+  for problem in strongly_convex plain_convex; do
+    for dir in "$OUT_DIR"/runs/$problem/*/; do
+      dir=${dir%/}
+      name=$(basename "$dir")
+      subopt_curve "$dir" "$OUT_DIR/reference/$problem" "$p/${problem}_$name.subopt.dat" || continue
+      IFS=$'\t' read -r slope points x1 x2 <<<"$(loglog_fit "$p/${problem}_$name.subopt.dat" 2 0.1)"
+      printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "$problem" "$name" "$slope" "$points" "$x1" "$x2" \
+        "$(schedule_slope "$dir" "$x1" "$x2")" "$(asymptotic_slope "$dir")" "$(curve_floor "$p/${problem}_$name.subopt.dat")" \
+        "$(curve_last "$p/${problem}_$name.subopt.dat")" "$(clipped_fraction "$dir")" >>"$OUT_DIR/rates.csv"
+    done
+  done
+  local sigma s
+  IFS=$'\t' read -r sigma s _ _ < <(paper_rows 3 | sort -t$'\t' -k2,2n | tail -n 1)
+  plot_loglog "$p/fig_e_suboptimality.png" "Suboptimality F(w_t) - F(w*), Table 3 setting (s = $s), $LIBSVM_NAME" \
+    "number of gradient computations per client" "F(w_t) - F(w*)  (training objective)" 2 \
+    "strongly convex, DP (sigma = $sigma)|$p/strongly_convex_s${s}_sigma$sigma.subopt.dat|1|1" \
+    "strongly convex, non-DP|$p/strongly_convex_nondp_s$s.subopt.dat|1|2" \
+    "plain convex, DP (sigma = $sigma)|$p/plain_convex_s${s}_sigma$sigma.subopt.dat|2|1" \
+    "plain convex, non-DP|$p/plain_convex_nondp_s$s.subopt.dat|2|2"
 }

@@ -1,11 +1,22 @@
 # shellcheck shell=bash
-# `run_experiments.sh quick` (the default): strongly convex, plain convex and non-convex DP-SGD against
-# their non-private baselines, on the LIBSVM data (or the Fashion-MNIST binary task) and Fashion-MNIST for
-# LeNet. Writes OUT_DIR (default results/quick): runs/, plots/, runs.csv, curves.csv, REPORT.md.
+# `run_experiments.sh quick` (the default): how fast DP-SGD converges on a strongly convex, two plain
+# convex and a non-convex objective, measured the way the theory states it. Convex problems (the LIBSVM
+# data, or the Fashion-MNIST binary task): the suboptimality F(ŵ_t) − F(w*) against a reference optimum,
+# on log-log axes with fitted slopes beside the rates the step-size schedules predict; LeNet on
+# Fashion-MNIST: training loss (and the full-gradient norm when the run records it). Writes OUT_DIR
+# (default results/quick): runs/, reference/ (w*, cached), plots/, runs.csv, curves.csv, rates.csv,
+# REPORT.md.
+# shellcheck source=scripts/experiments/convergence.sh
+source "$EXP_DIR/convergence.sh"
 
-# The --set overrides of a scale: tiny (tests, seconds), default (≤ 3 minutes on 2 cores).
+QUICK_CONVEX=(strongly_convex plain_convex geometric_median)
+
+# The --set overrides of a scale: tiny (tests, seconds), default (≤ 3 minutes on 2 cores). The convex runs
+# evaluate often (log-log fits need points in every decade) and compute the training loss on every
+# training row, so that the train_loss column is F(ŵ_t) itself.
 quick_scale_convex() {
-  [ "$SCALE" = tiny ] && printf '%s\n' --set schedule.iterations=3000 --set eval.points=6
+  printf '%s\n' --set eval.train_rows=2147483647 --set eval.points=100
+  [ "$SCALE" = tiny ] && printf '%s\n' --set schedule.iterations=3000 --set eval.points=8
   return 0
 }
 quick_scale_lenet() {
@@ -13,6 +24,10 @@ quick_scale_lenet() {
     --set schedule.sample_size=60 --set data.eval_rows=200 --set eval.points=3 --set eval.train_rows=100
   return 0
 }
+
+# The three runs of a convex problem: DP (the paper's C, σ, s), non-DP (same clipping, no noise: the
+# paper's baseline) and plain SGD (non-DP, s = 1, no clipping: what the schedules' rate bounds describe).
+QUICK_SGD=(--set dp.enabled=false --set dp.clip=1e6 --set schedule.sample_size=1)
 
 quick_main() {
   OUT_DIR=${OUT_ARG:-$REPO_DIR/results/quick}
@@ -28,121 +43,121 @@ quick_main() {
   mapfile -t lenet_scale < <(quick_scale_lenet)
   mapfile -t threads < <(thread_overrides)
   local runs=$OUT_DIR/runs cfg=$REPO_DIR/experiments
-  log "quick: strongly convex, plain convex ($LIBSVM_NAME) and LeNet ($IMAGES_NAME), DP and non-DP"
-  # LeNet first: the longest runs start first, the logistic ones fill the other job slot.
+  log "quick: strongly convex, plain convex, geometric median ($LIBSVM_NAME) and LeNet ($IMAGES_NAME)"
+  # LeNet first: the longest runs start first, the convex ones fill the other job slot.
   spawn train_run "$runs/lenet_dp" "$cfg/quick_lenet.toml" "${lenet_data[@]}" "${lenet_scale[@]}" "${threads[@]}"
   spawn train_run "$runs/lenet_nondp" "$cfg/quick_lenet.toml" "${lenet_data[@]}" "${lenet_scale[@]}" \
     "${threads[@]}" --set dp.enabled=false
   local problem
-  for problem in strongly_convex plain_convex; do
-    spawn train_run "$runs/${problem}_dp" "$cfg/quick_$problem.toml" "${libsvm[@]}" "${convex_scale[@]}" \
-      "${threads[@]}"
-    spawn train_run "$runs/${problem}_nondp" "$cfg/quick_$problem.toml" "${libsvm[@]}" "${convex_scale[@]}" \
-      "${threads[@]}" --set dp.enabled=false
+  for problem in "${QUICK_CONVEX[@]}"; do
+    local -a common=("$cfg/quick_$problem.toml" "${libsvm[@]}" "${convex_scale[@]}" "${threads[@]}")
+    spawn train_run "$runs/${problem}_dp" "${common[@]}"
+    spawn train_run "$runs/${problem}_nondp" "${common[@]}" --set dp.enabled=false
+    spawn train_run "$runs/${problem}_sgd" "${common[@]}" "${QUICK_SGD[@]}"
   done
   wait_all || true
+  # w* of each convex objective, from the run's own resolved configuration (cached across invocations).
+  for problem in "${QUICK_CONVEX[@]}"; do
+    convergence_reference "$problem" "$runs/${problem}_nondp" || echo "reference-optimum $problem" >>"$OUT_DIR/.failed"
+  done
   local run_seconds
   run_seconds=$(elapsed_since "$start")
 
-  local order=(strongly_convex_dp strongly_convex_nondp plain_convex_dp plain_convex_nondp lenet_dp lenet_nondp)
-  local dirs=() name
+  local order=() dirs=() name
+  for problem in "${QUICK_CONVEX[@]}"; do order+=("${problem}_dp" "${problem}_nondp" "${problem}_sgd"); done
+  order+=(lenet_dp lenet_nondp)
   for name in "${order[@]}"; do dirs+=("$runs/$name"); done
   runs_csv "${dirs[@]}" >"$OUT_DIR/runs.csv"
-  # One long CSV of every curve: run, gradients per client, test accuracy.
-  echo "run,gradients_per_client,test_accuracy" >"$OUT_DIR/curves.csv"
-  for name in "${order[@]}"; do
-    [ -f "$runs/$name/metrics.csv" ] || continue
-    metrics_curve "$runs/$name" "$OUT_DIR/plots/$name.dat"
-    awk -v r="$name" '!/^#/ { printf "%s,%s,%s\n", r, $1, $2 }' "$OUT_DIR/plots/$name.dat" >>"$OUT_DIR/curves.csv"
-  done
-  local p=$OUT_DIR/plots
-  plot_curves "$p/convex.png" "Strongly vs plain convex DP-SGD on $LIBSVM_NAME (Table 3 setting, s = 26)" \
-    "number of gradient computations per client" "test accuracy" \
-    "strongly convex, DP|$p/strongly_convex_dp.dat|1" "non-DP strongly convex|$p/strongly_convex_nondp.dat|1" \
-    "plain convex, DP|$p/plain_convex_dp.dat|2" "non-DP plain convex|$p/plain_convex_nondp.dat|2"
-  plot_curves "$p/lenet.png" "Non-convex DP-SGD: LeNet-5 on $IMAGES_NAME (Table 4 setting, shortened)" \
-    "number of gradient computations per client" "test accuracy" \
-    "LeNet-5, DP|$p/lenet_dp.dat" "non-DP LeNet-5|$p/lenet_nondp.dat"
+  quick_curves "${order[@]}"
+  quick_rates >"$OUT_DIR/rates.csv"
+  quick_plots
   quick_report "$run_seconds" "$(elapsed_since "$TOTAL_START")" >"$OUT_DIR/REPORT.md"
   log "quick: done in $(elapsed_since "$start") s -> $OUT_DIR/REPORT.md"
   [ ! -s "$OUT_DIR/.failed" ]
 }
 
-# The convexity comparison: gradients per client each curve needs to first reach a common accuracy level
-# (98% of the lower of the two final accuracies), and the mean accuracy over the run.
-quick_convexity_rows() {
-  local p=$OUT_DIR/plots kind
-  for kind in dp nondp; do
-    local strong=$p/strongly_convex_$kind.dat plain=$p/plain_convex_$kind.dat
-    [ -f "$strong" ] && [ -f "$plain" ] || continue
-    local a_s a_p target r_s r_p
-    a_s=$(fmt_num %.4f "$(acc "$OUT_DIR/runs/strongly_convex_$kind")")
-    a_p=$(fmt_num %.4f "$(acc "$OUT_DIR/runs/plain_convex_$kind")")
-    target=$(awk -v a="$a_s" -v b="$a_p" 'BEGIN { m = (a < b) ? a : b; printf "%.4f", 0.98 * m }')
-    r_s=$(fmt_num %.0f "$(first_reach "$strong" "$target")")
-    r_p=$(fmt_num %.0f "$(first_reach "$plain" "$target")")
-    local holds
-    if [ "$r_s" = never ] || [ "$r_p" = never ]; then holds="not measured"; else holds=$(verdict "$r_s" "<=" "$r_p"); fi
-    printf '| %s | %s | %s / %s | %s / %s | %s / %s | %s |\n' "$([ "$kind" = dp ] && echo DP || echo non-DP)" \
-      "$target" "$r_s" "$r_p" "$(curve_mean "$strong")" "$(curve_mean "$plain")" "$a_s" "$a_p" "$holds"
+# Curve files: plots/RUN.dat (accuracy), plots/RUN.subopt.dat (convex), and curves.csv with every
+# evaluation of every run (suboptimality "NA" for LeNet).
+quick_curves() {
+  local p=$OUT_DIR/plots name problem
+  echo "run,gradients_per_client,test_accuracy,suboptimality,distance_sq" >"$OUT_DIR/curves.csv"
+  for name in "$@"; do
+    [ -f "$OUT_DIR/runs/$name/metrics.csv" ] || continue
+    metrics_curve "$OUT_DIR/runs/$name" "$p/$name.dat"
+    problem=${name%_*}
+    if [ "$problem" != lenet ]; then
+      subopt_curve "$OUT_DIR/runs/$name" "$OUT_DIR/reference/$problem" "$p/$name.subopt.dat" || rm -f "$p/$name.subopt.dat"
+    fi
+    awk -v r="$name" -v s="$p/$name.subopt.dat" '
+      BEGIN { while ((getline line < s) > 0) if (line !~ /^#/) { split(line, f, "\t"); so[++m] = f[2]; d[m] = f[3] } }
+      !/^#/ { n++; printf "%s,%s,%s,%s,%s\n", r, $1, $2, (n in so) ? so[n] : "NA", (n in d) ? d[n] : "NA" }' \
+      "$p/$name.dat" >>"$OUT_DIR/curves.csv"
   done
 }
 
-quick_report() {
-  local run_seconds=$1 total_seconds=$2 runs=$OUT_DIR/runs
-  cat <<EOF
-# Quick comparison: strongly convex, plain convex and non-convex DP-SGD
-
-$(report_provenance quick)
-
-Wall time: **$run_seconds s** for the runs below (**$total_seconds s** including set-up and plotting).
-
-Data: convex problems on **$LIBSVM_NAME** ($LIBSVM_ORIGIN); LeNet-5 on **$IMAGES_NAME** ($IMAGES_ORIGIN).
-Each problem runs once with DP (the paper's Table 3 / Table 4 noise σ and clipping C) and once without
-noise (\`dp.enabled = false\`: still clipped, no ε). 5 clients, 1-asynchronous rounds (Υ = k ≥ i − 1),
-Poisson sampling, virtual runtime (deterministic from the seed). Configurations:
-\`experiments/quick_strongly_convex.toml\`, \`experiments/quick_plain_convex.toml\`,
-\`experiments/quick_lenet.toml\`.
-
-## Runs
-
-ε is per client (record-level DP of its local data set), for δ = 1/N_c: RDP and PLD (with its lower bound)
-are upper bounds under Poisson sampling and add/remove neighbours; GDP is the central-limit approximation;
-ε (6) is the paper's relation σ = sqrt(2(ε + ln(1/δ))/ε), a guarantee only where Theorem 3.1/B.4 holds
-(see each run's \`summary.json\`, \`privacy.proactive\`). K/client and T/client are realised means.
-
-$(runs_table "$runs"/{strongly_convex_dp,strongly_convex_nondp,plain_convex_dp,plain_convex_nondp,lenet_dp,lenet_nondp})
-
-## Convergence
-
-$(image "accuracy vs gradient computations, convex" "$OUT_DIR/plots/convex.png")
-
-$(image "accuracy vs gradient computations, LeNet" "$OUT_DIR/plots/lenet.png")
-
-Data: \`curves.csv\` (per evaluation: run, gradient computations per client, test accuracy), \`runs.csv\`.
-
-## Checks
-
-Strongly convex converges faster than plain convex: gradient computations per client until the test
-accuracy first reaches a common level (98% of the lower final accuracy of the pair), and the mean accuracy
-over the evaluation points (higher = faster on average).
-
-| runs | level | first reached (strongly / plain) | mean accuracy (strongly / plain) | final (strongly / plain) | strongly ≤ plain |
-|---|---|---|---|---|---|
-$(quick_convexity_rows)
-
-Non-private is the ceiling (final test accuracy, non-DP ≥ DP):
-
-| problem | DP | non-DP | non-DP ≥ DP |
-|---|---|---|---|
-$(for problem in strongly_convex plain_convex lenet; do
-    a=$(fmt_num %.4f "$(acc "$runs/${problem}_dp")")
-    b=$(fmt_num %.4f "$(acc "$runs/${problem}_nondp")")
-    printf '| %s | %s | %s | %s |\n' "$problem" "$a" "$b" "$(verdict "$b" ">=" "$a")"
-  done)
-
-The paper's full figures (utility graphs, sample sizes, privacy budgets, Tables 9–11) are reproduced by
-\`./run_experiments.sh paper\`; a grid of your own by \`./run_experiments.sh sweep\`.
-EOF
-  failed_section
+# rates.csv: per convex run, the fitted slope of F − F* over the last decade of the run, the slope the
+# schedule predicts over the same window, its asymptotic rate, the floor, the final value, and the same
+# for ||ŵ − w*||² where recorded.
+quick_rates() {
+  echo "run,fitted_slope,points,window_from,window_to,schedule_slope,asymptotic_slope,floor,final,distance_slope,clipped_fraction"
+  local problem kind dat fit slope points x1 x2
+  for problem in "${QUICK_CONVEX[@]}"; do
+    for kind in sgd nondp dp; do
+      dat=$OUT_DIR/plots/${problem}_$kind.subopt.dat
+      [ -f "$dat" ] || continue
+      fit=$(loglog_fit "$dat" 2 0.1)
+      IFS=$'\t' read -r slope points x1 x2 <<<"$fit"
+      local dist_slope
+      dist_slope=$(loglog_fit "$dat" 3 0.1 | cut -f1)
+      printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "${problem}_$kind" "$slope" "$points" "$x1" "$x2" \
+        "$(schedule_slope "$OUT_DIR/runs/${problem}_$kind" "$x1" "$x2")" \
+        "$(asymptotic_slope "$OUT_DIR/runs/${problem}_$kind")" "$(curve_floor "$dat")" "$(curve_last "$dat")" \
+        "$dist_slope" "$(clipped_fraction "$OUT_DIR/runs/${problem}_$kind")"
+    done
+  done
 }
+
+# rate_field RUN COLUMN: one field of rates.csv ("NA" when absent).
+rate_field() {
+  awk -F, -v r="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+                               $1 == r { print $(col[c]); found = 1 } END { if (!found) print "NA" }' "$OUT_DIR/rates.csv"
+}
+
+# Whether the strongly convex runs record ||ŵ_t − w*||² (the metrics.csv column distance_sq).
+quick_has_distance() {
+  awk '!/^#/ && $3 != "NA" { found = 1 } END { exit !found }' "$OUT_DIR/plots/strongly_convex_sgd.subopt.dat" 2>/dev/null
+}
+
+quick_plots() {
+  local p=$OUT_DIR/plots x="number of gradient computations per client"
+  plot_loglog "$p/suboptimality.png" "Suboptimality F(w_t) - F(w*) on $LIBSVM_NAME (log-log)" "$x" \
+    "F(w_t) - F(w*)  (training objective)" 2 \
+    "strongly convex, DP|$p/strongly_convex_dp.subopt.dat|1|1" \
+    "strongly convex, non-DP (clipped)|$p/strongly_convex_nondp.subopt.dat|1|2" \
+    "strongly convex, SGD (s = 1, unclipped)|$p/strongly_convex_sgd.subopt.dat|1|3" \
+    "plain convex, DP|$p/plain_convex_dp.subopt.dat|2|1" \
+    "plain convex, non-DP (clipped)|$p/plain_convex_nondp.subopt.dat|2|2" \
+    "plain convex, SGD (s = 1, unclipped)|$p/plain_convex_sgd.subopt.dat|2|3" \
+    "geometric median, DP|$p/geometric_median_dp.subopt.dat|3|1" \
+    "geometric median, non-DP|$p/geometric_median_nondp.subopt.dat|3|2" \
+    "geometric median, SGD (s = 1)|$p/geometric_median_sgd.subopt.dat|3|3"
+  if quick_has_distance; then
+    plot_loglog "$p/distance.png" "Distance to the optimum, strongly convex (log-log)" "$x" "||w_t - w*||^2" 3 \
+      "DP|$p/strongly_convex_dp.subopt.dat|1|1" "non-DP (clipped)|$p/strongly_convex_nondp.subopt.dat|1|2" \
+      "SGD (s = 1, unclipped)|$p/strongly_convex_sgd.subopt.dat|1|3"
+  fi
+  plot_curves "$p/convex_accuracy.png" "Test accuracy, strongly vs plain convex DP-SGD on $LIBSVM_NAME" "$x" \
+    "test accuracy" "strongly convex, DP|$p/strongly_convex_dp.dat|1" "non-DP strongly convex|$p/strongly_convex_nondp.dat|1" \
+    "plain convex, DP|$p/plain_convex_dp.dat|2" "non-DP plain convex|$p/plain_convex_nondp.dat|2"
+  plot_metric "$p/lenet_train_loss.png" "Non-convex DP-SGD: LeNet-5 training loss on $IMAGES_NAME" "$x" \
+    "training loss (cross-entropy)" train_loss 0 "LeNet-5, DP|$OUT_DIR/runs/lenet_dp|1|1" \
+    "LeNet-5, non-DP|$OUT_DIR/runs/lenet_nondp|7|2" || true
+  plot_metric "$p/lenet_gradient_norm.png" "LeNet-5: norm of the full training gradient" "$x" \
+    "||grad F(w_t)||" gradient_norm 1 "LeNet-5, DP|$OUT_DIR/runs/lenet_dp|1|1" \
+    "LeNet-5, non-DP|$OUT_DIR/runs/lenet_nondp|7|2" || true
+  plot_curves "$p/lenet.png" "Non-convex DP-SGD: LeNet-5 test accuracy on $IMAGES_NAME (Table 4 setting, shortened)" \
+    "$x" "test accuracy" "LeNet-5, DP|$p/lenet_dp.dat" "non-DP LeNet-5|$p/lenet_nondp.dat"
+}
+
+# shellcheck source=scripts/experiments/quick_report.sh
+source "$EXP_DIR/quick_report.sh"

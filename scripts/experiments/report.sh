@@ -54,9 +54,10 @@ runs_table() {
     fi
     run_fields "$dir" | awk -F'\t' '
       function e(x) { return (x == "null" || x == "NA") ? "∞ (no noise)" : sprintf("%.4g", x) }
+      function a(x) { return (x == "null" || x == "NA") ? "n/a" : sprintf("**%.4f**", x) }
       {
-        printf "| %s | %s | %s | %g | %g | %s | %s | %s | %s | **%.4f** | %s | %s [%s] | %s | %s | %.3g | %.1f | %s |\n",
-               $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, e($11), e($12), e($13), e($14), e($15), $16, $17, $18
+        printf "| %s | %s | %s | %g | %g | %s | %s | %s | %s | %s | %s | %s [%s] | %s | %s | %.3g | %.1f | %s |\n",
+               $1, $2, $3, $4, $5, $6, $7, $8, $9, a($10), e($11), e($12), e($13), e($14), e($15), $16, $17, $18
       }'
   done
 }

@@ -52,22 +52,29 @@ void ExpectRunsRecordConfigAndSeed(const std::string& runs) {
   EXPECT_GT(count, 0) << runs;
 }
 
-TEST(RunExperiments, QuickComparesTheThreeConvexityClassesWithPlotsAndReport) {
+TEST(RunExperiments, QuickMeasuresConvergenceRatesAgainstReferenceOptima) {
   TempDir dir;
   const std::string out = dir.Path("quick");
   const CliResult r = RunScript("quick --out " + Quoted(out), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  ExpectFiles(out, {"REPORT.md", "runs.csv", "curves.csv", "manifest.tsv", "plots/convex.png",
-                    "plots/lenet.png", "plots/convex.gp"});
+  ExpectFiles(out, {"REPORT.md", "runs.csv", "curves.csv", "rates.csv", "manifest.tsv", "plots/suboptimality.png",
+                    "plots/suboptimality.gp", "plots/convex_accuracy.png", "plots/lenet_train_loss.png",
+                    "plots/lenet.png", "reference/strongly_convex/summary.json",
+                    "reference/plain_convex/summary.json", "reference/geometric_median/summary.json"});
   const std::string report = ReadFile(out + "/REPORT.md");
-  for (const char* section :
-       {"## Runs", "## Convergence", "## Checks", "plots/convex.png", "ε PLD", "wall s"}) {
+  for (const char* section : {"## Runs", "## Reference optima", "## Convergence rates", "## Non-convex", "## Checks",
+                              "plots/suboptimality.png", "fitted slope", "ε PLD", "wall s"}) {
     EXPECT_THAT(report, HasSubstr(section));
   }
   EXPECT_THAT(report, Not(HasSubstr("failed")));
   // Real a9a data from the repository itself, not a substitute.
   EXPECT_THAT(report, HasSubstr("**a9a** (LIBSVM a9a / a9a.t from " + SourceDir() + "/datasets/libsvm)"));
-  EXPECT_EQ(CountLines(ReadFile(out + "/runs.csv")), 1 + 6);  // strongly, plain, LeNet x DP, non-DP
+  // strongly convex, plain convex, geometric median x (DP, non-DP, SGD) + LeNet x (DP, non-DP)
+  EXPECT_EQ(CountLines(ReadFile(out + "/runs.csv")), 1 + 3 * 3 + 2);
+  // A fitted slope and a schedule slope for each of the nine convex runs.
+  const std::string rates = ReadFile(out + "/rates.csv");
+  EXPECT_EQ(CountLines(rates), 1 + 9) << rates;
+  EXPECT_THAT(rates, Not(HasSubstr(",NA,NA,NA,NA,"))) << rates;
   ExpectRunsRecordConfigAndSeed(out + "/runs");
 }
 
@@ -76,7 +83,8 @@ TEST(RunExperiments, PaperReproducesTables9To11ExactlyAndWritesEveryFigure) {
   const std::string out = dir.Path("paper");
   const CliResult r = RunScript("paper --out " + Quoted(out), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  ExpectFiles(out, {"REPORT.md", "tables_9_11.csv", "printed_settings_epsilon.csv", "runs.csv"});
+  ExpectFiles(out, {"REPORT.md", "tables_9_11.csv", "printed_settings_epsilon.csv", "runs.csv", "rates.csv",
+                    "plots/fig_e_suboptimality.png", "reference/strongly_convex/summary.json"});
   for (const char* fig :
        {"fig1a_utility_strongly_convex", "fig2a_utility_plain_convex", "fig3a_utility_lenet",
         "fig1b_sample_sizes_strongly_convex", "fig2b_sample_sizes_plain_convex", "fig3b_sample_sizes_lenet",
@@ -94,6 +102,7 @@ TEST(RunExperiments, PaperReproducesTables9To11ExactlyAndWritesEveryFigure) {
   for (const char* section :
        {"## (d) Tables 9–11", "21 of 21 printed values reproduced exactly", "## Tight ε for every setting",
         "## (a) Utility graphs", "## (b) Constant sample sizes", "## (c) Privacy budgets",
+        "## (e) Convergence of the convex runs", "## Round update: sum or average", "First global round, LeNet",
         "## Figure shapes: checked", "## Where and why"}) {
     EXPECT_THAT(report, HasSubstr(section));
   }

@@ -93,7 +93,7 @@ TEST(MakeModelTest, RejectsInvalidOptionsByKey) {
 
 TEST(ModelKindsTest, ListsTheDocumentedKinds) {
   EXPECT_EQ(ModelKinds(), (std::vector<std::string>{"logistic", "logistic_l2", "linear", "svm", "softmax", "mlp",
-                                                    "lenet", "alexnet"}));
+                                                    "lenet", "alexnet", "geometric_median"}));
 }
 
 }  // namespace

@@ -1,0 +1,81 @@
+// End-to-end: `asyncdp reference-optimum` on a9a shards — the summary it writes, that it is the optimum of
+// the run's own objective (the same shards and resolved λ as `asyncdp train`), --reuse, and its errors.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/apps/cli_runner.h"
+
+namespace asyncdp::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+// The quick strongly convex configuration on 600 a9a rows per client.
+std::string Args(const std::string& config, const std::string& out, const std::string& extra = "") {
+  return "reference-optimum --quiet --config " + Quoted(SourceDir() + "/experiments/" + config) +
+         " --set data.train=" + Quoted(SharedFile("datasets/libsvm/a9a.gz")) +
+         " --set data.test=" + Quoted(SharedFile("datasets/libsvm/a9a.t.gz")) +
+         " --set data.rows_per_client=600 " + extra + " --out " + Quoted(out);
+}
+
+TEST(ReferenceOptimumCommand, WritesTheOptimumOfTheRunsObjectiveAndReusesIt) {
+  TempDir dir;
+  const std::string out = dir.Path("ref");
+  const CliResult r = RunAsyncdp(Args("quick_strongly_convex.toml", out), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto summary = nlohmann::json::parse(ReadFile(out + "/summary.json"));
+  EXPECT_EQ(summary, nlohmann::json::parse(r.out));  // also printed on stdout
+  EXPECT_EQ(summary["kind"], "reference_optimum");
+  EXPECT_EQ(summary["model"], "logistic_l2");
+  EXPECT_EQ(summary["method"], "newton_cg");
+  EXPECT_TRUE(summary["converged"].get<bool>());
+  EXPECT_LE(summary["gradient_norm"].get<double>(), 1e-10);
+  EXPECT_EQ(summary["records"], 5 * 600);  // the union of the five capped shards
+  EXPECT_EQ(summary["params"].size(), 124u);
+  // λ resolved as the run resolves it: 1/N_c.
+  EXPECT_DOUBLE_EQ(summary["objective_key"]["model.l2_lambda"].get<double>(), 1.0 / 600.0);
+  EXPECT_NEAR(summary["evaluated_objective"].get<double>(), summary["objective"].get<double>(), 1e-6);
+  EXPECT_THAT(ReadFile(out + "/config.resolved.toml"), HasSubstr("l2_lambda = 0.0016666"));
+
+  // --reuse keeps an optimum of the same objective: the second call does not rewrite it.
+  const auto written = std::filesystem::last_write_time(out + "/summary.json");
+  const CliResult again = RunAsyncdp(Args("quick_strongly_convex.toml", out, "--reuse"), dir);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(std::filesystem::last_write_time(out + "/summary.json"), written);
+  EXPECT_EQ(nlohmann::json::parse(again.out), summary);
+  // A different objective (another seed draws other shards) is recomputed.
+  const CliResult other = RunAsyncdp(Args("quick_strongly_convex.toml", out, "--reuse --set seed=9"), dir);
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_NE(nlohmann::json::parse(ReadFile(out + "/summary.json"))["objective"], summary["objective"]);
+}
+
+TEST(ReferenceOptimumCommand, SolvesTheGeometricMedianByWeiszfeld) {
+  TempDir dir;
+  const std::string out = dir.Path("gm");
+  const CliResult r = RunAsyncdp(Args("quick_geometric_median.toml", out), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto summary = nlohmann::json::parse(r.out);
+  EXPECT_EQ(summary["model"], "geometric_median");
+  EXPECT_EQ(summary["method"], "weiszfeld");
+  EXPECT_TRUE(summary["converged"].get<bool>());
+  EXPECT_EQ(summary["params"].size(), 123u);
+}
+
+TEST(ReferenceOptimumCommand, ModelsWithoutASolverAndBadOptionsExitWithCodeTwo) {
+  TempDir dir;
+  // The hinge loss is convex but has no solver here (nor do mlp, lenet, alexnet).
+  const CliResult svm = RunAsyncdp(Args("quick_plain_convex.toml", dir.Path("x"), "--set model.kind=svm"), dir);
+  EXPECT_EQ(svm.exit_code, 2);
+  EXPECT_THAT(svm.err, HasSubstr("model.kind"));
+  EXPECT_FALSE(std::filesystem::exists(dir.Path("x")));
+  const CliResult tolerance = RunAsyncdp(Args("quick_strongly_convex.toml", dir.Path("y"), "--tolerance 0"), dir);
+  EXPECT_EQ(tolerance.exit_code, 2);
+  EXPECT_THAT(tolerance.err, HasSubstr("--tolerance"));
+}
+
+}  // namespace
+}  // namespace asyncdp::testing
