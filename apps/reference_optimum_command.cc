@@ -20,6 +20,7 @@
 #include "sim/config_io.h"
 #include "sim/experiment.h"
 #include "sim/output_dir.h"
+#include "sim/reference_optimum_io.h"
 
 namespace asyncdp::apps {
 namespace {
@@ -33,26 +34,6 @@ struct ReferenceOptimumArgs {
   bool reuse = false;
   bool quiet = false;
 };
-
-// Everything the objective F depends on: the data, its split over clients (the union of the shards is
-// what F averages over) and the resolved model options. Two runs with equal keys share w*.
-nlohmann::json ObjectiveKey(const sim::TrainConfig& c, int64_t records) {
-  return {{"data.train", c.data.train},
-          {"data.format", c.data.format},
-          {"data.features", c.data.features},
-          {"data.partition", c.data.partition},
-          {"data.dirichlet_alpha", c.data.dirichlet_alpha},
-          {"data.rows_per_client", c.data.rows_per_client},
-          {"data.test", c.data.test},
-          {"data.test_fraction", c.data.test_fraction},
-          {"clients.count", c.clients.count},
-          {"seed", c.seed},
-          {"model.kind", c.model.kind},
-          {"model.l2_lambda", c.model.l2_lambda},
-          {"model.regularizer_convention", c.model.regularizer_convention},
-          {"model.regularize_bias", c.model.regularize_bias},
-          {"records", records}};
-}
 
 // The summary of an earlier run in `dir` if it is a reference optimum of `key` at `tolerance` or tighter.
 bool CanReuse(const std::string& dir, const nlohmann::json& key, double tolerance) {
@@ -80,7 +61,7 @@ void RunReferenceOptimum(const ReferenceOptimumArgs& args) {
     parts.push_back(&shard);
     records += shard.rows();
   }
-  const nlohmann::json key = ObjectiveKey(experiment.config, records);
+  const nlohmann::json key = sim::ReferenceObjectiveKey(experiment.config, records);
   if (args.reuse && CanReuse(args.out_dir, key, args.tolerance)) {
     spdlog::info("reference-optimum: {} already holds w* of this objective; kept", args.out_dir);
     std::ifstream in(std::filesystem::path(args.out_dir) / "summary.json");
@@ -96,20 +77,7 @@ void RunReferenceOptimum(const ReferenceOptimumArgs& args) {
     spdlog::warn("reference-optimum: {} stopped after {} iterations at ||grad F|| = {:.3g} > {:.3g}",
                  ref.method, ref.iterations, ref.gradient_norm, args.tolerance);
   }
-  nlohmann::json summary = {
-      {"kind", "reference_optimum"},
-      {"model", ref.model},
-      {"method", ref.method},
-      {"objective", ref.objective},
-      {"evaluated_objective", ref.evaluated_objective},
-      {"gradient_norm", ref.gradient_norm},
-      {"gradient_tolerance", args.tolerance},
-      {"converged", ref.converged},
-      {"iterations", ref.iterations},
-      {"records", ref.records},
-      {"wall_seconds", seconds},
-      {"objective_key", key},
-      {"params", std::vector<double>(ref.params.data(), ref.params.data() + ref.params.size())}};
+  const nlohmann::json summary = sim::ReferenceOptimumJson(ref, key, args.tolerance, seconds);
   sim::OutputDirectory out(args.out_dir);
   out.Write("config.resolved.toml", "# asyncdp " ASYNCDP_VERSION
                                     " reference-optimum configuration (dp is not used)\n" +

@@ -85,6 +85,10 @@ struct ScheduleConfig {
 struct EvalConfig {
   int64_t points = 20;       // evaluations over the run (at evenly spaced global rounds), plus the end
   int64_t train_rows = 2000; // training rows used for the train-loss column; 0 = skip train loss
+  // A result of `asyncdp reference-optimum` (its directory or summary.json) for this run's objective: adds
+  // the diag_suboptimality and diag_distance_sq columns (F(ŵ) − F(w*), ||ŵ − w*||² over every shard).
+  std::string reference_optimum;
+  bool gradient_norm = false;  // adds diag_gradient_norm: ||∇F(ŵ)|| over the train_rows rows
 };
 
 struct OutputConfig {

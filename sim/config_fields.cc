@@ -189,6 +189,13 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
       // [eval]
       {"eval.points", &c.eval.points, "Number of evaluations, at evenly spaced global rounds (plus the end); 0 = only at the end.", Closed(0, 1e6)},
       {"eval.train_rows", &c.eval.train_rows, "Training rows for the train-loss column; 0 = skip.", kAnyCount},
+      {"eval.reference_optimum", &c.eval.reference_optimum,
+       "Result of `asyncdp reference-optimum` for this run's objective (directory or its summary.json); adds "
+       "the non-private diagnostics diag_suboptimality = F(w) - F(w*) over every shard and diag_distance_sq "
+       "= ||w - w*||^2 to metrics.csv. Empty = none."},
+      {"eval.gradient_norm", &c.eval.gradient_norm,
+       "Add the non-private diagnostic diag_gradient_norm = ||grad F(w)|| (full, unclipped) over the "
+       "eval.train_rows rows to metrics.csv: what non-convex SGD bounds control."},
       // [output]
       {"output.diagnostics", &c.output.diagnostics,
        "Also write non-private diagnostics (realised batch sizes and gradient counts, clip statistics, "

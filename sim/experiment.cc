@@ -14,6 +14,7 @@
 #include "data/load.h"
 #include "data/partition.h"
 #include "sim/model_config.h"
+#include "sim/reference_optimum_io.h"
 
 namespace asyncdp::sim {
 namespace {
@@ -98,6 +99,12 @@ Experiment BuildExperiment(const TrainConfig& input) {
   e.delay_rule = MakeDelayRule(config.protocol.delay_rule, config.protocol.tau);
   for (const auto& shard : e.shards) e.plans.push_back(MakeRoundPlan(config.schedule, shard.rows()));
   e.initial_model = e.model->InitialParams(config.seed);
+  if (!config.eval.reference_optimum.empty()) {
+    int64_t records = 0;
+    for (const auto& shard : e.shards) records += shard.rows();
+    e.reference = LoadReferenceOptimum(config.eval.reference_optimum, ReferenceObjectiveKey(config, records),
+                                       e.model->NumParams());
+  }
   e.sampling = ParseSamplingModel(config.dp.sampling, "dp.sampling");
 
   // δ = 1/N_c by default (the paper's choice), with N_c the largest shard: the smallest of the clients' 1/N_c.

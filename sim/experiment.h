@@ -9,11 +9,13 @@
 #include <Eigen/Dense>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/privacy_assumptions.h"
 #include "data/dataset.h"
 #include "models/model.h"
+#include "models/reference_optimum.h"
 #include "sim/config.h"
 #include "sim/protocol/client.h"
 #include "sim/privacy_setup.h"
@@ -30,6 +32,7 @@ struct Experiment {
   std::vector<data::Dataset> shards;  // client c's local data set d (N_c = shards[c].rows())
   data::Dataset test;                 // evaluation rows (capped at data.eval_rows)
   data::Dataset train_eval;           // training rows for the train-loss column (may be empty)
+  std::optional<models::ReferenceOptimum> reference;  // w* of eval.reference_optimum (diagnostics)
   std::unique_ptr<models::Model> model;
   std::unique_ptr<DelayRule> delay_rule;
   std::vector<RoundPlan> plans;       // per client: s_i, q_i, σ_i, η̄_i

@@ -7,13 +7,23 @@
 #include <limits>
 
 #include "core/accounting/accountant.h"
+#include "models/convergence_measures.h"
 
 namespace asyncdp::sim {
+namespace {
+
+constexpr int64_t kGradientChunk = 256;  // rows per gradient batch of the gradient-norm diagnostic
+
+}  // namespace
 
 MetricsRecorder::MetricsRecorder(const Experiment& experiment) : experiment_(experiment) {
   every_ = std::max<int64_t>(1, LongestPlan(experiment) / std::max<int64_t>(1, experiment.config.eval.points));
   // eval.points = 0: no evaluation during the run, only the final one (OnFinish).
   next_eval_ = experiment.config.eval.points > 0 ? every_ : std::numeric_limits<int64_t>::max();
+  for (const auto& shard : experiment.shards) shards_.push_back(&shard);
+  if (experiment.config.output.diagnostics && experiment.config.eval.gradient_norm) {
+    workspace_ = experiment.model->NewWorkspace(kGradientChunk);
+  }
 }
 
 double MetricsRecorder::EpsilonSoFar(const ServerProtocol& server) {
@@ -56,6 +66,16 @@ void MetricsRecorder::Record(const ServerProtocol& server, const RunClock& clock
   row.train_loss = experiment_.config.output.diagnostics && experiment_.train_eval.rows() > 0
                        ? experiment_.model->Evaluate(view, experiment_.train_eval).loss
                        : std::numeric_limits<double>::quiet_NaN();
+  if (experiment_.config.output.diagnostics && experiment_.reference) {
+    const models::ConvergencePoint point =
+        models::MeasureConvergence(*experiment_.model, shards_, *experiment_.reference, view);
+    row.suboptimality = point.suboptimality;
+    row.distance_sq = point.distance_sq;
+  }
+  if (workspace_ && experiment_.train_eval.rows() > 0) {
+    row.gradient_norm =
+        models::GradientNorm(*experiment_.model, experiment_.train_eval, view, *workspace_, kGradientChunk);
+  }
   rows_.push_back(row);
 }
 
@@ -76,12 +96,20 @@ void MetricsRecorder::OnFinish(const ServerProtocol& server, const RunClock& clo
 }
 
 std::string MetricsRecorder::ToCsv(const std::string& time_unit, bool diagnostics) const {
-  std::string out = fmt::format("global_round,{},gradients,epsilon,test_loss,test_accuracy{}\n", time_unit,
-                                diagnostics ? ",diag_train_loss" : "");
+  const bool reference = diagnostics && experiment_.reference.has_value();
+  const bool gradient_norm = diagnostics && experiment_.config.eval.gradient_norm;
+  std::string out = fmt::format("global_round,{},gradients,epsilon,test_loss,test_accuracy", time_unit);
+  if (diagnostics) out += ",diag_train_loss";
+  if (reference) out += ",diag_suboptimality,diag_distance_sq";
+  if (gradient_norm) out += ",diag_gradient_norm";
+  out += "\n";
   for (const auto& r : rows_) {
     out += fmt::format("{},{:.9g},{},{:.9g},{:.9g},{:.9g}", r.global_round, r.time, r.gradients, r.epsilon,
                        r.test_loss, r.test_accuracy);
-    out += diagnostics ? fmt::format(",{:.9g}\n", r.train_loss) : "\n";
+    if (diagnostics) out += fmt::format(",{:.9g}", r.train_loss);
+    if (reference) out += fmt::format(",{:.9g},{:.9g}", r.suboptimality, r.distance_sq);
+    if (gradient_norm) out += fmt::format(",{:.9g}", r.gradient_norm);
+    out += "\n";
   }
   return out;
 }

@@ -3,12 +3,17 @@
 // losses, test accuracy). ε so far is the largest over clients of dp.accountant's ε for every round of that
 // client already applied to the global model — the contiguous prefix and the rounds that arrived out of
 // order (per-client record-level DP, proactive-dp.md conventions).
-// Columns: `gradients` counts the *planned* s_i of the applied rounds (public); `diag_train_loss` is a
-// non-private diagnostic (a loss on client records), written only with output.diagnostics.
+// Columns: `gradients` counts the *planned* s_i of the applied rounds (public). Non-private diagnostics,
+// computed and written only with output.diagnostics: `diag_train_loss` (a loss on client records);
+// with eval.reference_optimum `diag_suboptimality` F(v̂) − F(w*) over every shard and `diag_distance_sq`
+// ||v̂ − w*||² (models/convergence_measures.h); with eval.gradient_norm `diag_gradient_norm` ||∇F(v̂)|| over
+// the train_rows rows.
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
+#include <memory>
 #include <tuple>
 #include <string>
 #include <utility>
@@ -25,6 +30,9 @@ struct MetricsRow {
   int64_t gradients = 0;     // planned Σ s_i of the applied rounds
   double epsilon = 0.0;      // +inf without noise
   double train_loss = 0.0;   // non-private diagnostic; NaN when eval.train_rows = 0
+  double suboptimality = std::numeric_limits<double>::quiet_NaN();  // diagnostics, eval.reference_optimum
+  double distance_sq = std::numeric_limits<double>::quiet_NaN();    // diagnostics, eval.reference_optimum
+  double gradient_norm = std::numeric_limits<double>::quiet_NaN();  // diagnostics, eval.gradient_norm
   double test_loss = 0.0;
   double test_accuracy = 0.0;
 };
@@ -36,7 +44,7 @@ class MetricsRecorder final : public RunObserver {
   void OnFinish(const ServerProtocol& server, const RunClock& clock) override;
 
   const std::vector<MetricsRow>& rows() const { return rows_; }
-  // Header and rows of metrics.csv; `diagnostics` adds the diag_train_loss column.
+  // Header and rows of metrics.csv; `diagnostics` adds the diag_* columns the configuration asks for.
   std::string ToCsv(const std::string& time_unit, bool diagnostics) const;
 
  private:
@@ -44,6 +52,8 @@ class MetricsRecorder final : public RunObserver {
   double EpsilonSoFar(const ServerProtocol& server);
 
   const Experiment& experiment_;
+  std::vector<const data::Dataset*> shards_;      // F's parts, for the suboptimality
+  std::unique_ptr<models::Workspace> workspace_;  // for the gradient norm
   int64_t every_;       // evaluate when k crosses a multiple of this
   int64_t next_eval_;
   std::vector<MetricsRow> rows_;

@@ -1,5 +1,7 @@
 #include "sim/train.h"
 
+#include "core/noise.h"
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -7,6 +9,7 @@
 #include <chrono>
 #include <numeric>
 
+#include "core/noise.h"
 #include "sim/config_io.h"
 #include "sim/experiment.h"
 #include "sim/output_dir.h"
@@ -146,6 +149,8 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   s["model"] = {{"kind", resolved.model.kind}, {"parameters", experiment.model->NumParams()}};
   s["config"] = ToToml(resolved);
   s["asyncdp_version"] = ASYNCDP_VERSION;
+  // Which Gaussian generator drew the noise (core/noise.h): results from another version differ in bits.
+  s["noise_generator_version"] = asyncdp::kNoiseGeneratorVersion;
   if (diagnostics) {
     // Values no accountant covers (functions of the clients' data, e.g. |B_i| under Poisson sampling):
     // for debugging and research only; output.diagnostics = false leaves them out of every output.
@@ -155,6 +160,12 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
         {"realised_grads_per_client", realised_grads},
         {"clipped_fraction_per_client", clipped_fraction},
         {"mean_grad_norm_per_client", mean_grad_norm}};
+    const auto finite_or_null = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    if (experiment.reference) {
+      s["diagnostics"]["suboptimality"] = finite_or_null(last.suboptimality);
+      s["diagnostics"]["distance_sq"] = finite_or_null(last.distance_sq);
+    }
+    if (resolved.eval.gradient_norm) s["diagnostics"]["gradient_norm"] = finite_or_null(last.gradient_norm);
   }
   return result;
 }

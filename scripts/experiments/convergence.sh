@@ -20,10 +20,21 @@ convergence_reference() {
   run_asyncdp "$out.log" reference-optimum --config "$run/config.resolved.toml" --out "$out" --reuse --quiet
 }
 
+# convergence_reference_config PROBLEM CONFIG [--set k=v]...: w* of the objective a run of CONFIG with
+# these overrides trains on, into $OUT_DIR/reference/PROBLEM, computed before the runs so that they can
+# record F(ŵ_t) − F(w*) and ||ŵ_t − w*||² themselves (--set eval.reference_optimum=DIR).
+convergence_reference_config() {
+  local problem=$1 config=$2 out=$OUT_DIR/reference/$1
+  shift 2
+  mkdir -p "$OUT_DIR/reference"
+  printf '%s\t%s\t%s\n' "reference/$problem" "$config" "reference-optimum --reuse $*" >>"$MANIFEST"
+  run_asyncdp "$out.log" reference-optimum --config "$config" "$@" --out "$out" --reuse --quiet
+}
+
 # subopt_curve RUN_DIR REFERENCE_DIR OUT.dat: "gradients per client<TAB>F(ŵ) − F(w*)<TAB>||ŵ − w*||²" per
-# evaluation. Uses metrics.csv's `suboptimality` and `distance_sq` columns when the run records them.
-# Otherwise F(ŵ) is the train_loss column, which is the objective over every training row when
-# eval.train_rows covers them and no shard is capped (quick.sh sets this up); the distance is then "NA".
+# evaluation. Uses metrics.csv's `diag_suboptimality` and `diag_distance_sq` columns when the run records
+# them (eval.reference_optimum). Otherwise F(ŵ) is the diag_train_loss column, which is the objective over
+# every training row when eval.train_rows covers them and no shard is capped; the distance is then "NA".
 # Returns 1 (and writes nothing) when neither is available.
 subopt_curve() {
   local run=$1 ref=$2 out=$3 clients f_star records
@@ -33,7 +44,7 @@ subopt_curve() {
   read -r f_star records <<<"$(json_get "$ref/summary.json" evaluated_objective records)"
   local header
   header=$(head -n 1 "$run/metrics.csv")
-  if [[ ,$header, != *,suboptimality,* ]]; then
+  if [[ ,$header, != *,diag_suboptimality,* ]]; then
     local rows cap
     rows=$(toml_get "$run/config.resolved.toml" eval train_rows)
     cap=$(toml_get "$run/config.resolved.toml" data rows_per_client)
@@ -42,8 +53,8 @@ subopt_curve() {
   awk -F, -v n="$clients" -v f="$f_star" '
     NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i
               print "# gradients_per_client\tsuboptimality\tdistance_sq"; next }
-    { sub_opt = ("suboptimality" in col) ? $(col["suboptimality"]) : $(col["train_loss"]) - f
-      dist = ("distance_sq" in col) ? $(col["distance_sq"]) : "NA"
+    { sub_opt = ("diag_suboptimality" in col) ? $(col["diag_suboptimality"]) : $(col["diag_train_loss"]) - f
+      dist = ("diag_distance_sq" in col) ? $(col["diag_distance_sq"]) : "NA"
       printf "%.10g\t%.6e\t%s\n", $(col["gradients"]) / n, sub_opt, dist }' "$run/metrics.csv" >"$out"
 }
 

@@ -8,7 +8,7 @@
 probe_loss() {
   local m=$OUT_DIR/runs/$1/probe/${2}_s$3/metrics.csv
   [ -f "$m" ] || { echo NA; return; }
-  csv_column "$m" train_loss | tail -n 1 | awk '{ printf "%.4f", $1 }'
+  csv_column "$m" diag_train_loss | tail -n 1 | awk '{ printf "%.4f", $1 }'
 }
 
 # probe_status PROBLEM READING S: "overshoots" when one round at s leaves the training loss more than 5%

@@ -13,7 +13,7 @@ QUICK_CONVEX=(strongly_convex plain_convex geometric_median)
 
 # The --set overrides of a scale: tiny (tests, seconds), default (≤ 3 minutes on 2 cores). The convex runs
 # evaluate often (log-log fits need points in every decade) and compute the training loss on every
-# training row, so that the train_loss column is F(ŵ_t) itself.
+# training row, so that the diag_train_loss column is F(ŵ_t) itself.
 quick_scale_convex() {
   printf '%s\n' --set eval.train_rows=2147483647 --set eval.points=100
   [ "$SCALE" = tiny ] && printf '%s\n' --set schedule.iterations=3000 --set eval.points=8
@@ -45,21 +45,26 @@ quick_main() {
   local runs=$OUT_DIR/runs cfg=$REPO_DIR/experiments
   log "quick: strongly convex, plain convex, geometric median ($LIBSVM_NAME) and LeNet ($IMAGES_NAME)"
   # LeNet first: the longest runs start first, the convex ones fill the other job slot.
-  spawn train_run "$runs/lenet_dp" "$cfg/quick_lenet.toml" "${lenet_data[@]}" "${lenet_scale[@]}" "${threads[@]}"
+  spawn train_run "$runs/lenet_dp" "$cfg/quick_lenet.toml" "${lenet_data[@]}" "${lenet_scale[@]}" "${threads[@]}" \
+    --set eval.gradient_norm=true
   spawn train_run "$runs/lenet_nondp" "$cfg/quick_lenet.toml" "${lenet_data[@]}" "${lenet_scale[@]}" \
-    "${threads[@]}" --set dp.enabled=false
+    "${threads[@]}" --set eval.gradient_norm=true --set dp.enabled=false
   local problem
   for problem in "${QUICK_CONVEX[@]}"; do
+    # w* of the objective first (cached across invocations), so that each run records F(ŵ_t) − F(w*) and
+    # ||ŵ_t − w*||² at every evaluation itself.
     local -a common=("$cfg/quick_$problem.toml" "${libsvm[@]}" "${convex_scale[@]}" "${threads[@]}")
-    spawn train_run "$runs/${problem}_dp" "${common[@]}"
-    spawn train_run "$runs/${problem}_nondp" "${common[@]}" --set dp.enabled=false
-    spawn train_run "$runs/${problem}_sgd" "${common[@]}" "${QUICK_SGD[@]}"
+    local -a reference=()
+    if convergence_reference_config "$problem" "${common[@]}"; then
+      reference=(--set "eval.reference_optimum=$OUT_DIR/reference/$problem")
+    else
+      echo "reference-optimum $problem" >>"$OUT_DIR/.failed"
+    fi
+    spawn train_run "$runs/${problem}_dp" "${common[@]}" "${reference[@]}"
+    spawn train_run "$runs/${problem}_nondp" "${common[@]}" "${reference[@]}" --set dp.enabled=false
+    spawn train_run "$runs/${problem}_sgd" "${common[@]}" "${reference[@]}" "${QUICK_SGD[@]}"
   done
   wait_all || true
-  # w* of each convex objective, from the run's own resolved configuration (cached across invocations).
-  for problem in "${QUICK_CONVEX[@]}"; do
-    convergence_reference "$problem" "$runs/${problem}_nondp" || echo "reference-optimum $problem" >>"$OUT_DIR/.failed"
-  done
   local run_seconds
   run_seconds=$(elapsed_since "$start")
 
@@ -150,10 +155,10 @@ quick_plots() {
     "test accuracy" "strongly convex, DP|$p/strongly_convex_dp.dat|1" "non-DP strongly convex|$p/strongly_convex_nondp.dat|1" \
     "plain convex, DP|$p/plain_convex_dp.dat|2" "non-DP plain convex|$p/plain_convex_nondp.dat|2"
   plot_metric "$p/lenet_train_loss.png" "Non-convex DP-SGD: LeNet-5 training loss on $IMAGES_NAME" "$x" \
-    "training loss (cross-entropy)" train_loss 0 "LeNet-5, DP|$OUT_DIR/runs/lenet_dp|1|1" \
+    "training loss (cross-entropy)" diag_train_loss 0 "LeNet-5, DP|$OUT_DIR/runs/lenet_dp|1|1" \
     "LeNet-5, non-DP|$OUT_DIR/runs/lenet_nondp|7|2" || true
   plot_metric "$p/lenet_gradient_norm.png" "LeNet-5: norm of the full training gradient" "$x" \
-    "||grad F(w_t)||" gradient_norm 1 "LeNet-5, DP|$OUT_DIR/runs/lenet_dp|1|1" \
+    "||grad F(w_t)||" diag_gradient_norm 1 "LeNet-5, DP|$OUT_DIR/runs/lenet_dp|1|1" \
     "LeNet-5, non-DP|$OUT_DIR/runs/lenet_nondp|7|2" || true
   plot_curves "$p/lenet.png" "Non-convex DP-SGD: LeNet-5 test accuracy on $IMAGES_NAME (Table 4 setting, shortened)" \
     "$x" "test accuracy" "LeNet-5, DP|$p/lenet_dp.dat" "non-DP LeNet-5|$p/lenet_nondp.dat"

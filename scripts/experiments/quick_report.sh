@@ -75,8 +75,8 @@ quick_checks() {
       "$(less_verdict "$(rate_field "${problem}_nondp" floor)" "$(rate_field "${problem}_dp" floor)")"
   done
   local dp nd
-  dp=$(curve_floor "$OUT_DIR/plots/lenet_dp.train_loss.dat" 2>/dev/null || echo NA)
-  nd=$(curve_floor "$OUT_DIR/plots/lenet_nondp.train_loss.dat" 2>/dev/null || echo NA)
+  dp=$(curve_floor "$OUT_DIR/plots/lenet_dp.diag_train_loss.dat" 2>/dev/null || echo NA)
+  nd=$(curve_floor "$OUT_DIR/plots/lenet_nondp.diag_train_loss.dat" 2>/dev/null || echo NA)
   check_row "LeNet: non-DP training loss below DP's (last quarter)" "$nd vs $dp" "non-DP < DP" "$(less_verdict "$nd" "$dp")"
 }
 
@@ -191,7 +191,7 @@ $(image "LeNet training loss" "$p/lenet_train_loss.png")
 
 $(if [ -f "$p/lenet_gradient_norm.png" ]; then image "LeNet gradient norm" "$p/lenet_gradient_norm.png"; else
     echo "The full-gradient norm ‖∇F(ŵ_t)‖ needs the model at every evaluation; this build's metrics.csv does"
-    echo "not record it (no \`gradient_norm\` column), so only the training loss is shown."
+    echo "not record it (no \`diag_gradient_norm\` column), so only the training loss is shown."
   fi)
 
 $(image "LeNet test accuracy" "$p/lenet.png")

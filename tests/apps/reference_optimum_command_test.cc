@@ -3,7 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <sstream>
+#include <vector>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -13,6 +16,7 @@ namespace asyncdp::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // The quick strongly convex configuration on 600 a9a rows per client.
 std::string Args(const std::string& config, const std::string& out, const std::string& extra = "") {
@@ -51,6 +55,66 @@ TEST(ReferenceOptimumCommand, WritesTheOptimumOfTheRunsObjectiveAndReusesIt) {
   const CliResult other = RunAsyncdp(Args("quick_strongly_convex.toml", out, "--reuse --set seed=9"), dir);
   ASSERT_EQ(other.exit_code, 0) << other.err;
   EXPECT_NE(nlohmann::json::parse(ReadFile(out + "/summary.json"))["objective"], summary["objective"]);
+}
+
+// CSV column `name` of metrics.csv text as numbers.
+std::vector<double> Column(const std::string& csv, const std::string& name) {
+  std::istringstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> header;
+  for (std::istringstream h(line); std::getline(h, line, ',');) header.push_back(line);
+  const auto it = std::find(header.begin(), header.end(), name);
+  if (it == header.end()) return {};
+  const size_t index = static_cast<size_t>(it - header.begin());
+  std::vector<double> values;
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    std::string cell;
+    for (size_t i = 0; i <= index; ++i) std::getline(row, cell, ',');
+    values.push_back(std::stod(cell));
+  }
+  return values;
+}
+
+TEST(ReferenceOptimumCommand, ARunRecordsItsSuboptimalityAgainstTheOptimum) {
+  TempDir dir;
+  const std::string ref = dir.Path("ref");
+  ASSERT_EQ(RunAsyncdp(Args("quick_strongly_convex.toml", ref), dir).exit_code, 0);
+  // `asyncdp train` with the same data options as Args, into OUT.
+  const auto train = [&](const std::string& out, const std::string& extra) {
+    const std::string args = Args("quick_strongly_convex.toml", dir.Path(out),
+                                  "--set eval.points=5 --set schedule.iterations=3000 --set eval.gradient_norm=true --set dp.enabled=false "
+                                  "--set eval.reference_optimum=" + Quoted(ref) + " " + extra);
+    return RunAsyncdp("train" + args.substr(args.find(' ')), dir);
+  };
+  const CliResult r = train("run", "");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string csv = ReadFile(dir.Path("run") + "/metrics.csv");
+  const std::vector<double> gap = Column(csv, "diag_suboptimality");
+  const std::vector<double> distance = Column(csv, "diag_distance_sq");
+  ASSERT_GE(gap.size(), 5u) << csv;
+  ASSERT_EQ(distance.size(), gap.size());
+  EXPECT_EQ(Column(csv, "diag_gradient_norm").size(), gap.size());
+  // F(ŵ) ≥ F(w*) up to float rounding of the evaluation; without noise the run gets closer to w*.
+  for (const double g : gap) EXPECT_GT(g, -1e-6) << csv;
+  EXPECT_LT(gap.back(), gap.front()) << csv;
+  EXPECT_LT(distance.back(), distance.front()) << csv;
+  const auto summary = nlohmann::json::parse(ReadFile(dir.Path("run") + "/summary.json"));
+  EXPECT_NEAR(summary["diagnostics"]["suboptimality"].get<double>(), gap.back(), 1e-8 + 1e-6 * gap.back());
+  // Without diagnostics nothing data-dependent is added.
+  const CliResult quiet = train("quiet", "--set output.diagnostics=false");
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_THAT(ReadFile(dir.Path("quiet") + "/metrics.csv"), Not(HasSubstr("diag_")));
+
+  // The optimum of another objective (other shards) is refused, naming the key and what differs.
+  const CliResult other = train("other", "--set seed=9");
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_THAT(other.err, HasSubstr("eval.reference_optimum"));
+  EXPECT_THAT(other.err, HasSubstr("seed"));
+  const CliResult missing = train("missing", "--set eval.reference_optimum=" + Quoted(dir.Path("nowhere")));
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_THAT(missing.err, HasSubstr("eval.reference_optimum"));
 }
 
 TEST(ReferenceOptimumCommand, SolvesTheGeometricMedianByWeiszfeld) {

@@ -50,6 +50,7 @@ TEST(TrainCommand, WritesResolvedConfigMetricsClientsAndSummary) {
   EXPECT_THAT(summary["privacy"]["assumptions"]["public"].get<std::string>(), HasSubstr("treated as public"));
   EXPECT_THAT(summary["privacy"]["threat_model"].get<std::string>(), HasSubstr("(i, U)"));
   EXPECT_EQ(summary["seed"], 5);
+  EXPECT_EQ(summary["noise_generator_version"], 2);  // core/noise.h: old results stay explainable
   EXPECT_DOUBLE_EQ(summary["sigma"].get<double>(), 19.29962);
   EXPECT_DOUBLE_EQ(summary["delta"].get<double>(), 1.0 / 500);
   EXPECT_THAT(summary["privacy"]["assumptions"]["rdp"].get<std::string>(), HasSubstr("poisson"));
