@@ -45,8 +45,10 @@ void RunTrain(const TrainArgs& args) {
   const sim::TrainResult result = sim::RunTraining(config, sim::TrainOptions{.progress = !args.quiet});
   sim::WriteTrainOutputs(result, out_dir);
   const auto& s = result.summary;
-  spdlog::info("done: test accuracy {:.4f}, epsilon rdp {} / pld {} (delta {:.3g}), {:.2f} s wall -> {}",
-               s["test_accuracy"].get<double>(), s["epsilon"]["rdp"].dump(), s["epsilon"]["pld"].dump(),
+  spdlog::info("done: test accuracy {}, epsilon rdp {} / pld {} (delta {:.3g}), {:.2f} s wall -> {}",
+               s["diverged"].get<bool>() ? std::string("none (diverged)")
+                                         : fmt::format("{:.4f}", s["test_accuracy"].get<double>()),
+               s["epsilon"]["rdp"].dump(), s["epsilon"]["pld"].dump(),
                s["delta"].get<double>(), s["wall_seconds"].get<double>(), out_dir);
   std::cout << s.dump(2) << "\n";
 }

@@ -1,9 +1,11 @@
 #include "sim/experiment.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "core/error.h"
@@ -66,6 +68,29 @@ data::Dataset TrainEvalRows(const data::Dataset& train, int64_t wanted) {
   return data::Subset(train, rows);
 }
 
+// An (ε, δ) guarantee lets a mechanism publish a whole record with probability about δ, so δ must be far
+// below 1/N_c for every client (the paper's δ = 1/N_c is the largest sensible value). With tiny shards the
+// default becomes meaningless (e.g. 1–2 records per client: δ = 0.5), so a run refuses δ ≥ 0.1 and warns
+// when δ exceeds some client's 1/N_c.
+void CheckDeltaMeaningful(const TrainConfig& config, const std::vector<data::Dataset>& shards) {
+  if (!config.dp.enabled) return;
+  const double delta = config.dp.delta;
+  if (delta >= 0.1) {
+    throw ConfigError("dp.delta", fmt::format("δ = {:.3g} (the default is 1/N_c with the largest shard N_c = {}): a "
+                                              "guarantee with δ ≥ 0.1 is void — it allows publishing a record "
+                                              "outright with probability δ. Set dp.delta explicitly (e.g. 1e-5) or "
+                                              "give each client more records",
+                                              delta, shards.empty() ? 0 : shards[0].rows()));
+  }
+  int64_t smallest = std::numeric_limits<int64_t>::max();
+  for (const auto& shard : shards) smallest = std::min(smallest, shard.rows());
+  if (delta > 1.0 / static_cast<double>(smallest)) {
+    spdlog::warn("dp.delta = {:.3g} exceeds 1/N_c = {:.3g} of the smallest client (N_c = {}): for that client "
+                 "the (ε, δ) guarantee permits leaking a whole record",
+                 delta, 1.0 / static_cast<double>(smallest), smallest);
+  }
+}
+
 }  // namespace
 
 Experiment BuildExperiment(const TrainConfig& input) {
@@ -112,6 +137,7 @@ Experiment BuildExperiment(const TrainConfig& input) {
   for (const auto& shard : e.shards) largest = std::max(largest, shard.rows());
   if (config.dp.delta == 0.0) config.dp.delta = 1.0 / static_cast<double>(largest);
   e.delta = config.dp.delta;
+  CheckDeltaMeaningful(config, e.shards);
   // σ (calibrated if asked), every plan's σ_i and every client's budget round, before training.
   e.privacy = ResolvePrivacy(config, e.plans, e.sampling, e.delta, e.model->NumParams());
   e.sigma = e.privacy.sigma;

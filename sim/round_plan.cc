@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string>
 
 #include "core/check.h"
+#include "core/error.h"
 #include "core/step_size.h"
 
 namespace asyncdp::sim {
@@ -51,7 +53,15 @@ RoundPlan MakeRoundPlan(const ScheduleConfig& schedule, int64_t n_records) {
   int64_t t = 0;  // t_i = Σ_{j<i} s_j
   for (int64_t i = 0;; ++i) {
     if (schedule.rounds > 0 ? i >= schedule.rounds : t >= target_iterations) break;
-    const int64_t s = std::min(SampleSizeAt(schedule, i), n_records);
+    const int64_t s = SampleSizeAt(schedule, i);
+    if (s > n_records) {
+      // Sampling draws from the client's own records: a larger s cannot be drawn, and clamping it would
+      // run (and account) something other than what the configuration says.
+      throw ConfigError(schedule.sample_sizes == "list" ? "schedule.sample_size_list" : "schedule.sample_size",
+                        "round " + std::to_string(i) + " asks for s = " + std::to_string(s) +
+                            " examples but a client holds only N_c = " + std::to_string(n_records) +
+                            " records; lower the sample size or give clients more rows");
+    }
     double eta = RoundStepSize(step, t);
     if (schedule.divide_round_update_by_sample_size) eta /= static_cast<double>(s);
     plan.sample_sizes.push_back(s);

@@ -114,8 +114,17 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
 
   const MetricsRow& last = result.metrics.back();
   nlohmann::json& s = result.summary;
-  s["test_accuracy"] = last.test_accuracy;
-  s["test_loss"] = last.test_loss;
+  // A model with a non-finite parameter (or loss) has diverged: its "accuracy" is an artefact of how NaN
+  // compares, so none is reported.
+  const Eigen::VectorXf& final_model = server.model();
+  const bool diverged = !final_model.allFinite() || !std::isfinite(last.test_loss);
+  s["diverged"] = diverged;
+  s["test_accuracy"] = diverged ? nlohmann::json(nullptr) : nlohmann::json(last.test_accuracy);
+  s["test_loss"] = diverged ? nlohmann::json(nullptr) : nlohmann::json(last.test_loss);
+  if (diverged) {
+    spdlog::error("the model diverged (non-finite parameters or loss): no accuracy is reported; lower "
+                  "schedule.eta0 or dp.clip");
+  }
   s["privacy"] = PrivacySummaryJson(experiment, experiment.privacy.enabled
                                                     ? AccountRun(experiment.privacy, experiment.plans, rounds_done)
                                                     : accounting::PopulationReport{});

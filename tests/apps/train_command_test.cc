@@ -200,6 +200,34 @@ TEST(TrainCommand, SilentlyWrongSchedulesAreRefused) {
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
+// s larger than a client's shard used to be clamped silently (and the resolved config kept the old s);
+// δ = 1/N_c with one- or two-record clients used to give a void guarantee without a word.
+TEST(TrainCommand, ImpossibleSampleSizesAndVoidDeltasAreRefused) {
+  TempDir dir;
+  const std::string out = dir.Path("o");
+  const CliResult big = RunAsyncdp(SmallTable3Args(out) + " --set schedule.sample_size=100000", dir);
+  EXPECT_EQ(big.exit_code, 2);
+  EXPECT_THAT(big.err, ::testing::StartsWith("error: schedule.sample_size: round 0 asks for s = 100000"));
+  const CliResult list = RunAsyncdp(SmallTable3Args(out) + " --set schedule.sample_sizes=list" +
+                                        " --set schedule.sample_size_list=[5,50000]",
+                                    dir);
+  EXPECT_EQ(list.exit_code, 2);
+  EXPECT_THAT(list.err, HasSubstr("schedule.sample_size_list: round 1 asks for s = 50000"));
+  const CliResult tiny = RunAsyncdp(SmallTable3Args(out) + " --set data.rows_per_client=2 --set schedule.sample_size=1", dir);
+  EXPECT_EQ(tiny.exit_code, 2);
+  EXPECT_THAT(tiny.err, HasSubstr("error: dp.delta: δ = 0.5"));
+  EXPECT_FALSE(std::filesystem::exists(out));
+  // An explicit small δ is a meaningful guarantee again; a δ above some client's 1/N_c is warned about.
+  const CliResult explicit_delta = RunAsyncdp(SmallTable3Args(out) + " --set data.rows_per_client=2" +
+                                                  " --set schedule.sample_size=1 --set dp.delta=1e-5",
+                                              dir);
+  EXPECT_EQ(explicit_delta.exit_code, 0) << explicit_delta.err;
+  const CliResult loose = RunAsyncdp(SmallTable3Args(out) + " --set dp.delta=0.05", dir);
+  EXPECT_EQ(loose.exit_code, 0) << loose.err;
+  EXPECT_THAT(loose.err, HasSubstr("exceeds 1/N_c"));
+  EXPECT_FALSE(nlohmann::json::parse(loose.out)["diverged"].get<bool>());
+}
+
 TEST(TrainCommand, ADirectoryIsNotAConfigFile) {
   TempDir dir;
   const CliResult r = RunAsyncdp("train --config " + Quoted(dir.Path("")) + " --out " + Quoted(dir.Path("o")), dir);
