@@ -21,12 +21,12 @@ pybind11::object ToPython(const Json& value) {
     case nlohmann::json::value_t::array: {
       py::list list;
       for (const auto& item : value) list.append(ToPython(item));
-      return std::move(list);
+      return list;
     }
     case nlohmann::json::value_t::object: {
       py::dict dict;  // insertion-ordered, like ordered_json
       for (auto it = value.begin(); it != value.end(); ++it) dict[py::str(it.key())] = ToPython(it.value());
-      return std::move(dict);
+      return dict;
     }
     case nlohmann::json::value_t::binary:
     case nlohmann::json::value_t::discarded: break;

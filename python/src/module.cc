@@ -1,6 +1,6 @@
 // The _asyncdp extension module: the compiled half of the `asyncdp` Python package (docs/python.md).
 #include <pybind11/pybind11.h>
-#include <spdlog/sinks/stderr_color_sinks.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "python/src/bindings.h"

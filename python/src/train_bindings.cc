@@ -125,7 +125,7 @@ py::object Train(std::optional<std::string> config_path, const std::vector<std::
   auto* model = new Eigen::VectorXf(std::move(result.final_model));
   py::capsule owner(model, [](void* p) { delete static_cast<Eigen::VectorXf*>(p); });
   out["final_model"] = py::array_t<float>({model->size()}, {sizeof(float)}, model->data(), owner);
-  return std::move(out);
+  return out;
 }
 
 }  // namespace
