@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import pathlib
+import resource
 import statistics
 import subprocess
 import sys
@@ -25,10 +26,22 @@ import time
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
-def timed(fn):
+CPU = {"cli": [], "py": []}
+
+
+def cpu_seconds(who):
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN if who == "cli" else resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(fn, who):
+    """Wall seconds of fn() and its value; its CPU seconds (user + sys, all threads) go to CPU[who]."""
+    cpu = cpu_seconds(who)
     start = time.perf_counter()
     value = fn()
-    return time.perf_counter() - start, value
+    wall = time.perf_counter() - start
+    CPU[who].append(cpu_seconds(who) - cpu)
+    return wall, value
 
 
 def main():
@@ -47,13 +60,16 @@ def main():
     cli, py = [], []
     for _ in range(args.repeats):
         seconds, out = timed(lambda: subprocess.run([args.binary, *account_args], check=True,
-                                                    capture_output=True, text=True).stdout)
+                                                    capture_output=True, text=True).stdout, "cli")
         cli.append(seconds)
         cli_json = json.loads(out)
-        seconds, result = timed(lambda: asyncdp.account(q=0.01, sigma=1.0, steps=100000, delta=1e-5))
+        seconds, result = timed(lambda: asyncdp.account(q=0.01, sigma=1.0, steps=100000, delta=1e-5), "py")
         py.append(seconds)
         assert result.to_dict() == cli_json
-    report("account T=1e5 PLD", cli, py)
+    report("account T=1e5 PLD (wall: whole CLI process vs Python call)", cli, py)
+    report("account T=1e5 PLD (CPU user+sys)", CPU["cli"], CPU["py"])
+    CPU["cli"].clear()
+    CPU["py"].clear()
 
     config = REPO / "experiments" / "table3_strongly_convex.toml"
     cli, py, cli_run, py_run = [], [], [], []
@@ -62,14 +78,15 @@ def main():
         for i in range(args.repeats):
             out = pathlib.Path(tmp) / f"cli{i}"
             seconds, _ = timed(lambda: subprocess.run([args.binary, "train", "--quiet", "--config", str(config),
-                                                       "--out", str(out)], check=True, capture_output=True))
+                                                       "--out", str(out)], check=True, capture_output=True), "cli")
             cli.append(seconds)
             cli_run.append(json.loads((out / "summary.json").read_text())["wall_seconds"])
-            seconds, run = timed(lambda: asyncdp.train(config, out=pathlib.Path(tmp) / f"py{i}"))
+            seconds, run = timed(lambda: asyncdp.train(config, out=pathlib.Path(tmp) / f"py{i}"), "py")
             py.append(seconds)
             py_run.append(run.summary["wall_seconds"])
     report("train Table 3 (whole CLI process vs Python call)", cli, py)
     report("train Table 3 (summary.wall_seconds on each side)", cli_run, py_run)
+    report("train Table 3 (CPU user+sys)", CPU["cli"], CPU["py"])
     print(f"python3 start-up + import asyncdp, numpy: {import_seconds * 1e3:.1f} ms (once per session)")
 
 
