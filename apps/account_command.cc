@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/account_request.h"
 #include "apps/commands.h"
 #include "core/accounting/calibration.h"
 #include "core/accounting/csv_input.h"
@@ -48,11 +49,11 @@ struct AccountArgs {
   std::string schedule_path;
 };
 
-SamplingModel ParseSampling(const std::string& text) {
+SamplingModel ParseSampling(const std::string& text, const std::string& key) {
   if (text == "poisson") return SamplingModel::kPoisson;
   if (text == "fixed") return SamplingModel::kFixedSizeWithoutReplacement;
   if (text == "shuffle") return SamplingModel::kShuffle;
-  throw ConfigError("--sampling", "expected poisson, fixed or shuffle, got '" + text + "'");
+  throw ConfigError(key, "expected poisson, fixed or shuffle, got '" + text + "'");
 }
 
 // A whole number of rounds in [0, 2^53]; anything else (a fraction, a sign, digits beyond the range) is a
@@ -78,9 +79,9 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
-std::vector<AccountantKind> RequestedAccountants(const std::string& name) {
+std::vector<AccountantKind> RequestedAccountants(const std::string& name, const std::string& key) {
   if (name == "all") return {AccountantKind::kRdp, AccountantKind::kPld, AccountantKind::kGdp};
-  return {accounting::ParseAccountantKind(name, "--accountant")};
+  return {accounting::ParseAccountantKind(name, key)};
 }
 
 // JSON has no infinity: an unbounded epsilon (sigma -> 0) is written as null.
@@ -93,17 +94,17 @@ void AddAssumptions(nlohmann::ordered_json& section, const accounting::Assumptio
   section["method"] = a.method;
 }
 
-nlohmann::ordered_json Calibrate(const AccountArgs& args, int64_t steps, SamplingModel sampling,
+nlohmann::ordered_json Calibrate(const AccountRequest& args, int64_t steps, SamplingModel sampling,
                                  const std::vector<AccountantKind>& accountants, bool requested_alone) {
   nlohmann::ordered_json out;
   accounting::AccountantOptions options;
   options.sampling = sampling;
-  const std::vector<accounting::Schedule> client = {{accounting::RoundGroup{args.q, 1.0, steps}}};
+  const std::vector<accounting::Schedule> client = {{accounting::RoundGroup{*args.q, 1.0, steps}}};
   for (AccountantKind kind : accountants) {
     nlohmann::ordered_json section;
     try {
       const accounting::CalibrationResult r =
-          accounting::CalibrateSigma(kind, options, client, args.epsilon, args.delta);
+          accounting::CalibrateSigma(kind, options, client, *args.epsilon, args.delta);
       section["sigma"] = r.found ? nlohmann::ordered_json(r.sigma) : nlohmann::ordered_json(nullptr);
       section["epsilon"] = r.found ? nlohmann::ordered_json(r.epsilon) : nlohmann::ordered_json(nullptr);
     } catch (const ConfigError& e) {
@@ -117,47 +118,56 @@ nlohmann::ordered_json Calibrate(const AccountArgs& args, int64_t steps, Samplin
   return out;
 }
 
-void RunAccount(const AccountArgs& args, const CLI::App& command) {
-  const SamplingModel sampling = ParseSampling(args.sampling);
-  const std::vector<AccountantKind> accountants = RequestedAccountants(args.accountant);
+}  // namespace
+
+nlohmann::ordered_json AccountJson(const AccountRequest& args) {
+  const std::string& dash = args.option_prefix;
+  const SamplingModel sampling = ParseSampling(args.sampling, dash + "sampling");
+  const std::vector<AccountantKind> accountants = RequestedAccountants(args.accountant, dash + "accountant");
   const bool requested_alone = args.accountant != "all";
-  const bool from_file = !args.schedule_path.empty();
-  const bool calibrate = command.count("--epsilon") > 0;
-  const bool has_sigma = command.count("--sigma") > 0;
-  if (!(args.delta > 0.0 && args.delta < 1.0)) throw ConfigError("--delta", "must be in (0, 1)");
-  if (from_file && (command.count("--q") || has_sigma || command.count("--steps") || calibrate)) {
-    throw ConfigError("--schedule", "give either --schedule or --q/--sigma/--steps (or --epsilon), not both");
+  const bool from_file = args.schedule.has_value();
+  const bool calibrate = args.epsilon.has_value();
+  const bool has_sigma = args.sigma.has_value();
+  if (!(args.delta > 0.0 && args.delta < 1.0)) throw ConfigError(dash + "delta", "must be in (0, 1)");
+  if (from_file && (args.q || has_sigma || args.steps || calibrate)) {
+    throw ConfigError(dash + "schedule", "give either " + dash + "schedule or " + dash + "q/" + dash + "sigma/" +
+                                             dash + "steps (or " + dash + "epsilon), not both");
   }
-  if (!from_file && (!command.count("--q") || !command.count("--steps") || has_sigma == calibrate)) {
-    throw ConfigError("--sigma", "needs --q, --steps and exactly one of --sigma / --epsilon (or --schedule)");
+  if (!from_file && (!args.q || !args.steps || has_sigma == calibrate)) {
+    throw ConfigError(dash + "sigma", "needs " + dash + "q, " + dash + "steps and exactly one of " + dash +
+                                          "sigma / " + dash + "epsilon (or " + dash + "schedule)");
   }
-  const int64_t steps = from_file ? 0 : ParseSteps(args.steps);
+  const int64_t steps = from_file ? 0 : *args.steps;
   if (!from_file) {
-    if (!(args.q > 0.0 && args.q <= 1.0)) throw ConfigError("--q", "must be in (0, 1]");
-    if (has_sigma && !(args.sigma > 0.0 && std::isfinite(args.sigma)))
-      throw ConfigError("--sigma", "must be a positive finite number");
-    if (calibrate && !(args.epsilon > 0.0 && std::isfinite(args.epsilon))) {
-      throw ConfigError("--epsilon", "must be positive");
+    if (steps < 0 || steps > accounting::Accountant::kMaxRounds) {
+      throw ConfigError(dash + "steps", "expected a whole number of rounds in [0, 2^53 = 9007199254740992], got " +
+                                            std::to_string(steps));
+    }
+    if (!(*args.q > 0.0 && *args.q <= 1.0)) throw ConfigError(dash + "q", "must be in (0, 1]");
+    if (has_sigma && !(*args.sigma > 0.0 && std::isfinite(*args.sigma)))
+      throw ConfigError(dash + "sigma", "must be a positive finite number");
+    if (calibrate && !(*args.epsilon > 0.0 && std::isfinite(*args.epsilon))) {
+      throw ConfigError(dash + "epsilon", "must be positive");
     }
   }
   nlohmann::ordered_json out;
   accounting::Schedule schedule;
   if (from_file) {
-    schedule = accounting::ParseScheduleCsv(ReadFile(args.schedule_path), args.schedule_path);
+    schedule = *args.schedule;
     nlohmann::ordered_json groups = nlohmann::ordered_json::array();
     for (const accounting::RoundGroup& g : schedule)
       groups.push_back({{"q", g.q}, {"sigma", g.sigma}, {"count", g.count}});
     out["schedule"] = std::move(groups);
     out["steps"] = accounting::TotalRounds(schedule);
   } else {
-    out["q"] = args.q;
+    out["q"] = *args.q;
     if (calibrate) {
-      out["epsilon"] = args.epsilon;
+      out["epsilon"] = *args.epsilon;
     } else {
-      out["sigma"] = args.sigma;
+      out["sigma"] = *args.sigma;
     }
     out["steps"] = steps;
-    schedule = {{args.q, args.sigma, steps}};
+    schedule = {{*args.q, args.sigma.value_or(0.0), steps}};
   }
   out["delta"] = args.delta;
   out["sampling"] = std::string(ToString(sampling));
@@ -165,8 +175,7 @@ void RunAccount(const AccountArgs& args, const CLI::App& command) {
   out["public"] = "q (hence N behind q = s/N), the number of rounds and delta are treated as public";
   if (calibrate) {
     out.update(Calibrate(args, steps, sampling, accountants, requested_alone));
-    std::cout << out.dump() << '\n';
-    return;
+    return out;
   }
   accounting::ReportOptions options;
   options.delta = args.delta;
@@ -179,7 +188,7 @@ void RunAccount(const AccountArgs& args, const CLI::App& command) {
   }
   const accounting::PrivacyReport report = accounting::ComputePrivacyReport(schedule, options);
   for (const auto& [kind, why] : report.unavailable) {
-    if (requested_alone) throw ConfigError("--accountant " + std::string(accounting::ToString(kind)), why);
+    if (requested_alone) throw ConfigError(dash + "accountant " + std::string(accounting::ToString(kind)), why);
   }
   for (AccountantKind kind : accountants) {
     const std::string name(accounting::ToString(kind));
@@ -202,7 +211,24 @@ void RunAccount(const AccountArgs& args, const CLI::App& command) {
     }
     out[name] = std::move(section);
   }
-  std::cout << out.dump() << '\n';
+  return out;
+}
+
+namespace {
+
+void RunAccount(const AccountArgs& args, const CLI::App& command) {
+  AccountRequest request;
+  if (command.count("--q")) request.q = args.q;
+  if (command.count("--sigma")) request.sigma = args.sigma;
+  if (command.count("--epsilon")) request.epsilon = args.epsilon;
+  if (command.count("--steps")) request.steps = ParseSteps(args.steps);
+  if (!args.schedule_path.empty()) {
+    request.schedule = accounting::ParseScheduleCsv(ReadFile(args.schedule_path), args.schedule_path);
+  }
+  request.delta = args.delta;
+  request.accountant = args.accountant;
+  request.sampling = args.sampling;
+  std::cout << AccountJson(request).dump() << '\n';
 }
 
 constexpr const char* kFooter = R"(Output: one JSON object.

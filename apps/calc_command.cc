@@ -16,6 +16,7 @@
 #include <sstream>
 #include <string>
 
+#include "apps/calc_request.h"
 #include "apps/commands.h"
 #include "core/accounting/csv_input.h"
 #include "core/accounting/proactive/proactive_calculator.h"
@@ -53,7 +54,7 @@ constexpr sim::NumericRange kThetaRange{1, 1e3};           // --theta = s_max / 
 // Sample sizes are printed as integers only while a double holds them exactly.
 constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
 
-void RequireInRange(const char* option, double value, const sim::NumericRange& range, bool integer) {
+void RequireInRange(const std::string& option, double value, const sim::NumericRange& range, bool integer) {
   const bool in_range = range.Contains(value);
   if (in_range && (!integer || value == std::floor(value))) return;
   throw ConfigError(option, std::string("must be ") + (integer ? "an integer" : "a finite number") + " in " +
@@ -76,18 +77,19 @@ nlohmann::ordered_json ConditionsJson(const accounting::ProactiveCheck& check) {
   return conditions;
 }
 
-void RunSimplified(const CalcArgs& args, const CLI::App& command) {
+nlohmann::ordered_json SimplifiedJson(const CalcRequest& args) {
+  const std::string& dash = args.option_prefix;
   accounting::CalculatorInputs in;
   in.n_records = args.n_records;
-  in.iterations = args.iterations;
+  in.iterations = args.iterations.value_or(0.0);
   in.delta = args.delta;
-  in.theta = args.theta;
-  in.mode = accounting::ParseGammaMode(args.mode, "--mode");
-  if (command.count("--sigma")) in.sigma = args.sigma;
-  if (command.count("--epsilon")) in.epsilon = args.epsilon;
-  if (!command.count("--K")) throw ConfigError("--K", "required (total gradient computations)");
-  RequireInRange("--K", args.iterations, kIterationsRange, true);
-  RequireInRange("--theta", args.theta, kThetaRange, false);
+  in.theta = args.theta.value_or(1.0);
+  in.mode = accounting::ParseGammaMode(args.mode, dash + "mode");
+  if (args.sigma) in.sigma = *args.sigma;
+  if (args.epsilon) in.epsilon = *args.epsilon;
+  if (!args.iterations) throw ConfigError(dash + "K", "required (total gradient computations)");
+  RequireInRange(dash + "K", *args.iterations, kIterationsRange, true);
+  RequireInRange(dash + "theta", in.theta, kThetaRange, false);
   const accounting::CalculatorResult r = accounting::RunSimplifiedCalculator(in);
   nlohmann::ordered_json out;
   out["epsilon"] = Number(r.epsilon);
@@ -102,9 +104,9 @@ void RunSimplified(const CalcArgs& args, const CLI::App& command) {
   out["theorem_b4"] = r.check.theorem_b4;
   out["delta"] = r.delta;
   out["N"] = args.n_records;
-  out["K"] = args.iterations;
+  out["K"] = in.iterations;
   out["epochs"] = r.epochs;
-  out["theta"] = args.theta;
+  out["theta"] = in.theta;
   out["mode"] = std::string(accounting::ToString(in.mode));
   out["s_max_real"] = Number(r.s_max_real);
   out["s_max_asym_real"] = Number(r.s_max_asym_real);
@@ -116,24 +118,25 @@ void RunSimplified(const CalcArgs& args, const CLI::App& command) {
                    {"s_max_asym_paper", Number(r.epsilon / r.eps_fdp_s_max_asym_paper)}};
   out["sampling"] = "poisson";
   out["neighbors"] = "add_remove";
-  std::cout << out.dump() << '\n';
+  return out;
 }
 
-void RunMultiPhase(const CalcArgs& args, const CLI::App& command) {
-  if (command.count("--sigma") || command.count("--K") || command.count("--theta")) {
-    throw ConfigError("--phases", "takes K and sigma per phase from the file; drop --sigma/--K/--theta");
+nlohmann::ordered_json MultiPhaseJson(const CalcRequest& args) {
+  const std::string& dash = args.option_prefix;
+  if (args.sigma || args.iterations || args.theta) {
+    throw ConfigError(dash + "phases", "takes K and sigma per phase from the file; drop " + dash + "sigma/" + dash +
+                                           "K/" + dash + "theta");
   }
-  if (!command.count("--epsilon"))
-    throw ConfigError("--epsilon", "the E.1 calculator needs the target epsilon");
+  if (!args.epsilon) throw ConfigError(dash + "epsilon", "the E.1 calculator needs the target epsilon");
   accounting::MultiPhaseInputs in;
   in.n_records = args.n_records;
   in.delta = args.delta;
-  in.epsilon_target = args.epsilon;
-  in.mode = accounting::ParseGammaMode(args.mode, "--mode");
-  in.phases = accounting::ParsePhasesCsv(data::ReadTextFile(args.phases_path), args.phases_path);
+  in.epsilon_target = *args.epsilon;
+  in.mode = accounting::ParseGammaMode(args.mode, dash + "mode");
+  in.phases = *args.phases;
   for (const accounting::CalculatorPhase& phase : in.phases) {
-    RequireInRange("--phases K", phase.iterations, kIterationsRange, true);
-    if (!std::isnan(phase.sigma)) RequireInRange("--phases sigma", phase.sigma, kSigmaRange, false);
+    RequireInRange(dash + "phases K", phase.iterations, kIterationsRange, true);
+    if (!std::isnan(phase.sigma)) RequireInRange(dash + "phases sigma", phase.sigma, kSigmaRange, false);
   }
   const accounting::MultiPhaseResult r = accounting::RunMultiPhaseCalculator(in);
   nlohmann::ordered_json phases = nlohmann::ordered_json::array();
@@ -157,11 +160,11 @@ void RunMultiPhase(const CalcArgs& args, const CLI::App& command) {
   nlohmann::ordered_json out;
   out["N"] = args.n_records;
   out["delta"] = args.delta;
-  out["epsilon_target"] = args.epsilon;
+  out["epsilon_target"] = *args.epsilon;
   out["mode"] = std::string(accounting::ToString(in.mode));
   out["can_participate"] = r.can_participate;
   out["phases"] = std::move(phases);
-  std::cout << out.dump() << '\n';
+  return out;
 }
 
 constexpr const char* kFooter = R"(Inputs: --N an integer in [1, 1e9], --K an integer in [1, 1e12], --delta in (0, 1),
@@ -188,6 +191,16 @@ with admissible=false ("cannot participate") and later phases are not planned.)"
 
 }  // namespace
 
+nlohmann::ordered_json CalcJson(const CalcRequest& request) {
+  // Every number is range-checked here, once, for the CLI and the Python module alike.
+  const std::string& dash = request.option_prefix;
+  RequireInRange(dash + "N", request.n_records, kRecordsRange, true);
+  RequireInRange(dash + "delta", request.delta, kDeltaRange, false);
+  if (request.sigma) RequireInRange(dash + "sigma", *request.sigma, kSigmaRange, false);
+  if (request.epsilon) RequireInRange(dash + "epsilon", *request.epsilon, kEpsilonRange, false);
+  return request.phases ? MultiPhaseJson(request) : SimplifiedJson(request);
+}
+
 void RegisterCalcCommand(CLI::App& app) {
   CLI::App* calc = app.add_subcommand("calc", "The Proactive-DP paper's DP calculators (D.4, E.1) as JSON");
   auto args = std::make_shared<CalcArgs>();
@@ -204,15 +217,22 @@ void RegisterCalcCommand(CLI::App& app) {
   calc->add_option("--phases", args->phases_path, "E.1 multi-phase calculator: CSV of K,sigma per phase");
   calc->footer(kFooter);
   calc->callback([args, calc] {
-    RequireInRange("--N", args->n_records, kRecordsRange, true);
-    RequireInRange("--delta", args->delta, kDeltaRange, false);
-    if (calc->count("--sigma")) RequireInRange("--sigma", args->sigma, kSigmaRange, false);
-    if (calc->count("--epsilon")) RequireInRange("--epsilon", args->epsilon, kEpsilonRange, false);
-    if (args->phases_path.empty()) {
-      RunSimplified(*args, *calc);
-    } else {
-      RunMultiPhase(*args, *calc);
+    CalcRequest request;
+    request.n_records = args->n_records;
+    request.delta = args->delta;
+    request.mode = args->mode;
+    if (calc->count("--K")) request.iterations = args->iterations;
+    if (calc->count("--sigma")) request.sigma = args->sigma;
+    if (calc->count("--epsilon")) request.epsilon = args->epsilon;
+    if (calc->count("--theta")) request.theta = args->theta;
+    if (!args->phases_path.empty()) {
+      if (request.sigma || request.iterations || request.theta) {
+        throw ConfigError("--phases", "takes K and sigma per phase from the file; drop --sigma/--K/--theta");
+      }
+      if (!request.epsilon) throw ConfigError("--epsilon", "the E.1 calculator needs the target epsilon");
+      request.phases = accounting::ParsePhasesCsv(data::ReadTextFile(args->phases_path), args->phases_path);
     }
+    std::cout << CalcJson(request).dump() << '\n';
   });
 }
 

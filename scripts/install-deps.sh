@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev zlib1g-dev librandom123-dev
   gnuplot-nox
+  python3-dev pybind11-dev python3-numpy python3-scipy python3-matplotlib python3-pytest
   dataset-fashion-mnist
 )
 if [ "${1:-}" = "--clang" ]; then

@@ -81,11 +81,13 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   observers.Add(&metrics);
   ProgressReporter progress(LongestPlan(experiment));
   if (options.progress) observers.Add(&progress);
+  if (options.observer != nullptr) observers.Add(options.observer);
 
   const bool virtual_clock = experiment.runtime.kind == RuntimeKind::kVirtual;
-  RuntimeReport report = virtual_clock
-                             ? RunVirtual(experiment.runtime, experiment.faults, clients, server, observers)
-                             : RunThreads(experiment.runtime, experiment.faults, clients, server, observers);
+  RuntimeOptions runtime = experiment.runtime;
+  runtime.cancel = options.cancel;
+  RuntimeReport report = virtual_clock ? RunVirtual(runtime, experiment.faults, clients, server, observers)
+                                       : RunThreads(runtime, experiment.faults, clients, server, observers);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
   const bool diagnostics = resolved.output.diagnostics;
@@ -154,6 +156,7 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   s["runtime"] = resolved.protocol.runtime;
   s["seed"] = resolved.seed;
   s["stalled"] = report.stalled;
+  if (report.cancelled) s["cancelled"] = true;
   s["excluded_clients"] = report.excluded;
   s["model"] = {{"kind", resolved.model.kind}, {"parameters", experiment.model->NumParams()}};
   s["config"] = ToToml(resolved);

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,11 @@ namespace asyncdp::sim {
 
 struct TrainOptions {
   bool progress = true;  // progress + ETA on stderr (only drawn when stderr is a terminal)
+  // An embedding's own observer (the Python module's progress callback and Ctrl-C check), called after
+  // the metrics recorder; nullptr = none.
+  RunObserver* observer = nullptr;
+  // Setting *cancel ends the run early (RuntimeOptions::cancel); the result then has runtime.cancelled.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct TrainResult {

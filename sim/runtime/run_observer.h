@@ -58,6 +58,7 @@ struct RuntimeReport {
   int64_t updates = 0;
   int64_t events = 0;             // virtual runtime: events processed
   bool stalled = false;           // clients left waiting with nothing in flight (never hangs: it stops)
+  bool cancelled = false;         // RuntimeOptions::cancel was set before the clients finished
   std::vector<int64_t> excluded;  // clients the server gave up on, in order
 };
 

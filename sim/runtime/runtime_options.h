@@ -3,6 +3,7 @@
 // running (conventions.md §16).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -26,6 +27,10 @@ struct RuntimeOptions {
   double latency_mean = 1e-3;    // virtual seconds per message
   double exclude_after = 0.0;    // seconds (virtual or wall) of silence before exclusion; 0 = never
   int64_t worker_threads = 0;    // virtual runtime: threads computing rounds; 0 = auto
+  // Not from the config: an embedding (the Python module's Ctrl-C) sets *cancel to end the run early. The
+  // virtual runtime stops dispatching events; in the threads runtime each client stops before its next
+  // round. Either way the run ends as if the clients' plans ended there (RuntimeReport::cancelled).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // Per-client timing and faults, fixed before the run.

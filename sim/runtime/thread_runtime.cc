@@ -111,6 +111,7 @@ class ThreadRun {
     report.gradients = clock_.gradients;
     report.updates = server_.updates_applied();
     report.excluded = server_.excluded_clients();
+    report.cancelled = cancelled_.load(std::memory_order_relaxed);
     clock_.time = report.wall_seconds;
     observer_.OnFinish(server_, clock_);
     return report;
@@ -161,6 +162,12 @@ class ThreadRun {
     const double extra_delay = faults_[c].extra_delay;
     while (true) {
       if (!Absorb(c, /*wait=*/false)) return;
+      if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed) && !client.stopped()) {
+        // Every completed round was sent: stop here as if the plan ended, so the server releases the rest.
+        cancelled_.store(true, std::memory_order_relaxed);
+        server_queue_.push(StopNotice{id, client.local_round()});
+        return;
+      }
       if (!client.CanStartRound()) {
         if (client.stopped()) return;
         if (!Absorb(c, /*wait=*/true)) return;  // Υ(k, i) is false: sleep until a newer v̂_k
@@ -268,6 +275,7 @@ class ThreadRun {
   std::vector<std::vector<Eigen::VectorXf>> returned_;  // server thread: buffers to hand back per client
   CycleCalibration calibration_;
   uint64_t observer_ticks_ = 0;  // server thread only
+  std::atomic<bool> cancelled_{false};  // set by a client thread that saw options_.cancel; read after join
   // std::allocator instead of oneTBB's default cache_aligned_allocator: that one recycles queue pages
   // through libtbbmalloc, which Debian does not build for ThreadSanitizer, so TSan would see a page's
   // reuse as a race between its last pop and the next push. malloc/free are visible to TSan.

@@ -97,13 +97,17 @@ class VirtualRun {
     }
     for (size_t c = 0; c < clients_.size(); ++c) TryStart(static_cast<int64_t>(c));
     while (!queue_.empty()) {
+      if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) {
+        report_.cancelled = true;  // in-flight rounds are joined by ~ComputePool; nothing more commits
+        break;
+      }
       const Event event = queue_.top();
       queue_.pop();
       now_ = event.time();
       ++report_.events;
       Dispatch(event);
     }
-    report_.stalled = !server_.all_released();
+    report_.stalled = !report_.cancelled && !server_.all_released();
     if (report_.stalled) {
       spdlog::warn("virtual runtime: clients still wait for a broadcast that cannot come (a client went "
                    "silent and protocol.exclude_after = 0); stopping at t = {:.6g}", now_);

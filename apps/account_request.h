@@ -1,0 +1,36 @@
+// What `asyncdp account` computes, apart from how its arguments arrive: the CLI (account_command.cc) and
+// the Python module (python/src/accounting_bindings.cc) both fill an AccountRequest and print / convert the
+// JSON AccountJson returns, so the two give the same fields and bit-identical numbers.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "core/accounting/schedule.h"
+
+namespace asyncdp::apps {
+
+struct AccountRequest {
+  // A homogeneous schedule: q, steps and exactly one of sigma (account) / epsilon (calibrate sigma) ...
+  std::optional<double> q;
+  std::optional<double> sigma;
+  std::optional<double> epsilon;
+  std::optional<int64_t> steps;
+  // ... or heterogeneous rounds (q, sigma, count), e.g. read from a --schedule CSV.
+  std::optional<accounting::Schedule> schedule;
+  double delta = 0.0;                // target delta in (0, 1)
+  std::string accountant = "all";    // rdp | pld | gdp | all
+  std::string sampling = "poisson";  // poisson | fixed | shuffle
+  // Prefix of the argument names in error messages: "--" for the CLI ("--q: must be in (0, 1]"), "" for
+  // keyword arguments in Python ("q: must be in (0, 1]").
+  std::string option_prefix = "--";
+};
+
+// The JSON object `asyncdp account` prints (its fields are listed in account_command.cc). Throws
+// ConfigError for invalid or conflicting inputs, and for an accountant requested alone that cannot account
+// them.
+nlohmann::ordered_json AccountJson(const AccountRequest& request);
+
+}  // namespace asyncdp::apps

@@ -1,0 +1,218 @@
+"""Privacy accounting: ``asyncdp account`` and ``asyncdp calc`` as functions returning dataclasses.
+
+Each result has the fields of the CLI's JSON object (``to_dict()`` returns that object exactly) and the
+same numbers to the last bit: both run apps/account_request.h / apps/calc_request.h in C++.
+"""
+
+import dataclasses
+import operator
+import os
+from typing import Optional
+
+from . import _asyncdp
+from ._results import compact_repr, from_json
+from .errors import ConfigError
+
+_MAX_ROUNDS = 2**53
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class AccountantResult:
+    """One accountant's section of the CLI's JSON (``rdp``, ``pld`` or ``gdp``).
+
+    ``epsilon`` is None when no finite epsilon holds; ``bound`` says what it is ("upper_bound", or
+    "approximation" for GDP), ``method`` which analysis and assumptions it rests on. With ``unavailable``
+    set the accountant cannot account this mechanism (and says why). A calibration fills ``sigma``.
+    """
+
+    epsilon: Optional[float] = None
+    bound: Optional[str] = None
+    method: Optional[str] = None
+    order: Optional[float] = None            # rdp: the Renyi order attaining the minimum
+    epsilon_lower: Optional[float] = None    # pld: lower bound on the true epsilon of the mechanism
+    discretization: Optional[float] = None   # pld: loss grid spacing (nats)
+    mu: Optional[float] = None               # gdp: composed mu (CLT approximation)
+    sigma: Optional[float] = None            # calibrate_sigma: smallest sigma meeting the target
+    unavailable: Optional[str] = None
+    extra: dict = dataclasses.field(default_factory=dict)
+    json: dict = dataclasses.field(default_factory=dict, repr=False, compare=False)
+
+    __repr__ = compact_repr
+
+    def to_dict(self):
+        return self.json
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class AccountResult:
+    """The CLI's ``asyncdp account`` JSON object.
+
+    Inputs (``q``, ``sigma`` or, when calibrating, the target ``epsilon``; or ``schedule``), ``steps``,
+    ``delta``; the assumptions every epsilon rests on (``sampling``, ``neighbors``, ``public``); one
+    AccountantResult per requested accountant. Example: ``result.pld.epsilon``, ``result.rdp.order``.
+    """
+
+    q: Optional[float] = None
+    sigma: Optional[float] = None
+    epsilon: Optional[float] = None
+    schedule: Optional[list] = None
+    steps: Optional[int] = None
+    delta: Optional[float] = None
+    sampling: Optional[str] = None
+    neighbors: Optional[str] = None
+    public: Optional[str] = None
+    rdp: Optional[AccountantResult] = None
+    pld: Optional[AccountantResult] = None
+    gdp: Optional[AccountantResult] = None
+    extra: dict = dataclasses.field(default_factory=dict)
+    json: dict = dataclasses.field(default_factory=dict, repr=False, compare=False)
+
+    __repr__ = compact_repr
+
+    def to_dict(self):
+        """The JSON object exactly as ``asyncdp account`` prints it."""
+        return self.json
+
+    def accountants(self):
+        """{name: AccountantResult} for the accountants present, in report order."""
+        return {name: getattr(self, name) for name in ("rdp", "pld", "gdp") if getattr(self, name) is not None}
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class CalcResult:
+    """The CLI's ``asyncdp calc`` JSON object: Appendix D.4 (no ``phases``) or E.1 (``phases`` given).
+
+    D.4 fills epsilon ... neighbors; E.1 fills N, delta, epsilon_target, mode, can_participate, phases.
+    """
+
+    epsilon: Optional[float] = None
+    sigma: Optional[float] = None
+    gamma: Optional[float] = None
+    T_min: Optional[float] = None
+    s_max: Optional[int] = None
+    T_min_asym: Optional[float] = None
+    s_max_asym: Optional[int] = None
+    conditions: Optional[dict] = None
+    theorem_3_1: Optional[bool] = None
+    theorem_b4: Optional[bool] = None
+    delta: Optional[float] = None
+    N: Optional[float] = None
+    K: Optional[float] = None
+    epochs: Optional[float] = None
+    theta: Optional[float] = None
+    mode: Optional[str] = None
+    s_max_real: Optional[float] = None
+    s_max_asym_real: Optional[float] = None
+    eps_fdp: Optional[dict] = None
+    factor: Optional[dict] = None
+    sampling: Optional[str] = None
+    neighbors: Optional[str] = None
+    epsilon_target: Optional[float] = None
+    can_participate: Optional[bool] = None
+    phases: Optional[list] = None
+    extra: dict = dataclasses.field(default_factory=dict)
+    json: dict = dataclasses.field(default_factory=dict, repr=False, compare=False)
+
+    __repr__ = compact_repr
+
+    def to_dict(self):
+        """The JSON object exactly as ``asyncdp calc`` prints it."""
+        return self.json
+
+
+def _account_result(obj):
+    section = lambda value: from_json(AccountantResult, value)  # noqa: E731
+    return from_json(AccountResult, obj, {"rdp": section, "pld": section, "gdp": section})
+
+
+def _real(name, value):
+    if value is None:
+        return None
+    if isinstance(value, (bool, str, bytes)):
+        raise TypeError(f"{name}: expected a number, got {type(value).__name__}")
+    return float(value)  # int, float, numpy scalars; the C++ side checks the range once
+
+
+def _rounds(name, value):
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise TypeError(f"{name}: expected a whole number of rounds, got bool")
+    try:
+        rounds = operator.index(value)  # int, numpy integers; a float such as 1e4 is refused, as by the CLI
+    except TypeError:
+        raise TypeError(f"{name}: expected a whole number of rounds, got {value!r}") from None
+    if not 0 <= rounds <= _MAX_ROUNDS:
+        message = f"expected a whole number of rounds in [0, 2^53 = {_MAX_ROUNDS}], got {rounds}"
+        raise ConfigError(f"{name}: {message}", name, message)
+    return rounds
+
+
+def _schedule_groups(schedule):
+    groups = []
+    for i, group in enumerate(schedule):
+        if len(group) not in (2, 3):
+            message = f"expected (q, sigma) or (q, sigma, count), got {group!r}"
+            raise ConfigError(f"schedule[{i}]: {message}", f"schedule[{i}]", message)
+        count = _rounds(f"schedule[{i}] count", group[2]) if len(group) == 3 else 1
+        groups.append((_real(f"schedule[{i}] q", group[0]), _real(f"schedule[{i}] sigma", group[1]), count))
+    return groups
+
+
+def _account(q, sigma, epsilon, steps, delta, schedule, accountant, sampling):
+    if delta is None:
+        raise TypeError("delta: required (the target delta in (0, 1))")
+    groups = path = None
+    if isinstance(schedule, (str, os.PathLike)):
+        path = os.fspath(schedule)
+    elif schedule is not None:
+        groups = _schedule_groups(schedule)
+    obj = _asyncdp.account_json(
+        _real("q", q), _real("sigma", sigma), _real("epsilon", epsilon), _rounds("steps", steps), groups, path,
+        _real("delta", delta), accountant, sampling)
+    return _account_result(obj)
+
+
+def account(q=None, sigma=None, steps=None, delta=None, *, schedule=None, accountant="pld",
+            sampling="poisson") -> AccountResult:
+    """Epsilon of DP-SGD rounds at ``delta``, as ``asyncdp account`` computes it.
+
+    Either ``q`` (sampling rate), ``sigma`` (noise multiplier) and ``steps`` (rounds), or ``schedule``:
+    heterogeneous rounds as a list of ``(q, sigma, count)`` (count defaults to 1) or the path of a CSV
+    file in the CLI's ``--schedule`` format. ``accountant``: "pld" (tightest upper bound, with a lower
+    bound), "rdp", "gdp" (CLT approximation, not a guarantee) or "all". ``sampling``: "poisson"
+    (add/remove neighbours), "fixed" or "shuffle" (replace-one).
+    """
+    return _account(q, sigma, None, steps, delta, schedule, accountant, sampling)
+
+
+def calibrate_sigma(epsilon, q, steps, delta, *, accountant="pld", sampling="poisson") -> AccountResult:
+    """The smallest noise multiplier (1e-4 relative) with epsilon <= ``epsilon`` after ``steps`` rounds at
+    rate ``q``, as ``asyncdp account --epsilon`` finds it. Read it as ``result.pld.sigma`` (None if no
+    sigma up to 1e4 suffices); ``result.pld.epsilon`` is its epsilon."""
+    return _account(q, None, epsilon, steps, delta, None, accountant, sampling)
+
+
+def calc(N, delta, *, K=None, sigma=None, epsilon=None, theta=None, mode="paper", phases=None) -> CalcResult:
+    """The Proactive-DP paper's calculators, as ``asyncdp calc`` runs them.
+
+    Appendix D.4 (Theorem 3.1): ``calc(N, delta, K=..., sigma=... or epsilon=..., theta=1)`` gives gamma,
+    T_min, s_max, the asymptotic values and each condition of Theorems 3.1 / B.4.
+    Appendix E.1 (Theorem B.4): ``calc(N, delta, epsilon=budget, phases=[(K_0, None), (K_1, sigma_1), ...])``
+    (sigma None in the first phase = derive it), or ``phases=`` the path of the CLI's ``--phases`` CSV.
+    ``mode``: "paper" reproduces Tables 9-11, "exact" takes the smallest gamma solving the condition.
+    """
+    phase_list = path = None
+    if isinstance(phases, (str, os.PathLike)):
+        path = os.fspath(phases)
+    elif phases is not None:
+        phase_list = []
+        for j, phase in enumerate(phases):
+            k, phase_sigma = (phase[0], phase[1]) if len(phase) == 2 else (phase[0], None)
+            phase_list.append((_real(f"phases[{j}] K", k), _real(f"phases[{j}] sigma", phase_sigma)))
+    obj = _asyncdp.calc_json(_real("N", N), _real("K", K), _real("delta", delta), _real("sigma", sigma),
+                             _real("epsilon", epsilon), _real("theta", theta), mode, phase_list, path)
+    return from_json(CalcResult, obj)
+
+
+__all__ = ["AccountResult", "AccountantResult", "CalcResult", "account", "calibrate_sigma", "calc"]

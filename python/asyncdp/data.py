@@ -1,0 +1,22 @@
+"""Data sets: the CLI's LIBSVM reader, its arrays handed to scipy without a copy."""
+
+import os
+
+
+def load_libsvm(path, num_features=0):
+    """Reads a LIBSVM / SVMlight file (plain or gzip) with the simulator's own parser.
+
+    Returns ``(X, y)``: ``X`` a ``scipy.sparse.csr_matrix`` of float32 (rows = examples, column j = feature
+    index j+1) whose data/indices/indptr arrays are views of the parsed file (no copy), and ``y`` the int32
+    class index per row (binary -1/+1 or 0/1 labels become 0/1; integer classes keep their value order).
+    ``num_features`` > 0 fixes the column count (e.g. 123 for a9a.t). Malformed input raises
+    asyncdp.ParseError with the file, line and column.
+    """
+    import scipy.sparse  # only this function needs scipy
+
+    from . import _asyncdp
+
+    parts = _asyncdp.load_libsvm(os.fspath(path), int(num_features))
+    matrix = scipy.sparse.csr_matrix((parts["data"], parts["indices"], parts["indptr"]), shape=parts["shape"],
+                                     copy=False)
+    return matrix, parts["labels"]

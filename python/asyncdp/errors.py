@@ -1,0 +1,42 @@
+"""Exceptions raised by asyncdp for bad input, with the CLI's own error text.
+
+``str(e)`` is exactly what ``asyncdp`` prints after ``error:`` (and exits 2 for): ``FILE:LINE:COL: ...``
+for a malformed text file, ``FILE:byte OFFSET: ...`` for a binary one, ``key.path: ...`` for a bad
+configuration value or argument.
+"""
+
+
+class InputError(ValueError):
+    """Bad input. ``where`` is the location (file position or key path), ``message`` what was expected."""
+
+    def __init__(self, text, where="", message=""):
+        super().__init__(text)
+        self.where = where
+        self.message = message
+
+
+class ParseError(InputError):
+    """A malformed text file (TOML config, LIBSVM, CSV): ``file``, 1-based ``line`` and ``column``."""
+
+    def __init__(self, text, where, message, file, line, column):
+        super().__init__(text, where, message)
+        self.file = file
+        self.line = line
+        self.column = column
+
+
+class BinaryFormatError(InputError):
+    """A malformed binary file (gzip, IDX, CIFAR-10): ``file`` and ``byte_offset``."""
+
+    def __init__(self, text, where, message, file, byte_offset):
+        super().__init__(text, where, message)
+        self.file = file
+        self.byte_offset = byte_offset
+
+
+class ConfigError(InputError):
+    """A bad configuration value or argument; ``key`` is its dotted path (e.g. ``dp.sigma``)."""
+
+    def __init__(self, text, where, message):
+        super().__init__(text, where, message)
+        self.key = where

@@ -1,0 +1,27 @@
+// The _asyncdp extension module: the compiled half of the `asyncdp` Python package (docs/python.md).
+#include <pybind11/pybind11.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "python/src/bindings.h"
+
+PYBIND11_MODULE(_asyncdp, m) {
+  m.doc() = "asyncdp's compiled core; use the `asyncdp` package instead of this module.";
+  m.attr("__version__") = ASYNCDP_VERSION;
+  // As in the CLI: logs go to stderr, never into a notebook's stdout. Warnings only by default; the
+  // package's set_log_level("info") shows the CLI's progress lines.
+  if (spdlog::get("asyncdp") == nullptr) spdlog::set_default_logger(spdlog::stderr_color_mt("asyncdp"));
+  spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");
+  spdlog::set_level(spdlog::level::warn);
+  m.def("set_log_level", [](const std::string& level) {
+    const spdlog::level::level_enum parsed = spdlog::level::from_str(level);
+    if (parsed == spdlog::level::off && level != "off") {
+      throw pybind11::value_error("log level: expected trace, debug, info, warn, err, critical or off");
+    }
+    spdlog::set_level(parsed);
+  });
+  asyncdp::python::RegisterErrors(m);
+  asyncdp::python::RegisterAccounting(m);
+  asyncdp::python::RegisterTraining(m);
+  asyncdp::python::RegisterData(m);
+}

@@ -1,0 +1,137 @@
+"""asyncdp.train against `asyncdp train`: same config and seed on the virtual runtime give identical
+metrics.csv, clients.csv and summary (apart from wall-clock timings); errors carry the CLI's text."""
+
+import json
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import asyncdp
+from conftest import SOURCE_DIR, run_cli
+
+TABLE3 = SOURCE_DIR / "experiments" / "table3_strongly_convex.toml"
+# Wall-clock measurements differ between any two runs; everything else must match exactly.
+TIMING_KEYS = {"wall_seconds", "run_seconds", "compute_seconds", "eval_seconds", "protocol_overhead",
+               "grads_per_second"}
+
+
+def small_overrides(a9a, seed=5):
+    train, test = a9a
+    return {"data": {"train": str(train), "test": str(test), "rows_per_client": 500},
+            "schedule": {"epochs": 1}, "eval": {"points": 3}, "seed": seed}
+
+
+def cli_small_args(a9a, out, seed=5):
+    train, test = a9a
+    return ["train", "--quiet", "--config", TABLE3, "--set", f"data.train={train}", "--set", f"data.test={test}",
+            "--set", "data.rows_per_client=500", "--set", "schedule.epochs=1", "--set", "eval.points=3",
+            "--set", f"seed={seed}", "--out", out]
+
+
+def test_train_equals_cli_run(a9a, tmp_path):
+    cli_out = tmp_path / "cli"
+    run_cli(*cli_small_args(a9a, cli_out))
+    run = asyncdp.train(TABLE3, **small_overrides(a9a), out=tmp_path / "py")
+
+    assert run.metrics_csv == (cli_out / "metrics.csv").read_text()
+    assert run.clients_csv == (cli_out / "clients.csv").read_text()
+    for name in ("metrics.csv", "clients.csv", "config.resolved.toml"):
+        assert (tmp_path / "py" / name).read_text() == (cli_out / name).read_text(), name
+    cli_summary = json.loads((cli_out / "summary.json").read_text())
+    strip = lambda s: {k: v for k, v in s.items() if k not in TIMING_KEYS}  # noqa: E731
+    assert strip(run.summary) == strip(cli_summary)
+    assert set(run.summary) == set(cli_summary)
+
+    # metrics / clients as numpy columns, the same numbers as the CSV text.
+    header = run.metrics_csv.splitlines()[0].split(",")
+    assert list(run.metrics) == header
+    assert run.metrics["global_round"].dtype == np.int64 and run.metrics["test_accuracy"].dtype == np.float64
+    last = run.metrics_csv.splitlines()[-1].split(",")
+    assert run.metrics["test_accuracy"][-1] == float(last[header.index("test_accuracy")])
+    # metrics.csv prints 9 significant digits; summary.json holds the full double.
+    assert run.metrics["test_accuracy"][-1] == pytest.approx(run.summary["test_accuracy"], rel=1e-8)
+    assert list(run.clients["client"]) == [0, 1, 2, 3, 4]
+    assert run.clients["stop"].dtype.kind == "U"
+    assert run.final_model.dtype == np.float32 and run.final_model.shape == (run.summary["model"]["parameters"],)
+    assert "seed = 5" in run.config
+
+
+def test_dict_config_equals_file_config(a9a, tmp_path):
+    from_file = asyncdp.train(TABLE3, **small_overrides(a9a, seed=2))
+    as_dict = {"seed": 1, "data": {"features": 123}, "model": {"kind": "logistic_l2", "l2_lambda": 0.0},
+               "clients": {"count": 5}, "protocol": {"runtime": "virtual", "delay_rule": "bounded", "tau": 1},
+               "dp": {"clip": 0.1, "sigma": 19.29962, "delta": 0.0, "sampling": "poisson"},
+               "schedule": {"sample_sizes": "constant", "sample_size": 26, "epochs": 5.0,
+                            "step_rule": "inverse_linear", "eta0": 0.1, "beta": 0.001},
+               "eval": {"points": 20}}
+    from_dict = asyncdp.train(as_dict, **small_overrides(a9a, seed=2))
+    assert from_dict.metrics_csv == from_file.metrics_csv
+    assert from_dict.config == from_file.config
+    # "__" spells a dotted key in keyword overrides.
+    again = asyncdp.train(TABLE3, **small_overrides(a9a, seed=2), eval__points=3)
+    assert again.metrics_csv == from_file.metrics_csv
+
+
+def test_bad_config_raises_with_the_key_path(a9a, tmp_path):
+    with pytest.raises(asyncdp.ConfigError) as error:
+        asyncdp.train(TABLE3, **small_overrides(a9a), dp={"clip": -1.0})
+    cli = run_cli(*cli_small_args(a9a, tmp_path / "o"), "--set", "dp.clip=-1.0", check=False)
+    assert cli.returncode == 2 and cli.stderr.strip().endswith(f"error: {error.value}")
+    assert error.value.key == "dp.clip"
+    with pytest.raises(asyncdp.ConfigError, match=r"^dp\.sigmaa: unknown key"):
+        asyncdp.train(TABLE3, dp={"sigmaa": 1.0})
+    with pytest.raises(asyncdp.ConfigError, match=r"dp\.sigma: expected a number") as error:
+        asyncdp.train(TABLE3, dp__sigma="four")
+    cli = run_cli("train", "--config", TABLE3, "--set", 'dp.sigma="four"', check=False)
+    assert cli.returncode == 2 and cli.stderr.strip() == f"error: {error.value}"
+    bad = tmp_path / "bad.toml"
+    bad.write_text("seed = 1\n[dp]\nsigma = = 3\n")
+    with pytest.raises(asyncdp.ParseError) as error:
+        asyncdp.train(bad)
+    assert (error.value.file, error.value.line) == (str(bad), 3)
+    cli = run_cli("train", "--config", bad, check=False)
+    assert cli.returncode == 2 and cli.stderr.strip() == f"error: {error.value}"
+    with pytest.raises(asyncdp.InputError, match="cannot open"):
+        asyncdp.train(TABLE3, data={"train": str(tmp_path / "missing.svm")})
+
+
+def long_run_overrides(a9a, runtime):
+    train, test = a9a
+    return {"data": {"train": str(train), "test": str(test)}, "schedule": {"epochs": 1000.0},
+            "protocol": {"runtime": runtime}}
+
+
+@pytest.mark.parametrize("runtime", ["virtual", "threads"])
+def test_ctrl_c_stops_the_run_cleanly(a9a, runtime):
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        asyncdp.train(TABLE3, **long_run_overrides(a9a, runtime), poll_seconds=0.05)
+    elapsed = time.monotonic() - start
+    timer.join()
+    assert elapsed < 5.0  # the full run takes far longer (1000 epochs of a9a)
+    # The module is usable afterwards: no thread of the stopped run is left holding anything.
+    assert asyncdp.account(q=0.01, sigma=1.0, steps=10, delta=1e-5).pld.epsilon > 0
+
+
+def test_progress_callback_sees_rounds_and_can_stop_the_run(a9a):
+    seen = []
+    asyncdp.train(TABLE3, **small_overrides(a9a), progress=seen.append, poll_seconds=0.001)
+    assert seen and all(set(info) == {"global_round", "time", "gradients"} for info in seen)
+    assert [info["global_round"] for info in seen] == sorted(info["global_round"] for info in seen)
+
+    class Stop(Exception):
+        pass
+
+    def stop(info):
+        raise Stop(info["global_round"])
+
+    start = time.monotonic()
+    with pytest.raises(Stop):
+        asyncdp.train(TABLE3, **long_run_overrides(a9a, "virtual"), progress=stop, poll_seconds=0.01)
+    assert time.monotonic() - start < 5.0
