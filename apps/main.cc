@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   asyncdp::apps::RegisterCalcCommand(app);
   asyncdp::apps::RegisterUtilityGraphCommand(app);
   asyncdp::apps::RegisterTrainCommand(app);
+  asyncdp::apps::RegisterAuditCommand(app);
 
   try {
     app.parse(argc, argv);
@@ -29,6 +30,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return 2;
+  } catch (const asyncdp::apps::CommandExit& e) {
+    return e.code;  // the command has reported (e.g. an audit VIOLATION: exit code 3)
   } catch (const asyncdp::InputError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

@@ -14,10 +14,11 @@ OutputDirectory::OutputDirectory(const fs::path& target) : target_(fs::absolute(
   std::error_code ec;
   if (fs::exists(target_, ec)) {
     if (!fs::is_directory(target_)) throw InputError(target_.string(), "output path exists and is not a directory");
-    if (!fs::is_empty(target_) && !fs::exists(target_ / "summary.json")) {
+    // summary.json marks a train result, audit.json an audit result (sim/audit/audit.h).
+    if (!fs::is_empty(target_) && !fs::exists(target_ / "summary.json") && !fs::exists(target_ / "audit.json")) {
       throw InputError(target_.string(),
-                       "output directory is not empty and holds no asyncdp result (summary.json); refusing to "
-                       "overwrite it");
+                       "output directory is not empty and holds no asyncdp result (summary.json or audit.json); "
+                       "refusing to overwrite it");
     }
   }
   fs::create_directories(target_.parent_path(), ec);

@@ -1,7 +1,7 @@
 // An output directory that appears complete or not at all: files are written into a hidden sibling
 // staging directory, which replaces the target only on Commit(). A failed run leaves nothing behind that
 // could be mistaken for a result. An existing target is replaced only if it is empty or holds an earlier
-// asyncdp result (summary.json); anything else is refused with an InputError.
+// asyncdp result (summary.json or audit.json); anything else is refused with an InputError.
 #pragma once
 
 #include <filesystem>
