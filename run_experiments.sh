@@ -9,7 +9,7 @@
 #                                     the paper's utility graphs, Figures 1-3 & 7-14, Tables 9-11
 #   ./run_experiments.sh sweep --config FILE.toml --sample-sizes 1,5,10,26 --epsilons 0.05,0.1,0.5,1
 #                                     [--seeds 3] [--jobs N]      a grid of your own, mean ± std over seeds
-#   ./run_experiments.sh audit        empirical privacy audit (asyncdp audit) of 10 configurations and 2
+#   ./run_experiments.sh audit        empirical privacy audit (asyncdp audit) of 11 configurations and 2
 #                                     deliberately wrong accountants: eps_lower vs reported eps, verdicts
 #
 # Common options: --out DIR (default results/<mode>), --jobs N (parallel runs, default 1 for quick and

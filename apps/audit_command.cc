@@ -80,9 +80,10 @@ void RegisterAuditCommand(CLI::App& app) {
   cmd->add_option("--view", args->view, "white-box (the server sees every (i, U)) | final-model")
       ->capture_default_str();
   cmd->add_option("--canary", args->canary,
-                  "dirac (gradient canary, other records train normally) | opposite (replace-one worst case)")
+                  "dirac (gradient canary, other records train normally) | opposite (replace-one worst case) | "
+                  "mislabelled (a real record with another label; needs --view final-model)")
       ->capture_default_str();
-  cmd->add_option("--statistic", args->statistic, "auto | sum | likelihood-ratio")->capture_default_str();
+  cmd->add_option("--statistic", args->statistic, "auto | sum | likelihood-ratio | loss (mislabelled canaries)")->capture_default_str();
   cmd->add_option("--client", args->options.client, "The audited client")->capture_default_str();
   cmd->add_option("--confidence", args->options.confidence, "Confidence of eps_lower and of the verdict")
       ->capture_default_str();

@@ -19,6 +19,7 @@ fixed_q0.5_T1_opposite|fixed-size, q = 0.5, 1 round, sigma = 1, opposite records
 shuffle_2_epochs|shuffle, s = 500 (2 epochs in 4 rounds), sigma = 2|consistent|--set dp.sampling=shuffle --set schedule.sample_size=500 --set schedule.rounds=4 --set dp.sigma=2
 mlp_poisson_q0.1_T10|MLP (16 hidden), Poisson, q = 0.1, 10 rounds, sigma = 1|consistent|--set model.kind=mlp --set model.hidden=[16] --set schedule.sample_size=100 --set dp.sigma=1
 poisson_full_T10_final_model|as poisson_full_T10, final-model view (other clients' noise too)|consistent|--view final-model
+poisson_full_T10_mislabelled|as poisson_full_T10, a mislabelled real record, final-model loss (black box)|consistent|--canary mislabelled --view final-model
 poisson_full_T10_one_run|as poisson_full_T10, one-run audit with 1,000 canaries|consistent|--mode one-run --canaries 1000
 FAULT_noise_0.7sigma|fault: noise 0.7 sigma accounted as sigma (as poisson_full_T10)|VIOLATION|--test-noise-scale 0.7
 FAULT_old_fixed_size_pair|fault: fixed_q0.5_T1_opposite accounted with the old pair (1-q)N(0)+qN(1)|VIOLATION|--set dp.sampling=fixed_size_without_replacement --set schedule.sample_size=500 --set schedule.rounds=1 --set dp.sigma=1 --canary opposite --test-accounted-sampling poisson

@@ -26,8 +26,17 @@ void AuditOptions::Validate() const {
     throw ConfigError("--test-noise-scale", "must be in (0, 1]");
   }
   if (!accounted_sampling.empty()) ParseSamplingModel(accounted_sampling, "--test-accounted-sampling");
-  if (mode == AuditMode::kOneRun && canary == CanaryKind::kOpposite) {
-    throw ConfigError("--canary", "opposite canaries are a single-canary construction: use --mode multi");
+  if (mode == AuditMode::kOneRun && canary != CanaryKind::kDirac) {
+    throw ConfigError("--canary", "the one-run audit plants Dirac canaries: use --mode multi for '" +
+                                      std::string(ToString(canary)) + "'");
+  }
+  const bool loss = statistic == AuditStatistic::kNegativeLoss;
+  if (canary == CanaryKind::kMislabelled && (view != AuditView::kFinalModel || !(loss || statistic == AuditStatistic::kAuto))) {
+    throw ConfigError("--canary", "a mislabelled canary is scored by the final model's loss on it: use --view "
+                                  "final-model (and --statistic auto or loss)");
+  }
+  if (loss && canary != CanaryKind::kMislabelled) {
+    throw ConfigError("--statistic", "the loss statistic scores mislabelled canaries (--canary mislabelled)");
   }
 }
 
@@ -46,24 +55,34 @@ AuditView ParseAuditView(std::string_view text) {
 CanaryKind ParseCanaryKind(std::string_view text) {
   if (text == "dirac") return CanaryKind::kDirac;
   if (text == "opposite") return CanaryKind::kOpposite;
-  Unknown("--canary", text, "dirac | opposite");
+  if (text == "mislabelled") return CanaryKind::kMislabelled;
+  Unknown("--canary", text, "dirac | opposite | mislabelled");
 }
 
 AuditStatistic ParseAuditStatistic(std::string_view text) {
   if (text == "auto") return AuditStatistic::kAuto;
   if (text == "sum") return AuditStatistic::kSum;
   if (text == "likelihood-ratio") return AuditStatistic::kLikelihoodRatio;
-  Unknown("--statistic", text, "auto | sum | likelihood-ratio");
+  if (text == "loss") return AuditStatistic::kNegativeLoss;
+  Unknown("--statistic", text, "auto | sum | likelihood-ratio | loss");
 }
 
 std::string_view ToString(AuditMode mode) { return mode == AuditMode::kMultiRun ? "multi" : "one-run"; }
 std::string_view ToString(AuditView view) { return view == AuditView::kWhiteBox ? "white-box" : "final-model"; }
-std::string_view ToString(CanaryKind canary) { return canary == CanaryKind::kDirac ? "dirac" : "opposite"; }
+std::string_view ToString(CanaryKind canary) {
+  switch (canary) {
+    case CanaryKind::kDirac: return "dirac";
+    case CanaryKind::kOpposite: return "opposite";
+    case CanaryKind::kMislabelled: return "mislabelled";
+  }
+  return "?";
+}
 std::string_view ToString(AuditStatistic statistic) {
   switch (statistic) {
     case AuditStatistic::kAuto: return "auto";
     case AuditStatistic::kSum: return "sum";
     case AuditStatistic::kLikelihoodRatio: return "likelihood-ratio";
+    case AuditStatistic::kNegativeLoss: return "loss";
   }
   return "?";
 }

@@ -26,12 +26,15 @@ enum class CanaryKind {
   kDirac,     // gradient canary C e on its own parameter; other records train normally (models/dirac_canary.h)
   kOpposite,  // Dirac canary, every other record of the client -C e: the replace-one worst case
               // (fixed-size and shuffled batches; needs a sampler analysed under replace-one)
+  kMislabelled,  // a real record with another label (models/data_canary.h), trained on by the configured
+                 // model: the realistic black-box canary, scored by the final model's loss on it
 };
 
 enum class AuditStatistic {
   kAuto,             // likelihood ratio when some round subsamples (q < 1, Poisson or fixed-size), else sum
   kSum,              // sum_t x_t (Nasr et al. 2023; the final model's canary coordinate)
   kLikelihoodRatio,  // sum_t ln((1 - q_t) + q_t exp((2 x_t - 1) / (2 sigma_t^2))) (Neyman–Pearson)
+  kNegativeLoss,     // -(the final model's loss on the canary record): mislabelled canaries
 };
 
 struct AuditOptions {
@@ -63,8 +66,8 @@ struct AuditOptions {
 
 AuditMode ParseAuditMode(std::string_view text);            // multi | one-run
 AuditView ParseAuditView(std::string_view text);            // white-box | final-model
-CanaryKind ParseCanaryKind(std::string_view text);          // dirac | opposite
-AuditStatistic ParseAuditStatistic(std::string_view text);  // auto | sum | likelihood-ratio
+CanaryKind ParseCanaryKind(std::string_view text);          // dirac | opposite | mislabelled
+AuditStatistic ParseAuditStatistic(std::string_view text);  // auto | sum | likelihood-ratio | loss
 
 std::string_view ToString(AuditMode mode);
 std::string_view ToString(AuditView view);

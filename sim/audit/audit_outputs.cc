@@ -161,11 +161,20 @@ nlohmann::json AuditJson(const AuditReport& r) {
                   {"clip", r.resolved_config.dp.clip}};
   j["threat_model"] = ThreatModel(r);
   j["public"] = kPublicAssumption;
-  j["canary"] = r.options.canary == CanaryKind::kDirac
-                    ? "Dirac gradient canary (Nasr et al. 2023): clipped gradient exactly C on its own parameter, "
-                      "which no other record's gradient touches; the other records train the configured model"
-                    : "Dirac canary +C e with every other record of the client at -C e: a batch's canary "
-                      "coordinate moves by 2C when the canary displaces a record (the replace-one worst case)";
+  switch (r.options.canary) {
+    case CanaryKind::kDirac:
+      j["canary"] = "Dirac gradient canary (Nasr et al. 2023): clipped gradient exactly C on its own parameter, "
+                    "which no other record's gradient touches; the other records train the configured model";
+      break;
+    case CanaryKind::kOpposite:
+      j["canary"] = "Dirac canary +C e with every other record of the client at -C e: a batch's canary "
+                    "coordinate moves by 2C when the canary displaces a record (the replace-one worst case)";
+      break;
+    case CanaryKind::kMislabelled:
+      j["canary"] = "mislabelled record: a copy of one of the client's records with another label (chosen from the "
+                    "seed), trained on by the configured model; score = -(final model's loss on it), black-box";
+      break;
+  }
   j["trainings"] = r.trainings;
   j["wall_seconds"] = r.wall_seconds;
   j["seconds_per_training"] = r.trainings > 0 ? r.wall_seconds / static_cast<double>(r.trainings) : 0.0;

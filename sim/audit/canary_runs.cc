@@ -119,7 +119,14 @@ CanaryExperiment::CanaryExperiment(const TrainConfig& config, const AuditOptions
     subsampled = subsampled || plan.rate(t) < 1.0;
   }
   AuditStatistic statistic = options_.statistic;
-  if (statistic == AuditStatistic::kAuto) {
+  if (options_.canary == CanaryKind::kMislabelled) {
+    statistic = AuditStatistic::kNegativeLoss;
+    const data::Dataset& shard = e.shards[static_cast<size_t>(options_.client)];
+    mislabelled_ = models::ChooseMislabelledCanary(shard, e.config.seed);
+    const int64_t source[] = {mislabelled_.source_row};
+    mislabelled_row_ = data::Subset(shard, source);
+    mislabelled_row_.labels[0] = mislabelled_.label;
+  } else if (statistic == AuditStatistic::kAuto) {
     statistic = subsampled && !shuffle && options_.view == AuditView::kWhiteBox ? AuditStatistic::kLikelihoodRatio
                                                                                  : AuditStatistic::kSum;
   }
@@ -151,13 +158,16 @@ CanaryExperiment::AuditedClient CanaryExperiment::MakeAuditedClient(const std::v
   ASYNCDP_CHECK(kept >= 0);
   std::vector<int64_t> rows(static_cast<size_t>(kept));
   std::iota(rows.begin(), rows.end(), int64_t{0});
-  // Canary rows are placeholders (the Dirac model never reads their features): copies of row 0.
-  rows.insert(rows.end(), static_cast<size_t>(planted), int64_t{0});
+  const bool mislabelled = options_.canary == CanaryKind::kMislabelled;
+  // Dirac canary rows are placeholders (the Dirac model never reads their features): copies of row 0. A
+  // mislabelled canary is its source record, relabelled below.
+  rows.insert(rows.end(), static_cast<size_t>(planted), mislabelled ? mislabelled_.source_row : int64_t{0});
   AuditedClient client;
   client.shard = data::Subset(shard, rows);
+  if (mislabelled && planted > 0) client.shard.labels.back() = mislabelled_.label;
   models::DiracCanaryOptions canary;
   canary.num_canaries = canaries_;
-  canary.first_canary_row = planted > 0 ? kept : kNoCanaryRow;
+  canary.first_canary_row = planted > 0 && !mislabelled ? kept : kNoCanaryRow;
   if (planted > 0 && canaries_ > 1) canary.canary_of_row = std::move(canary_of_row);
   canary.other_records =
       options_.canary == CanaryKind::kOpposite ? models::OtherRecords::kOpposite : models::OtherRecords::kBaseModel;
@@ -224,11 +234,17 @@ RunTrace CanaryExperiment::RunOnce(const AuditedClient& audited, uint64_t seed) 
   for (int64_t j = 0; j < canaries_; ++j) {
     trace.final_coordinates[static_cast<size_t>(j)] = static_cast<double>(server.model()[first + j]);
   }
+  if (options_.canary == CanaryKind::kMislabelled) {
+    const std::span<const float> base_params(server.model().data(), static_cast<size_t>(base_model_->NumParams()));
+    trace.canary_loss = base_model_->Evaluate(base_params, mislabelled_row_).loss;
+  }
   return trace;
 }
 
 double CanaryExperiment::Score(const RunTrace& trace, int64_t canary) const {
   ASYNCDP_CHECK(canary >= 0 && canary < trace.canaries);
+  // A lower loss on the mislabelled record: the model has learnt it.
+  if (rule_.statistic == AuditStatistic::kNegativeLoss) return -trace.canary_loss;
   if (rule_.view == AuditView::kFinalModel) {
     // v̂ moves by -eta_t U_t: a present canary pushes its coordinate down.
     return -trace.final_coordinates[static_cast<size_t>(canary)] / experiment_.config.dp.clip;

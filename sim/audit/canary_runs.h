@@ -10,6 +10,9 @@
 //                               the public q_i = s_i / N_c of the plan (the rate the accountants compose);
 //   fixed-size, shuffle         in = the client's records with the last one replaced by the canary row;
 //   (replace-one)               out = the client's records unchanged.
+// A mislabelled canary (--canary mislabelled) is a copy of one of the client's records with another label
+// (models/data_canary.h, ChooseMislabelledCanary from the config's seed), planted the same way and trained
+// on by the configured model; the observer sees the final model only and scores its loss on the record.
 // A one-run audit plants m canaries the same way, each slot holding its canary iff the canary's coin
 // (core/audit/one_run.h, DrawCanaryInclusion) came up IN.
 //
@@ -17,9 +20,11 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <vector>
 
+#include "models/data_canary.h"
 #include "models/dirac_canary.h"
 #include "sim/audit/audit_options.h"
 #include "sim/config.h"
@@ -36,6 +41,8 @@ struct RunTrace {
   std::vector<uint8_t> received;
   std::vector<double> final_coordinates;
   int64_t rounds_done = 0;  // local rounds the audited client completed
+  // Mislabelled canary: the final model's loss on the canary record (NaN otherwise).
+  double canary_loss = std::numeric_limits<double>::quiet_NaN();
 };
 
 // How a run's trace becomes one score per canary ("higher = the canary looks present").
@@ -83,6 +90,8 @@ class CanaryExperiment {
   std::unique_ptr<models::DiracCanaryModel> plain_model_;  // the other clients: no canary rows
   std::vector<RoundPlan> run_plans_;                       // plans with the noise the clients add
   AuditedClient in_, out_;                                 // multi-run variants
+  models::MislabelledCanary mislabelled_;                  // --canary mislabelled: which record, which label
+  data::Dataset mislabelled_row_;                          // that record with its new label (one row)
   ScoreRule rule_;
 };
 

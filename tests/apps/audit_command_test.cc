@@ -127,7 +127,7 @@ TEST(AuditCommand, RunExperimentsAuditWritesReportTableAndPlots) {
   }
   EXPECT_THAT(report, ::testing::Not(HasSubstr("failed")));
   const std::string csv = ReadFile(out + "/audit.csv");
-  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 12);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 13);
   EXPECT_TRUE(std::filesystem::exists(out + "/plots/poisson_full_T10.gp"));
 }
 

@@ -144,6 +144,20 @@ TEST(AuditTest, ProjectionCountsTheCanaryWithoutNoise) {
   }
 }
 
+// The realistic black-box canary: a mislabelled record, scored by the final model's loss on it. Sound,
+// and the model visibly learns it (in-runs fit the flipped label better than out-runs).
+TEST(AuditTest, MislabelledCanaryInTheFinalModelIsConsistent) {
+  AuditOptions o = Runs(200);
+  o.canary = CanaryKind::kMislabelled;
+  o.view = AuditView::kFinalModel;
+  TrainConfig c = AuditConfig("poisson", 20, 20, 30, 0.5);
+  c.schedule.eta0 = 5.0;  // a few records and big steps: the canary's own gradient moves the model
+  const AuditReport r = RunAudit(c, o);
+  ExpectSound(r);
+  EXPECT_EQ(r.statistic, "loss");
+  EXPECT_GT(r.multi.roc_area, 0.55) << "the final model does not remember the canary at all";
+}
+
 TEST(AuditTest, RejectsWhatItCannotAudit) {
   TrainConfig c = AuditConfig("poisson", 30, 10, 2, 1.0);
   c.dp.enabled = false;
@@ -157,6 +171,9 @@ TEST(AuditTest, RejectsWhatItCannotAudit) {
   AuditOptions client = Runs(8);
   client.client = 3;
   EXPECT_THROW(CanaryExperiment(AuditConfig("poisson", 30, 10, 2, 1.0), client), ConfigError);
+  AuditOptions mislabelled = Runs(8);
+  mislabelled.canary = CanaryKind::kMislabelled;  // white-box view: the loss needs the final model
+  EXPECT_THROW(mislabelled.Validate(), ConfigError);
   AuditOptions few = Runs(8);
   few.runs = 3;
   EXPECT_THROW(few.Validate(), ConfigError);
