@@ -1,11 +1,20 @@
 // Registration of the `asyncdp` subcommands. Each lives in its own apps/<name>_command.cc, adds itself to
 // the CLI11 app and runs its work in the subcommand's callback. Callbacks throw asyncdp::InputError
-// (core/error.h) for bad input; main() turns those into `error: ...` and exit code 2.
+// (core/error.h) for bad input; main() turns those into `error: ...` and exit code 2. A callback that has
+// done its work but must report a verdict through the exit code throws CommandExit.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
 namespace asyncdp::apps {
+
+// The exit code of `asyncdp audit` when the audit refutes a reported epsilon.
+inline constexpr int kExitViolation = 3;
+
+// Thrown by a subcommand after its outputs are written, to end the process with `code`.
+struct CommandExit {
+  int code = 0;
+};
 
 void RegisterDataCommand(CLI::App& app);      // asyncdp data info
 void RegisterAccountCommand(CLI::App& app);   // asyncdp account
@@ -13,5 +22,6 @@ void RegisterCalcCommand(CLI::App& app);      // asyncdp calc
 void RegisterTrainCommand(CLI::App& app);     // asyncdp train
 void RegisterUtilityGraphCommand(CLI::App& app);  // asyncdp utility-graph
 void RegisterReferenceOptimumCommand(CLI::App& app);  // asyncdp reference-optimum
+void RegisterAuditCommand(CLI::App& app);         // asyncdp audit
 
 }  // namespace asyncdp::apps

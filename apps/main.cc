@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   asyncdp::apps::RegisterUtilityGraphCommand(app);
   asyncdp::apps::RegisterTrainCommand(app);
   asyncdp::apps::RegisterReferenceOptimumCommand(app);
+  asyncdp::apps::RegisterAuditCommand(app);
 
   try {
     app.parse(argc, argv);
@@ -32,6 +33,8 @@ int main(int argc, char** argv) {
     // Every CLI error starts with "error:", CLI11's option errors included.
     std::fprintf(stderr, "error: %s\nRun with --help for more information.\n", e.what());
     return 2;
+  } catch (const asyncdp::apps::CommandExit& e) {
+    return e.code;  // the command has reported (e.g. an audit VIOLATION: exit code 3)
   } catch (const asyncdp::InputError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 2;

@@ -23,6 +23,10 @@ class RunObserver {
   virtual ~RunObserver() = default;
   // The server has just formed v̂_k (server.global_round() == k) and is about to broadcast it.
   virtual void OnGlobalRound(const ServerProtocol& /*server*/, const RunClock& /*clock*/) {}
+  // The server is about to apply client `message.client`'s (i, U): exactly what the threat model shows
+  // the server (the privacy audit's white-box observer, sim/audit/). Called before OnGlobalRound of any
+  // broadcast the update triggers.
+  virtual void OnUpdate(const UpdateMessage& /*message*/, const RunClock& /*clock*/) {}
   // The server excluded a silent client (protocol.exclude_after).
   virtual void OnClientExcluded(int64_t /*client*/, const RunClock& /*clock*/) {}
   // The run is over: every client stopped or was excluded (or the run stalled).
@@ -35,6 +39,9 @@ class ObserverList final : public RunObserver {
   void Add(RunObserver* observer) { observers_.push_back(observer); }
   void OnGlobalRound(const ServerProtocol& server, const RunClock& clock) override {
     for (auto* o : observers_) o->OnGlobalRound(server, clock);
+  }
+  void OnUpdate(const UpdateMessage& message, const RunClock& clock) override {
+    for (auto* o : observers_) o->OnUpdate(message, clock);
   }
   void OnClientExcluded(int64_t client, const RunClock& clock) override {
     for (auto* o : observers_) o->OnClientExcluded(client, clock);

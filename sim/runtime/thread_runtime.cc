@@ -225,6 +225,7 @@ class ThreadRun {
       // The planned s_i (the plan is immutable, so reading it from the server thread is safe): the server
       // learns (i, U) only, never the realised batch size.
       clock_.gradients += clients_[update->client]->plan().sample_sizes[update->local_round];
+      observer_.OnUpdate(*update, clock_);
       broadcast = server_.OnUpdate(*update);
       if (returned_[update->client].size() < 4) returned_[update->client].push_back(std::move(update->update));
     } else if (auto* stop = std::get_if<StopNotice>(&event)) {

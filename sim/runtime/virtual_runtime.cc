@@ -243,6 +243,7 @@ class VirtualRun {
     UpdateMessage& message = updates_[slot];
     // The planned s_i: the server learns (i, U) only, never the realised batch size.
     clock_.gradients += clients_[c]->plan().sample_sizes[message.local_round];
+    observer_.OnUpdate(message, clock_);
     auto broadcast = server_.OnUpdate(message);
     clients_[c]->RecycleBuffer(std::move(message.update));
     updates_.Free(slot);

@@ -1,0 +1,238 @@
+#include "sim/audit/audit.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "core/accounting/accountant.h"
+#include "core/check.h"
+#include "core/sampling.h"
+#include "sim/audit/canary_runs.h"
+
+namespace asyncdp::sim::audit {
+namespace {
+
+using accounting::AccountantKind;
+using accounting::BoundKind;
+
+// Run r of a side: its own seed for everything random in the run (noise, batches, initial model,
+// latencies). In and out runs never share a seed; the audited configuration's seed picks the family.
+uint64_t RunSeed(uint64_t config_seed, bool include, int64_t run) {
+  return config_seed * 1'000'003ULL + 2ULL * static_cast<uint64_t>(run) + (include ? 1ULL : 0ULL) + 1ULL;
+}
+
+struct Accounted {
+  std::vector<ReportedEpsilon> reported;
+  std::vector<std::unique_ptr<accounting::Accountant>> upper;  // the upper-bound accountants that apply
+};
+
+Accounted AccountClient(const Experiment& e, int64_t client, int64_t rounds, SamplingModel accounted_sampling) {
+  accounting::AccountantOptions options = e.privacy.options;
+  options.sampling = accounted_sampling;
+  const accounting::Schedule schedule = e.privacy.ClientSchedule(e.plans[static_cast<size_t>(client)], rounds);
+  Accounted out;
+  for (const AccountantKind kind : accounting::kMechanismAccountants) {
+    auto accountant = accounting::MakeAccountant(kind, options);
+    ReportedEpsilon r;
+    r.accountant = std::string(accounting::ToString(kind));
+    r.bound = std::string(accounting::ToString(accountant->bound()));
+    const std::string limitation = accountant->Limitation();
+    if (!limitation.empty() || schedule.empty()) {
+      r.available = false;
+      r.epsilon = std::numeric_limits<double>::quiet_NaN();
+      r.assumptions = limitation.empty() ? "no rounds" : "unavailable: " + limitation;
+      out.reported.push_back(r);
+      continue;
+    }
+    accountant->AddSchedule(schedule);
+    r.epsilon = accountant->Epsilon(e.delta).epsilon;
+    r.assumptions = accountant->Describe(e.delta).ToString();
+    out.reported.push_back(r);
+    if (accountant->bound() == BoundKind::kUpperBound) out.upper.push_back(std::move(accountant));
+  }
+  return out;
+}
+
+// delta(eps) of the tightest upper-bound accountant on a grid of eps (0 to twice the largest finite
+// reported eps, 101 points) plus each reported eps: the profile the multi-run audit tests.
+std::vector<asyncdp::audit::ProfilePoint> ReportedProfile(const Accounted& accounted) {
+  double top = 0.0;
+  std::vector<double> grid;
+  for (const auto& r : accounted.reported) {
+    if (r.available && r.bound == "upper_bound" && std::isfinite(r.epsilon)) {
+      top = std::max(top, r.epsilon);
+      grid.push_back(r.epsilon);
+    }
+  }
+  top = std::max(2.0 * top, 1.0);
+  for (int i = 0; i <= 100; ++i) grid.push_back(top * i / 100.0);
+  std::sort(grid.begin(), grid.end());
+  std::vector<asyncdp::audit::ProfilePoint> profile;
+  for (const double eps : grid) {
+    double delta = 1.0;
+    for (const auto& a : accounted.upper) delta = std::min(delta, a->Delta(eps));
+    profile.push_back({eps, std::clamp(delta, 0.0, 1.0)});
+  }
+  return profile;
+}
+
+// Runs f(i) for i in [0, count) on `jobs` threads (0 = all cores), logging progress on stderr.
+template <typename F>
+void ParallelRuns(int64_t count, int64_t jobs, const F& f) {
+  const int threads = jobs > 0 ? static_cast<int>(jobs) : tbb::this_task_arena::max_concurrency();
+  tbb::task_arena arena(std::max(1, threads));
+  std::atomic<int64_t> done{0};
+  const int64_t step = std::max<int64_t>(1, count / 10);
+  arena.execute([&] {
+    tbb::parallel_for(int64_t{0}, count, [&](int64_t i) {
+      f(i);
+      const int64_t finished = done.fetch_add(1) + 1;
+      if (finished % step == 0 || finished == count) spdlog::info("audit: {} / {} trainings", finished, count);
+    });
+  });
+}
+
+std::vector<asyncdp::audit::GuessCounts> OneRunGuessChoices(int64_t m) {
+  std::vector<asyncdp::audit::GuessCounts> choices;
+  for (const int64_t divisor : {100, 50, 20, 10, 5, 2}) {
+    const int64_t k = m / divisor;
+    if (k < 2) continue;
+    choices.push_back({k, 0});
+    choices.push_back({k / 2, k / 2});
+  }
+  if (choices.empty()) choices.push_back({1, 0});
+  return choices;
+}
+
+}  // namespace
+
+AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  const CanaryExperiment canary(config, options);
+  const Experiment& e = canary.experiment();
+  AuditReport report;
+  report.options = options;
+  report.resolved_config = e.config;
+  report.sampling = std::string(ToString(e.sampling));
+  const SamplingModel accounted_sampling = options.accounted_sampling.empty()
+                                               ? e.sampling
+                                               : ParseSamplingModel(options.accounted_sampling, "--test-accounted-sampling");
+  report.accounted_sampling = std::string(ToString(accounted_sampling));
+  report.neighbours = std::string(ToString(NaturalNeighbours(e.sampling)));
+  report.statistic = std::string(ToString(canary.score_rule().statistic));
+  report.delta = e.delta;
+  report.sigma = e.sigma;
+  report.client_records = canary.client_records();
+  spdlog::info("audit: client {} of {} (N_c = {}), {} sampling, sigma = {:.6g}, delta = {:.3g}, {} audit, {} view, "
+               "{} canary, {} statistic",
+               options.client, e.config.clients.count, report.client_records, report.sampling, e.sigma, e.delta,
+               ToString(options.mode), ToString(options.view), ToString(options.canary), report.statistic);
+
+  int64_t rounds = 0;
+  if (options.mode == AuditMode::kMultiRun) {
+    const int64_t n = options.runs;
+    report.in_scores.assign(static_cast<size_t>(n), 0.0);
+    report.out_scores.assign(static_cast<size_t>(n), 0.0);
+    std::vector<int64_t> rounds_done(static_cast<size_t>(2 * n), 0);
+    for (int64_t r = 0; r < n; ++r) {
+      report.in_seeds.push_back(RunSeed(e.config.seed, true, r));
+      report.out_seeds.push_back(RunSeed(e.config.seed, false, r));
+    }
+    ParallelRuns(2 * n, options.jobs, [&](int64_t i) {
+      const bool include = i % 2 == 0;
+      const auto r = static_cast<size_t>(i / 2);
+      const RunTrace trace = canary.RunMultiRun(include ? report.in_seeds[r] : report.out_seeds[r], include);
+      (include ? report.in_scores : report.out_scores)[r] = canary.Score(trace, 0);
+      rounds_done[static_cast<size_t>(i)] = trace.rounds_done;
+    });
+    report.trainings = 2 * n;
+    const auto [fewest, most] = std::minmax_element(rounds_done.begin(), rounds_done.end());
+    if (*fewest != *most) {
+      spdlog::warn("audit: the audited client ran between {} and {} rounds; accounting for {}", *fewest, *most, *most);
+    }
+    rounds = *most;
+  } else {
+    const int64_t m = options.canaries;
+    report.included = asyncdp::audit::DrawCanaryInclusion(e.config.seed, static_cast<uint32_t>(options.client), m);
+    const RunTrace trace = canary.RunOneRun(e.config.seed, report.included);
+    for (int64_t j = 0; j < m; ++j) report.canary_scores.push_back(canary.Score(trace, j));
+    report.trainings = 1;
+    rounds = trace.rounds_done;
+  }
+  report.rounds = rounds;
+
+  const Accounted accounted = AccountClient(e, options.client, rounds, accounted_sampling);
+  report.reported = accounted.reported;
+  report.headline_accountant = e.config.dp.accountant;
+  report.headline_epsilon = std::numeric_limits<double>::quiet_NaN();
+  for (const auto& r : report.reported) {
+    if (r.accountant == report.headline_accountant) report.headline_epsilon = r.epsilon;
+  }
+
+  if (options.mode == AuditMode::kMultiRun) {
+    report.profile = ReportedProfile(accounted);
+    asyncdp::audit::MultiRunAuditOptions multi;
+    multi.delta = e.delta;
+    multi.confidence = options.confidence;
+    multi.reported_profile = report.profile;
+    report.multi = asyncdp::audit::MultiRunAudit(report.in_scores, report.out_scores, multi);
+    report.eps_lower = report.multi.definition.epsilon;
+    const auto& p = report.multi.profile;
+    report.violation = p.refuted;
+    if (p.refuted) {
+      for (const auto& a : accounted.upper) {
+        if (a->Delta(p.epsilon) < p.delta_lower) {
+          report.refuted_accountants.push_back(std::string(accounting::ToString(a->kind())));
+        }
+      }
+      report.verdict_detail = fmt::format(
+          "the runs show delta >= {:.4g} at eps = {:.4g} ({:.0f}% confidence), but the reported profile claims "
+          "delta = {:.4g} there (refuted: {})",
+          p.delta_lower, p.epsilon, 100 * options.confidence, p.delta_reported, fmt::join(report.refuted_accountants, ", "));
+    } else {
+      report.verdict_detail = fmt::format(
+          "no point of the reported delta(eps) profile ({} points, eps in [0, {:.4g}]) is refuted by the runs",
+          report.profile.size(), report.profile.back().epsilon);
+    }
+  } else {
+    asyncdp::audit::OneRunAuditOptions one;
+    one.delta = e.delta;
+    one.confidence = options.confidence;
+    const auto choices = OneRunGuessChoices(options.canaries);
+    report.one_run = asyncdp::audit::OneRunAuditBestOf(report.canary_scores, report.included, choices, one);
+    report.eps_lower = report.one_run.epsilon;
+    for (const auto& r : report.reported) {
+      if (r.available && r.bound == "upper_bound" && report.eps_lower > r.epsilon) {
+        report.refuted_accountants.push_back(r.accountant);
+      }
+    }
+    report.violation = !report.refuted_accountants.empty();
+    report.verdict_detail =
+        report.violation
+            ? fmt::format("the one-run lower bound exceeds the epsilon reported by {}",
+                          fmt::join(report.refuted_accountants, ", "))
+            : fmt::format("{} of {} guesses correct; the one-run lower bound is below every reported upper bound",
+                          report.one_run.correct, report.one_run.guesses);
+  }
+  report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+std::string VerdictLine(const AuditReport& report) {
+  const std::string confidence = fmt::format("{:g}%", 100.0 * report.options.confidence);
+  const std::string relation = report.eps_lower <= report.headline_epsilon ? "<=" : ">";
+  std::string line = fmt::format("eps_lower = {:.4g} ({}) {} eps_reported({}) = {:.4g} : ", report.eps_lower,
+                                 confidence, relation, report.headline_accountant, report.headline_epsilon);
+  line += report.violation ? "VIOLATION: " + report.verdict_detail : "consistent";
+  return line;
+}
+
+}  // namespace asyncdp::sim::audit

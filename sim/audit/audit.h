@@ -1,0 +1,80 @@
+// `asyncdp audit` end to end (docs/audit.md, "Usage"): the canary trainings of sim/audit/canary_runs.h
+// run in parallel, their scores turned into an empirical lower bound on epsilon (core/audit/), set
+// against the epsilon every accountant reports for the audited client, and a verdict.
+//
+// Verdict. Multi-run: VIOLATION iff the reported privacy profile — delta(eps) of the tightest
+// upper-bound accountant (RDP, PLD) at every eps of a grid — is refuted by the assumption-free test of
+// core/audit/profile_check.h at the stated confidence. One-run: VIOLATION iff the one-run lower bound
+// exceeds the smallest reported upper bound at the run's delta. Either way one test at the stated
+// confidence, so a correct report is flagged with probability <= 1 - confidence.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/audit/multi_run.h"
+#include "core/audit/one_run.h"
+#include "sim/audit/audit_options.h"
+#include "sim/config.h"
+
+namespace asyncdp::sim::audit {
+
+// One accountant's epsilon for the audited client's rounds, at the run's delta.
+struct ReportedEpsilon {
+  std::string accountant;   // rdp | pld | gdp
+  std::string bound;        // upper_bound | approximation
+  double epsilon = 0.0;     // NaN when unavailable
+  std::string assumptions;  // Assumptions::ToString(), or why the accountant does not apply
+  bool available = true;
+};
+
+struct AuditReport {
+  AuditOptions options;
+  TrainConfig resolved_config;  // with sigma and delta filled in
+  std::string sampling;         // the sampler the runs used
+  std::string accounted_sampling;  // the sampler the accountants assumed (differs only by fault injection)
+  std::string neighbours;       // the neighbour relation audited
+  std::string statistic;        // resolved: sum | likelihood-ratio
+  double delta = 0.0;
+  double sigma = 0.0;
+  int64_t client_records = 0;   // N_c of the audited client
+  int64_t rounds = 0;           // local rounds of the audited client (the accountants compose these)
+  std::vector<ReportedEpsilon> reported;
+  std::string headline_accountant;  // dp.accountant: the eps on the verdict line
+  double headline_epsilon = 0.0;
+
+  // Multi-run: scores in run order, and the seed of every run.
+  std::vector<double> in_scores, out_scores;
+  std::vector<uint64_t> in_seeds, out_seeds;
+  asyncdp::audit::MultiRunAuditResult multi;
+  std::vector<asyncdp::audit::ProfilePoint> profile;  // the reported profile tested
+  // One-run: each canary's score and coin.
+  std::vector<double> canary_scores;
+  std::vector<uint8_t> included;
+  asyncdp::audit::OneRunAuditResult one_run;
+
+  double eps_lower = 0.0;  // definition bound (multi) or one-run bound: assumption-free
+  bool violation = false;
+  std::vector<std::string> refuted_accountants;  // VIOLATION: the accountants whose claim is refuted
+  std::string verdict_detail;                    // one sentence: why consistent / why VIOLATION
+  double wall_seconds = 0.0;
+  int64_t trainings = 0;
+};
+
+AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options);
+
+// `eps_lower = 0.84 (95%) <= eps_reported(pld) = 2.01 : consistent`, or `... > ... : VIOLATION (...)`.
+std::string VerdictLine(const AuditReport& report);
+
+// audit.json: the verdict, every bound with its assumptions, the reported epsilons, the resolved
+// configuration and audit options, the threat model.
+nlohmann::json AuditJson(const AuditReport& report);
+
+// Writes audit.json, config.resolved.toml, scores.csv, histogram.csv, roc.csv (multi-run) into out_dir
+// atomically (sim/output_dir.h).
+void WriteAuditOutputs(const AuditReport& report, const std::string& out_dir);
+
+}  // namespace asyncdp::sim::audit

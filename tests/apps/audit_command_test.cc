@@ -1,0 +1,135 @@
+// End-to-end: `asyncdp audit` — its verdict line and exit codes (0 consistent, 3 VIOLATION, 2 bad input),
+// its output files with the resolved configuration, and `run_experiments.sh audit` at the tiny scale.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+
+#include "tests/apps/cli_runner.h"
+
+namespace asyncdp::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+// experiments/audit_logistic.toml shrunk to a second: 3 clients of 60 records, 4 full-batch rounds,
+// sigma = 2 (mu = 1, eps(1e-5) = 4.38 by PLD).
+std::string SmallAuditArgs(const std::string& out, const std::string& extra = "", int runs = 400) {
+  return "audit --quiet --config " + Quoted(SourceDir() + "/experiments/audit_logistic.toml") +
+         " --set data.train=" + Quoted(SharedFile("datasets/libsvm/a9a.gz")) +
+         " --set data.test=" + Quoted(SharedFile("datasets/libsvm/a9a.t.gz")) +
+         " --set clients.count=3 --set data.rows_per_client=60 --set schedule.sample_size=60"
+         " --set schedule.rounds=4 --set dp.sigma=2 --jobs 2 --runs " + std::to_string(runs) + " --out " +
+         Quoted(out) + " " + extra;
+}
+
+TEST(AuditCommand, ConsistentConfigExitsZeroWithVerdictLineAndOutputs) {
+  TempDir dir;
+  const std::string out = dir.Path("audit");
+  const CliResult r = RunAsyncdp(SmallAuditArgs(out), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::MatchesRegex("eps_lower = [0-9.e+-]+ \\(95%\\) <= eps_reported\\(pld\\) = 4\\.38[0-9]* "
+                                             ": consistent\n"));
+  for (const char* f : {"audit.json", "config.resolved.toml", "scores.csv", "histogram.csv", "roc.csv"}) {
+    EXPECT_TRUE(std::filesystem::exists(out + "/" + f)) << f;
+  }
+  const auto j = nlohmann::json::parse(ReadFile(out + "/audit.json"));
+  EXPECT_EQ(j["verdict"], "consistent");
+  EXPECT_TRUE(j["fault_injection"].is_null());
+  for (const char* accountant : {"rdp", "pld", "gdp"}) {
+    EXPECT_TRUE(j["reported"][accountant]["epsilon"].is_number()) << accountant;
+    EXPECT_THAT(j["reported"][accountant]["assumptions"].get<std::string>(), HasSubstr("add_remove"));
+  }
+  EXPECT_EQ(j["multi_run"]["runs_per_side"], 400);
+  EXPECT_THAT(j["multi_run"]["gdp_counts"]["assumes"].get<std::string>(), HasSubstr("Gaussian trade-off"));
+  EXPECT_THAT(j["threat_model"].get<std::string>(), HasSubstr("(i, U)"));
+  EXPECT_THAT(j["config"].get<std::string>(), HasSubstr("rows_per_client = 60"));
+  EXPECT_THAT(ReadFile(out + "/config.resolved.toml"), HasSubstr("sigma = 2"));
+  const std::string scores = ReadFile(out + "/scores.csv");
+  EXPECT_EQ(std::count(scores.begin(), scores.end(), '\n'), 1 + 800);
+  EXPECT_THAT(scores, HasSubstr("side,run,seed,score\nin,0,"));
+  // A second audit may replace the first one's folder (it holds audit.json).
+  EXPECT_EQ(RunAsyncdp(SmallAuditArgs(out, "", 8), dir).exit_code, 0);
+}
+
+// The deliberately wrong accountant: noise 0.5 sigma accounted as sigma. Exit code 3, a VIOLATION line
+// naming the refuted accountants, and audit.json records the fault injection.
+TEST(AuditCommand, UnderReportedNoiseIsAViolationWithExitCodeThree) {
+  TempDir dir;
+  const std::string out = dir.Path("audit");
+  const CliResult r = RunAsyncdp(SmallAuditArgs(out, "--test-noise-scale 0.5"), dir);
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr(": VIOLATION: the runs show delta >= "));
+  EXPECT_THAT(r.out, HasSubstr("refuted: "));
+  EXPECT_THAT(r.err, HasSubstr("privacy audit VIOLATION"));
+  const auto j = nlohmann::json::parse(ReadFile(out + "/audit.json"));
+  EXPECT_EQ(j["verdict"], "VIOLATION");
+  EXPECT_EQ(j["fault_injection"]["noise_scale"], 0.5);
+  EXPECT_TRUE(j["multi_run"]["profile"]["refuted"].get<bool>());
+}
+
+// The old fixed-size accounting (the Poisson pair for batches drawn without replacement), caught end to
+// end on the replace-one worst case.
+TEST(AuditCommand, OldFixedSizeAccountingIsAViolation) {
+  TempDir dir;
+  const std::string fixed = "--set dp.sampling=fixed_size_without_replacement --set data.rows_per_client=40 "
+                            "--set schedule.sample_size=20 --set schedule.rounds=1 --set dp.sigma=1 --canary opposite";
+  const CliResult honest = RunAsyncdp(SmallAuditArgs(dir.Path("honest"), fixed, 500), dir);
+  EXPECT_EQ(honest.exit_code, 0) << honest.out << honest.err;
+  const CliResult old = RunAsyncdp(SmallAuditArgs(dir.Path("old"), fixed + " --test-accounted-sampling poisson", 500), dir);
+  EXPECT_EQ(old.exit_code, 3) << old.out << old.err;
+  const auto j = nlohmann::json::parse(ReadFile(dir.Path("old") + "/audit.json"));
+  EXPECT_EQ(j["audited"]["sampling"], "fixed_size_without_replacement");
+  EXPECT_EQ(j["audited"]["accounted_sampling"], "poisson");
+}
+
+TEST(AuditCommand, OneRunModeWritesCanaryScores) {
+  TempDir dir;
+  const std::string out = dir.Path("one");
+  const CliResult r = RunAsyncdp(SmallAuditArgs(out, "--mode one-run --canaries 40"), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(ReadFile(out + "/audit.json"));
+  EXPECT_EQ(j["one_run"]["canaries"], 40);
+  EXPECT_THAT(ReadFile(out + "/scores.csv"), HasSubstr("canary,included,score\n0,"));
+}
+
+TEST(AuditCommand, BadInputIsExitCodeTwo) {
+  TempDir dir;
+  for (const std::string bad :
+       {"--canaries 3", "--mode sometimes", "--view side", "--canary opposite", "--confidence 1.5",
+        "--test-noise-scale 2", "--client 7", "--set dp.enabled=false", "--statistic likelihood-ratio --view final-model"}) {
+    const CliResult r = RunAsyncdp(SmallAuditArgs(dir.Path("bad"), bad), dir);
+    EXPECT_EQ(r.exit_code, 2) << bad << "\n" << r.err;
+    EXPECT_THAT(r.err, HasSubstr("error: ")) << bad;
+  }
+  const CliResult few = RunAsyncdp(SmallAuditArgs(dir.Path("bad"), "", 2), dir);
+  EXPECT_EQ(few.exit_code, 2);
+  EXPECT_THAT(few.err, HasSubstr("error: --runs: needs 8 <= runs per side"));
+  EXPECT_FALSE(std::filesystem::exists(dir.Path("bad")));
+}
+
+// `./run_experiments.sh audit` at the tiny scale: every row, the table and the plots.
+TEST(AuditCommand, RunExperimentsAuditWritesReportTableAndPlots) {
+  TempDir dir;
+  const std::string out = dir.Path("audit");
+  const CliResult r = RunCommand("ASYNCDP_EXPERIMENTS_SCALE=tiny ASYNCDP_RUN_TIMEOUT=240 ASYNCDP_BIN=" +
+                                     Quoted(AsyncdpBinary()) + " ASYNCDP_SHARED_DIR=" + Quoted(SharedDir()) + " " +
+                                     Quoted(SourceDir() + "/run_experiments.sh") + " audit --out " + Quoted(out),
+                                 dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string report = ReadFile(out + "/REPORT.md");
+  for (const char* text : {"## Audits", "| config | what | reported ε RDP | ε PLD |", "ε_lower (95%)", "verdict",
+                           "poisson_full_T10", "fixed_q0.5_T1_opposite", "shuffle_2_epochs", "mlp_poisson_q0.1_T10",
+                           "FAULT_noise_0.7sigma", "plots/poisson_full_T10.png"}) {
+    EXPECT_THAT(report, HasSubstr(text));
+  }
+  EXPECT_THAT(report, ::testing::Not(HasSubstr("failed")));
+  const std::string csv = ReadFile(out + "/audit.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 13);
+  EXPECT_TRUE(std::filesystem::exists(out + "/plots/poisson_full_T10.gp"));
+}
+
+}  // namespace
+}  // namespace asyncdp::testing
