@@ -12,6 +12,7 @@
 #include "sim/output_dir.h"
 #include "sim/privacy.h"
 #include "sim/privacy_setup.h"
+#include "sim/proactive/phase_report.h"
 #include "sim/progress.h"
 #include "sim/runtime/thread_runtime.h"
 #include "sim/runtime/virtual_runtime.h"
@@ -36,9 +37,11 @@ std::string_view StopName(ClientStop stop) {
 // its budget permits, staleness), then with output.diagnostics the non-private diag_* columns.
 std::string ClientsCsv(const std::vector<std::unique_ptr<ClientProtocol>>& clients, const ServerProtocol& server,
                        const Experiment& e, int64_t max_staleness_bucket, bool diagnostics) {
+  const bool proactive = e.proactive.enabled;
   std::string out = "client,records,rounds,planned_gradients,budget_rounds,stop,excluded,readmissions,"
                     "max_update_lag,mean_update_lag,max_staleness";
   for (int64_t s = 0; s <= max_staleness_bucket; ++s) out += fmt::format(",staleness_{}", s);
+  if (proactive) out += ProactiveClientsHeader();
   if (diagnostics) out += ",diag_gradients,diag_clipped_fraction,diag_mean_grad_norm";
   out += "\n";
   for (const auto& client : clients) {
@@ -56,6 +59,7 @@ std::string ClientsCsv(const std::vector<std::unique_ptr<ClientProtocol>>& clien
     for (int64_t s = 0; s <= max_staleness_bucket; ++s) {
       out += fmt::format(",{}", s < static_cast<int64_t>(histogram.size()) ? histogram[s] : 0);
     }
+    if (proactive) out += ProactiveClientCells(e, *client, server.model());
     if (diagnostics) {
       const auto& clip = client->clip_totals();
       const double n = std::max<double>(1.0, static_cast<double>(clip.examples));
@@ -86,7 +90,9 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   MetricsRecorder metrics(experiment);
   ObserverList observers;
   observers.Add(&metrics);
-  ProgressReporter progress(LongestPlan(experiment));
+  std::vector<std::vector<int64_t>> phase_ends;
+  for (const ClientPhasePlan& plan : experiment.phase_plans) phase_ends.push_back(plan.phase_ends);
+  ProgressReporter progress(LongestPlan(experiment), std::move(phase_ends));
   if (options.progress) observers.Add(&progress);
 
   const bool virtual_clock = experiment.runtime.kind == RuntimeKind::kVirtual;
@@ -164,6 +170,10 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   s["readmissions"] = readmitted;
   s["excluded_clients"] = report.excluded;
   s["model"] = {{"kind", resolved.model.kind}, {"parameters", experiment.model->NumParams()}};
+  if (experiment.proactive.enabled) {
+    s["proactive"] = ProactiveSummaryJson(experiment, clients, server.model());
+    result.phases_csv = PhasesCsv(experiment, clients);
+  }
   s["config"] = ToToml(resolved);
   s["asyncdp_version"] = ASYNCDP_VERSION;
   if (diagnostics) {
@@ -186,6 +196,7 @@ void WriteTrainOutputs(const TrainResult& result, const std::string& out_dir) {
   out.Write("metrics.csv", result.metrics_csv);
   out.Write("clients.csv", result.clients_csv);
   out.Write("summary.json", result.summary.dump(2) + "\n");
+  if (!result.phases_csv.empty()) out.Write("phases.csv", result.phases_csv);
   out.Commit();
 }
 
