@@ -62,6 +62,7 @@ struct DpConfig {
   double sigma = 0.0;                // noise multiplier σ; 0 with epsilon > 0 = calibrate σ
   double epsilon = 0.0;              // target ε: calibrates σ (if sigma = 0) and halts at the budget
   double delta = 0.0;                // δ; 0 = 1/N_c (the paper's choice)
+  std::vector<double> sigma_schedule;  // σ multipliers, piecewise over equal parts of the plan; empty = constant
   std::string sampling = "poisson";  // poisson | fixed_size_without_replacement | shuffle
   std::string accountant = "pld";    // accountant for calibration, the budget halt and ε so far: pld | rdp
   bool halt_at_budget = true;        // with epsilon > 0: stop a client before it would exceed ε
@@ -95,6 +96,24 @@ struct OutputConfig {
   bool diagnostics = true;  // also write non-private diagnostics (batch sizes, clip statistics, train loss)
 };
 
+// Per-client targets of the proactive framework (proactive-dp.md §6.4, Figure 15). accuracy = 0: off.
+struct TargetsConfig {
+  double accuracy = 0.0;                // acc_target on the client's held-out rows, in (0, 1]
+  double epsilon = 0.0;                 // eps_target, the a-priori budget (required with accuracy > 0)
+  double delta = 0.0;                   // delta_target; 0 = 1/N_c per client
+  std::vector<double> client_accuracy;  // per-client overrides (one per client, or empty)
+  std::vector<double> client_epsilon;   // per-client overrides (one per client, or empty)
+  double holdout_fraction = 0.2;        // of each shard, held out for the accuracy check
+};
+
+// The phases and the budget allocation over them (proactive-dp.md §6.3; docs/theory.md).
+struct ProactiveConfig {
+  std::string phase_sizing = "e1";      // e1 (E.1 calculator) | calibrated (σ_j = c·phase_sigmas_j, c for ε_target)
+  std::vector<double> phase_sigmas = {8.0, 5.0};  // sigma_j; a first 0 = derive from (35)
+  std::vector<double> phase_epochs = {0.2, 1.0};  // k_j = K_j / N_c
+  std::string gamma_mode = "exact";     // paper | exact
+};
+
 // Whether client `id` appears in a list of client ids (clients.straggler_ids, dropout_ids, delay_ids).
 inline bool ListsClient(const std::vector<int64_t>& ids, int64_t id) {
   return std::find(ids.begin(), ids.end(), id) != ids.end();
@@ -109,6 +128,8 @@ struct TrainConfig {
   ScheduleConfig schedule;
   EvalConfig eval;
   OutputConfig output;
+  TargetsConfig targets;
+  ProactiveConfig proactive;
   uint64_t seed = 1;  // every random stream derives from it (docs/design.md)
 };
 

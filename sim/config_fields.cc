@@ -53,8 +53,10 @@ std::string NumberText(double value) {
 
 void CheckNumberInRange(const ConfigField& field, double value, const std::string& where) {
   if (!field.range || field.range->Contains(value)) return;
-  const bool is_double = std::holds_alternative<double*>(field.target);
-  const bool is_list = std::holds_alternative<std::vector<int64_t>*>(field.target);
+  const bool is_double =
+      std::holds_alternative<double*>(field.target) || std::holds_alternative<std::vector<double>*>(field.target);
+  const bool is_list = std::holds_alternative<std::vector<int64_t>*>(field.target) ||
+                       std::holds_alternative<std::vector<double>*>(field.target);
   const std::string bounds = field.range->ToString();
   const bool interval = bounds.front() == '[' || bounds.front() == '(';
   // The key leads the message unless it already is the location (ValidateConfig reports by key alone).
@@ -68,8 +70,8 @@ void CheckFieldRange(const ConfigField& field, const std::string& where) {
   std::visit(
       [&](auto* p) {
         using T = std::decay_t<decltype(*p)>;
-        if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
-          for (int64_t v : *p) CheckNumberInRange(field, static_cast<double>(v), where);
+        if constexpr (std::is_same_v<T, std::vector<int64_t>> || std::is_same_v<T, std::vector<double>>) {
+          for (auto v : *p) CheckNumberInRange(field, static_cast<double>(v), where);
         } else if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
           CheckNumberInRange(field, static_cast<double>(*p), where);
         }
@@ -150,6 +152,12 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
       {"dp.epsilon", &c.dp.epsilon,
        "Target epsilon per client: calibrates sigma when dp.sigma = 0 and halts at the budget; 0 = none.", Closed(0, 1e3)},
       {"dp.delta", &c.dp.delta, "delta; 0 = 1/N_c (the paper's choice).", RightOpen(0, 1)},
+      {"dp.sigma_schedule", &c.dp.sigma_schedule,
+       "Noise allocation over the rounds: multipliers m_0, m_1, ... of sigma, piecewise constant over equal "
+       "parts of each client's plan (one entry per round = a per-round list); round i of part j uses "
+       "sigma * m_j. With dp.epsilon and dp.sigma = 0, sigma is calibrated for the whole heterogeneous plan. "
+       "Empty = constant sigma. E.g. [2, 1.5, 1] decreasing noise, [1, 1.5, 2] increasing noise.",
+       Closed(1e-6, 1e6)},
       {"dp.sampling", &c.dp.sampling,
        "Mini-batch sampling: poisson (rate s/N; add/remove neighbours, what the theorems assume), "
        "fixed_size_without_replacement (exactly s, the paper's pseudocode; replace-one), shuffle (epoch "
@@ -186,6 +194,40 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
       {"schedule.beta", &c.schedule.beta, "beta of the diminishing schedules (0.001 strongly convex, 0.01 else).", Closed(0, 1e6)},
       {"schedule.divide_round_update_by_sample_size", &c.schedule.divide_round_update_by_sample_size,
        "Scale a round's update by 1/s_i (proactive-dp.md 2.5; default false = sum, as the paper)."},
+      // [targets] (proactive framework, proactive-dp.md §6.4; docs/theory.md "Proactive phases")
+      {"targets.accuracy", &c.targets.accuracy,
+       "Accuracy target of every client on its held-out rows, in (0, 1]; > 0 turns on the proactive phases "
+       "(proactive.*); 0 = off.", Closed(0, 1)},
+      {"targets.epsilon", &c.targets.epsilon,
+       "Privacy budget epsilon_target of every client: never exceeded by the E.1 analysis nor by any "
+       "upper-bound accountant (rdp, pld). Required with targets.accuracy.", Closed(0, 1e3)},
+      {"targets.delta", &c.targets.delta, "delta_target; 0 = 1/N_c of each client (the paper's choice).", RightOpen(0, 1)},
+      {"targets.client_accuracy", &c.targets.client_accuracy,
+       "Per-client accuracy targets overriding targets.accuracy (one per client, or empty).", LeftOpen(0, 1)},
+      {"targets.client_epsilon", &c.targets.client_epsilon,
+       "Per-client epsilon_target overriding targets.epsilon (one per client, or empty).", LeftOpen(0, 1e3)},
+      {"targets.holdout_fraction", &c.targets.holdout_fraction,
+       "Fraction of each client's shard held out for its accuracy check, in (0, 1); not part of the data "
+       "set its epsilon protects.", Open(0, 1)},
+      // [proactive]
+      {"proactive.phase_sizing", &c.proactive.phase_sizing,
+       "How each phase's batch size and sigma are set: e1 = the paper's E.1 calculator picks s_j for the "
+       "given sigma_j (Theorem B.4), and the tight accountants halt at targets.epsilon; calibrated = "
+       "schedule.sample_size in every phase and sigma_j = c * proactive.phase_sigmas[j], c calibrated by "
+       "dp.accountant so that running every phase spends exactly targets.epsilon (budget allocation over "
+       "phases, docs/theory.md).",
+       {"e1", "calibrated"}},
+      {"proactive.phase_sigmas", &c.proactive.phase_sigmas,
+       "sigma_j of each phase, decreasing (e1: absolute, a first entry of 0 = derive sigma_0 from (35), E.1 "
+       "case j = 0; calibrated: relative). From the utility graph (asyncdp utility-graph) or given directly.",
+       Closed(0, 1e6)},
+      {"proactive.phase_epochs", &c.proactive.phase_epochs,
+       "k_j = K_j / N_c, the gradient computations of each phase in epochs (one entry per phase).",
+       LeftOpen(0, 1e6)},
+      {"proactive.gamma_mode", &c.proactive.gamma_mode,
+       "gamma of the E.1 calculator: paper (one-sided fixed point, as the paper's calculators) or exact "
+       "(the smallest solution).",
+       {"paper", "exact"}},
       // [eval]
       {"eval.points", &c.eval.points, "Number of evaluations, at evenly spaced global rounds (plus the end); 0 = only at the end.", Closed(0, 1e6)},
       {"eval.train_rows", &c.eval.train_rows, "Training rows for the train-loss column; 0 = skip.", kAnyCount},
@@ -219,7 +261,7 @@ std::string FieldValueText(const ConfigField& field) {
           return fmt::format("\"{}\"", *p);
         } else if constexpr (std::is_same_v<T, bool>) {
           return *p ? "true" : "false";
-        } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+        } else if constexpr (std::is_same_v<T, std::vector<int64_t>> || std::is_same_v<T, std::vector<double>>) {
           return fmt::format("[{}]", fmt::join(*p, ", "));
         } else {
           return fmt::format("{}", *p);

@@ -28,7 +28,8 @@ struct NumericRange {
 };
 
 struct ConfigField {
-  using Target = std::variant<int64_t*, uint64_t*, double*, bool*, std::string*, std::vector<int64_t>*>;
+  using Target = std::variant<int64_t*, uint64_t*, double*, bool*, std::string*, std::vector<int64_t>*,
+                              std::vector<double>*>;
   ConfigField(std::string key_path, Target member, std::string documentation, std::vector<std::string> allowed = {})
       : key(std::move(key_path)), target(member), doc(std::move(documentation)), choices(std::move(allowed)) {}
   ConfigField(std::string key_path, Target member, std::string documentation, NumericRange accepted)

@@ -74,6 +74,18 @@ void SetFromNode(ConfigField& field, const toml::node& node, const std::string& 
           const int64_t v = IntegerOf(field, node, where, "a non-negative integer");
           if (v < 0) fail("a non-negative integer");
           *p = static_cast<uint64_t>(v);
+        } else if constexpr (std::is_same_v<T, std::vector<double>>) {
+          if (!node.is_array()) fail("an array of numbers");
+          p->clear();
+          for (const auto& item : *node.as_array()) {
+            if (item.is_integer()) {
+              p->push_back(static_cast<double>(item.as_integer()->get()));
+            } else if (item.is_floating_point() && std::isfinite(item.as_floating_point()->get())) {
+              p->push_back(item.as_floating_point()->get());
+            } else {
+              fail("an array of finite numbers");
+            }
+          }
         } else {
           if (!node.is_array()) fail("an array of integers");
           p->clear();
@@ -143,6 +155,53 @@ void CheckImpliedRounds(const TrainConfig& c) {
                                   "lower K",
                                   s.iterations, max_rounds));
   }
+
+// The proactive framework's keys (targets.*, proactive.*) and dp.sigma_schedule.
+void ValidateTargets(const TrainConfig& c) {
+  const auto require = [](bool ok, const std::string& key, const std::string& what) {
+    if (!ok) throw ConfigError(key, what);
+  };
+  for (double m : c.dp.sigma_schedule) {
+    require(m > 0 && std::isfinite(m), "dp.sigma_schedule", "multipliers must be finite and > 0");
+  }
+  const TargetsConfig& t = c.targets;
+  require(t.accuracy >= 0 && t.accuracy <= 1, "targets.accuracy", "must be in [0, 1] (0 = off)");
+  require(t.epsilon >= 0 && std::isfinite(t.epsilon), "targets.epsilon", "must be a finite number >= 0");
+  require(t.delta >= 0 && t.delta < 1, "targets.delta", "must be in [0, 1)");
+  require(t.holdout_fraction > 0 && t.holdout_fraction < 1, "targets.holdout_fraction", "must be in (0, 1)");
+  for (const auto* list : {&t.client_accuracy, &t.client_epsilon}) {
+    const std::string key = list == &t.client_accuracy ? "targets.client_accuracy" : "targets.client_epsilon";
+    require(list->empty() || static_cast<int64_t>(list->size()) == c.clients.count, key,
+            fmt::format("needs one entry per client ({}), got {}", c.clients.count, list->size()));
+  }
+  for (double a : t.client_accuracy) require(a > 0 && a <= 1, "targets.client_accuracy", "entries must be in (0, 1]");
+  for (double e : t.client_epsilon) require(e > 0, "targets.client_epsilon", "entries must be > 0");
+  const bool on = t.accuracy > 0 || !t.client_accuracy.empty();
+  if (!on) return;
+  require(c.dp.enabled, "dp.enabled", "targets.accuracy needs DP (the budget is what the phases spend)");
+  require(t.epsilon > 0 || !t.client_epsilon.empty(), "targets.epsilon",
+          "required with targets.accuracy: the budget epsilon_target each client may never exceed");
+  require(c.dp.epsilon == 0 && c.dp.sigma_schedule.empty(), "dp.epsilon",
+          "targets.accuracy plans sigma per phase: leave dp.epsilon and dp.sigma_schedule unset");
+  require(!c.dp.secure_noise, "dp.secure_noise", "the proactive phases are accounted for Gaussian noise only");
+  const ProactiveConfig& p = c.proactive;
+  require(!p.phase_sigmas.empty(), "proactive.phase_sigmas", "needs at least one phase");
+  require(p.phase_epochs.size() == p.phase_sigmas.size(), "proactive.phase_epochs",
+          fmt::format("needs one entry per phase ({}), got {}", p.phase_sigmas.size(), p.phase_epochs.size()));
+  for (double k : p.phase_epochs) require(k > 0, "proactive.phase_epochs", "entries must be > 0");
+  const bool e1 = p.phase_sizing == "e1";
+  for (size_t j = 0; j < p.phase_sigmas.size(); ++j) {
+    const double sigma = p.phase_sigmas[j];
+    const bool derive_first = e1 && j == 0 && sigma == 0.0;
+    require(derive_first || sigma > 0, "proactive.phase_sigmas",
+            fmt::format("entry {} must be > 0{}", j, e1 && j == 0 ? " (or 0 = derive from (35))" : ""));
+    if (j > 0 && p.phase_sigmas[j - 1] > 0) {
+      require(sigma < p.phase_sigmas[j - 1], "proactive.phase_sigmas",
+              "must decrease: a later phase lowers sigma (proactive-dp.md 6.3)");
+    }
+  }
+  require(c.dp.sampling == "poisson" || !e1, "dp.sampling",
+          "the E.1 calculator (proactive.phase_sizing = \"e1\") assumes Poisson sampling");
 }
 
 }  // namespace
@@ -184,7 +243,8 @@ void ApplyOverride(TrainConfig& config, const std::string& assignment) {
   if (field == nullptr) throw ConfigError(key, "unknown key (see docs/config.md)");
   // Reuse the TOML value grammar: strings may come unquoted, lists without brackets.
   const bool is_string = std::holds_alternative<std::string*>(field->target);
-  const bool is_list = std::holds_alternative<std::vector<int64_t>*>(field->target);
+  const bool is_list = std::holds_alternative<std::vector<int64_t>*>(field->target) ||
+                       std::holds_alternative<std::vector<double>*>(field->target);
   if (is_string && (value.empty() || value.front() != '"')) {
     std::string quoted = "\"";
     for (char ch : value) quoted += (ch == '"' || ch == '\\') ? std::string("\\") + ch : std::string(1, ch);
@@ -222,7 +282,8 @@ void ValidateConfig(const TrainConfig& c) {
           "protocol.exclude_after > 0");
   require(static_cast<int64_t>(c.clients.dropout_ids.size()) < c.clients.count, "clients.dropout_ids",
           "at least one client must not drop out");
-  require(!c.dp.enabled || c.dp.sigma > 0 || c.dp.epsilon > 0, "dp.sigma",
+  ValidateTargets(c);
+  require(!c.dp.enabled || c.dp.sigma > 0 || c.dp.epsilon > 0 || c.targets.accuracy > 0, "dp.sigma",
           "DP is enabled: set dp.sigma > 0, or dp.epsilon > 0 to calibrate sigma (or dp.enabled = false)");
   require(c.schedule.sample_sizes != "list" || !c.schedule.sample_size_list.empty(),
           "schedule.sample_size_list", "required when schedule.sample_sizes = \"list\"");

@@ -91,6 +91,40 @@ void CheckDeltaMeaningful(const TrainConfig& config, const std::vector<data::Dat
   }
 }
 
+// Splits every shard into training rows (the data set d its ε protects) and held-out rows for the
+// client's accuracy check: the last ceil(fraction · rows) rows of the shard, at least one of each.
+void SplitHoldouts(Experiment& e, double fraction) {
+  for (data::Dataset& shard : e.shards) {
+    const int64_t rows = shard.rows();
+    if (rows < 2) throw ConfigError("targets.holdout_fraction", "a client needs at least 2 rows to hold some out");
+    const int64_t held = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(fraction * rows)), 1, rows - 1);
+    std::vector<int64_t> train(static_cast<size_t>(rows - held)), holdout(static_cast<size_t>(held));
+    std::iota(train.begin(), train.end(), 0);
+    std::iota(holdout.begin(), holdout.end(), rows - held);
+    e.holdouts.push_back(data::Subset(shard, holdout));
+    shard = data::Subset(shard, train);
+  }
+}
+
+// The privacy setup of a proactive run: every client's plan carries its phases' σ_j already, and its
+// budget round is where its ε_target would be exceeded under any upper-bound accountant.
+PrivacySetup ProactivePrivacy(const Experiment& e, int64_t dimension) {
+  PrivacySetup p;
+  p.enabled = true;
+  p.accountant = accounting::ParseAccountantKind(e.config.dp.accountant, "dp.accountant");
+  p.options.sampling = e.sampling;
+  p.delta = e.delta;
+  p.clip = e.config.dp.clip;
+  p.dimension = dimension;
+  p.epsilon_budget = 0.0;
+  for (size_t c = 0; c < e.phase_plans.size(); ++c) {
+    p.budget_rounds.push_back(e.phase_plans[c].budget_rounds);
+    p.epsilon_budget = std::max(p.epsilon_budget, e.targets[c].epsilon);
+    if (p.sigma == 0.0 && e.phase_plans[c].admitted) p.sigma = e.phase_plans[c].phases.front().sigma;
+  }
+  return p;
+}
+
 }  // namespace
 
 Experiment BuildExperiment(const TrainConfig& input) {
@@ -117,12 +151,14 @@ Experiment BuildExperiment(const TrainConfig& input) {
   }
   e.test = std::move(loaded.test);
   e.train_eval = TrainEvalRows(loaded.train, config.eval.train_rows);
+  e.sampling = ParseSamplingModel(config.dp.sampling, "dp.sampling");
+  e.proactive = ResolveProactiveOptions(config, e.sampling);
+  if (e.proactive.enabled) SplitHoldouts(e, e.proactive.holdout_fraction);
 
   const int64_t n_c = e.shards[0].rows();
   if (config.model.l2_lambda == 0.0) config.model.l2_lambda = 1.0 / static_cast<double>(n_c);  // λ = 1/N (Table 1)
   e.model = MakeModelFromConfig(config.model, loaded.train, n_c);
   e.delay_rule = MakeDelayRule(config.protocol.delay_rule, config.protocol.tau);
-  for (const auto& shard : e.shards) e.plans.push_back(MakeRoundPlan(config.schedule, shard.rows()));
   e.initial_model = e.model->InitialParams(config.seed);
   if (!config.eval.reference_optimum.empty()) {
     int64_t records = 0;
@@ -130,16 +166,42 @@ Experiment BuildExperiment(const TrainConfig& input) {
     e.reference = LoadReferenceOptimum(config.eval.reference_optimum, ReferenceObjectiveKey(config, records),
                                        e.model->NumParams());
   }
-  e.sampling = ParseSamplingModel(config.dp.sampling, "dp.sampling");
 
   // δ = 1/N_c by default (the paper's choice), with N_c the largest shard: the smallest of the clients' 1/N_c.
   int64_t largest = 0;
   for (const auto& shard : e.shards) largest = std::max(largest, shard.rows());
-  if (config.dp.delta == 0.0) config.dp.delta = 1.0 / static_cast<double>(largest);
+  if (config.dp.delta == 0.0) config.dp.delta = config.targets.delta > 0 ? config.targets.delta : 1.0 / static_cast<double>(largest);
   e.delta = config.dp.delta;
   CheckDeltaMeaningful(config, e.shards);
-  // σ (calibrated if asked), every plan's σ_i and every client's budget round, before training.
-  e.privacy = ResolvePrivacy(config, e.plans, e.sampling, e.delta, e.model->NumParams());
+  if (e.proactive.enabled) {
+    // Phases planned per client from public values (N_c, targets, σ_j, K_j); σ lives in each plan.
+    int64_t not_admitted = 0;
+    for (size_t c = 0; c < e.shards.size(); ++c) {
+      const auto id = static_cast<int64_t>(c);
+      e.targets.push_back(ResolveClientTarget(config, id, e.shards[c].rows()));
+      e.phase_plans.push_back(PlanClientPhases(e.proactive, e.targets[c], e.shards[c].rows()));
+      const ClientPhasePlan& phases = e.phase_plans.back();
+      e.plans.push_back(phases.plan);
+      if (!phases.admitted) {
+        ++not_admitted;
+        spdlog::warn("client {}: its budget epsilon_target = {} cannot reach its target (accuracy {}): it does "
+                     "not join ({})", c, e.targets[c].epsilon, e.targets[c].accuracy, phases.reason);
+      } else {
+        spdlog::info("client {}: {} phase(s) planned, {} rounds, budget allows {} (epsilon_target = {}, delta = "
+                     "{:.3g})", c, phases.phases.size(), phases.plan.rounds(), phases.budget_rounds,
+                     e.targets[c].epsilon, e.targets[c].delta);
+      }
+    }
+    if (not_admitted == static_cast<int64_t>(e.shards.size())) {
+      throw ConfigError("targets.epsilon", "no client's budget can reach its target: nobody would train");
+    }
+    e.privacy = ProactivePrivacy(e, e.model->NumParams());
+    config.dp.sigma = e.privacy.sigma;
+  } else {
+    for (const auto& shard : e.shards) e.plans.push_back(MakeRoundPlan(config.schedule, shard.rows()));
+    // σ (calibrated if asked), every plan's σ_i and every client's budget round, before training.
+    e.privacy = ResolvePrivacy(config, e.plans, e.sampling, e.delta, e.model->NumParams());
+  }
   e.sigma = e.privacy.sigma;
   e.sigma_calibrated = e.privacy.calibrated;
   e.runtime = ResolveRuntimeOptions(config);
@@ -198,12 +260,24 @@ std::vector<std::unique_ptr<ClientProtocol>> MakeClients(const Experiment& e) {
     options.noise = secure ? NoiseMode::kSecure : NoiseMode::kReproducible;
     options.stop_at_round = e.faults.clients[c].dropout_round;
     if (std::isfinite(e.privacy.epsilon_budget)) options.budget_rounds = e.privacy.budget_rounds[c];
+    AccuracyCheck accuracy_check;
+    if (e.proactive.enabled) {
+      options.accuracy_target = e.targets[c].accuracy;
+      options.phase_ends = e.phase_plans[c].phase_ends;
+      const data::Dataset* holdout = &e.holdouts[c];
+      const models::Model* model = e.model.get();
+      accuracy_check = [holdout, model](const Eigen::VectorXf& w) {
+        return model->Evaluate(std::span<const float>(w.data(), static_cast<size_t>(w.size())), *holdout).accuracy;
+      };
+    }
     // Secure noise: the batches must be as unpredictable as the noise (amplification by subsampling assumes
     // the sample is secret), so their streams get a key from the OS, never written out.
     const uint64_t batch_seed = secure ? OsRandomSeed() : e.config.seed;
     clients.push_back(std::make_unique<ClientProtocol>(
         options, e.shards[c], *e.model, e.plans[c], *e.delay_rule,
-        MakeSampler(e.sampling, e.shards[c].rows(), batch_seed, static_cast<uint32_t>(c)), e.initial_model));
+        MakeSampler(e.sampling, e.shards[c].rows(), batch_seed, static_cast<uint32_t>(c)), e.initial_model,
+        std::move(accuracy_check)));
+    if (e.proactive.enabled && !e.phase_plans[c].admitted) clients.back()->MarkNotAdmitted();
   }
   return clients;
 }

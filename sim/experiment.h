@@ -19,6 +19,7 @@
 #include "sim/config.h"
 #include "sim/protocol/client.h"
 #include "sim/privacy_setup.h"
+#include "sim/proactive/phase_plan.h"
 #include "sim/protocol/delay_rule.h"
 #include "sim/round_plan.h"
 #include "sim/runtime/runtime_options.h"
@@ -44,6 +45,12 @@ struct Experiment {
   PrivacySetup privacy;               // accountant, budget rounds, secure noise
   RuntimeOptions runtime;
   FaultPlan faults;
+  // The proactive framework (targets.accuracy > 0): per client its targets, held-out rows for the
+  // accuracy check (not in shards[c], so not in the data set its ε protects) and planned phases.
+  ProactiveOptions proactive;
+  std::vector<ClientTarget> targets;
+  std::vector<data::Dataset> holdouts;
+  std::vector<ClientPhasePlan> phase_plans;
 };
 
 // The typed runtime options and per-client faults of a configuration (pure in the config and its seed).

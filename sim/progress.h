@@ -3,6 +3,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "sim/runtime/run_observer.h"
 
@@ -11,12 +13,17 @@ namespace asyncdp::sim {
 class ProgressReporter final : public RunObserver {
  public:
   // expected_global_rounds: the global round the run ends at if nothing stops early.
-  explicit ProgressReporter(int64_t expected_global_rounds);
+  // phase_ends (proactive runs): per client the cumulative rounds at which its phases end (the public
+  // plan), so the line can show which phase each client's applied rounds are in, and who is paused.
+  explicit ProgressReporter(int64_t expected_global_rounds, std::vector<std::vector<int64_t>> phase_ends = {});
+  // "phases 1:3 2:1 paused:1": clients per phase (1-based) by their delivered rounds, and paused ones.
+  static std::string PhaseSummary(const ServerProtocol& server, const std::vector<std::vector<int64_t>>& phase_ends);
   void OnGlobalRound(const ServerProtocol& server, const RunClock& clock) override;
   void OnFinish(const ServerProtocol& server, const RunClock& clock) override;
 
  private:
   int64_t expected_;
+  std::vector<std::vector<int64_t>> phase_ends_;
   bool enabled_;
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point last_print_;

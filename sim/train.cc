@@ -15,6 +15,7 @@
 #include "sim/output_dir.h"
 #include "sim/privacy.h"
 #include "sim/privacy_setup.h"
+#include "sim/proactive/phase_report.h"
 #include "sim/progress.h"
 #include "sim/runtime/thread_runtime.h"
 #include "sim/runtime/virtual_runtime.h"
@@ -28,6 +29,9 @@ std::string_view StopName(ClientStop stop) {
     case ClientStop::kCompleted: return "completed";
     case ClientStop::kBudgetExhausted: return "budget_exhausted";
     case ClientStop::kDroppedOut: return "dropped_out";
+    case ClientStop::kTargetReached: return "target_reached";
+    case ClientStop::kTargetMissed: return "target_missed";
+    case ClientStop::kNotAdmitted: return "not_admitted";
   }
   return "?";
 }
@@ -36,19 +40,29 @@ std::string_view StopName(ClientStop stop) {
 // its budget permits, staleness), then with output.diagnostics the non-private diag_* columns.
 std::string ClientsCsv(const std::vector<std::unique_ptr<ClientProtocol>>& clients, const ServerProtocol& server,
                        const Experiment& e, int64_t max_staleness_bucket, bool diagnostics) {
-  std::string out = "client,records,rounds,planned_gradients,budget_rounds,stop,excluded,max_staleness";
+  const bool proactive = e.proactive.enabled;
+  std::string out = "client,records,rounds,planned_gradients,budget_rounds,stop,excluded,readmissions,"
+                    "max_update_lag,mean_update_lag,max_staleness";
   for (int64_t s = 0; s <= max_staleness_bucket; ++s) out += fmt::format(",staleness_{}", s);
+  if (proactive) out += ProactiveClientsHeader();
   if (diagnostics) out += ",diag_gradients,diag_clipped_fraction,diag_mean_grad_norm";
   out += "\n";
   for (const auto& client : clients) {
     const auto c = static_cast<size_t>(client->id());
-    out += fmt::format("{},{},{},{},{},{},{},{}", client->id(), client->records(), client->local_round(),
-                       client->planned_gradients(), e.privacy.budget_rounds[c], StopName(client->stop_reason()),
-                       server.excluded(client->id()) ? 1 : 0, client->max_staleness());
+    const int64_t id = client->id();
+    const double mean_lag = server.updates_of(id) > 0 ? static_cast<double>(server.update_lag_sum(id)) /
+                                                            static_cast<double>(server.updates_of(id))
+                                                      : 0.0;
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{:.6g},{}", id, client->records(), client->local_round(),
+                       client->planned_gradients(), e.privacy.budget_rounds[c],
+                       client->paused() ? "paused_at_target" : StopName(client->stop_reason()),
+                       server.excluded(id) ? 1 : 0, server.readmissions(id), server.max_update_lag(id), mean_lag,
+                       client->max_staleness());
     const auto& histogram = client->staleness_histogram();
     for (int64_t s = 0; s <= max_staleness_bucket; ++s) {
       out += fmt::format(",{}", s < static_cast<int64_t>(histogram.size()) ? histogram[s] : 0);
     }
+    if (proactive) out += ProactiveClientCells(e, *client, server.model());
     if (diagnostics) {
       const auto& clip = client->clip_totals();
       const double n = std::max<double>(1.0, static_cast<double>(clip.examples));
@@ -79,7 +93,9 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   MetricsRecorder metrics(experiment);
   ObserverList observers;
   observers.Add(&metrics);
-  ProgressReporter progress(LongestPlan(experiment));
+  std::vector<std::vector<int64_t>> phase_ends;
+  for (const ClientPhasePlan& plan : experiment.phase_plans) phase_ends.push_back(plan.phase_ends);
+  ProgressReporter progress(LongestPlan(experiment), std::move(phase_ends));
   if (options.progress) observers.Add(&progress);
   if (options.observer != nullptr) observers.Add(options.observer);
 
@@ -157,8 +173,22 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   s["seed"] = resolved.seed;
   s["stalled"] = report.stalled;
   if (report.cancelled) s["cancelled"] = true;
+  s["unfinished_clients"] = report.unfinished;
+  int64_t max_lag = 0, readmitted = 0;
+  for (int64_t c = 0; c < resolved.clients.count; ++c) {
+    max_lag = std::max(max_lag, server.max_update_lag(c));
+    readmitted += server.readmissions(c);
+  }
+  // Applied-at minus computed-at global round, over every update: how late an update lands (staleness
+  // i − k is clamped at 0 and cannot show it for clients whose local rounds lag the global round).
+  s["max_update_lag"] = max_lag;
+  s["readmissions"] = readmitted;
   s["excluded_clients"] = report.excluded;
   s["model"] = {{"kind", resolved.model.kind}, {"parameters", experiment.model->NumParams()}};
+  if (experiment.proactive.enabled) {
+    s["proactive"] = ProactiveSummaryJson(experiment, clients, server.model());
+    result.phases_csv = PhasesCsv(experiment, clients);
+  }
   s["config"] = ToToml(resolved);
   s["asyncdp_version"] = ASYNCDP_VERSION;
   // Which Gaussian generator drew the noise (core/noise.h): results from another version differ in bits.
@@ -189,6 +219,7 @@ void WriteTrainOutputs(const TrainResult& result, const std::string& out_dir) {
   out.Write("metrics.csv", result.metrics_csv);
   out.Write("clients.csv", result.clients_csv);
   out.Write("summary.json", result.summary.dump(2) + "\n");
+  if (!result.phases_csv.empty()) out.Write("phases.csv", result.phases_csv);
   out.Commit();
 }
 

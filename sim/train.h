@@ -31,6 +31,7 @@ struct TrainResult {
   std::vector<MetricsRow> metrics;
   std::string metrics_csv;
   std::string clients_csv;
+  std::string phases_csv;  // proactive runs only (targets.accuracy > 0): one row per client and phase
   nlohmann::json summary;
   RuntimeReport runtime;
   Eigen::VectorXf final_model;              // v̂ after every applied update
@@ -39,7 +40,7 @@ struct TrainResult {
 
 TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options = {});
 
-// Writes the four output files into `out_dir` atomically (sim/output_dir.h).
+// Writes the output files (four, plus phases.csv in a proactive run) into `out_dir` atomically (sim/output_dir.h).
 void WriteTrainOutputs(const TrainResult& result, const std::string& out_dir);
 
 }  // namespace asyncdp::sim

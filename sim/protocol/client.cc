@@ -9,7 +9,8 @@ namespace asyncdp::sim {
 
 ClientProtocol::ClientProtocol(const ClientOptions& options, const data::Dataset& shard,
                                const models::Model& model, RoundPlan plan, const DelayRule& rule,
-                               std::unique_ptr<BatchSampler> sampler, const Eigen::VectorXf& initial_model)
+                               std::unique_ptr<BatchSampler> sampler, const Eigen::VectorXf& initial_model,
+                               AccuracyCheck accuracy_check)
     : options_(options),
       shard_(shard),
       model_(model),
@@ -20,18 +21,33 @@ ClientProtocol::ClientProtocol(const ClientOptions& options, const data::Dataset
       workspace_(model.NewWorkspace(std::max<int64_t>(1, plan_.max_sample_size()))),
       local_model_(initial_model),
       round_model_(initial_model.size()),
-      round_sum_(initial_model.size()) {
+      round_sum_(initial_model.size()),
+      accuracy_check_(std::move(accuracy_check)),
+      last_global_(std::make_shared<const Eigen::VectorXf>(initial_model)) {
   ASYNCDP_CHECK(initial_model.size() == model.NumParams());
+  if (!options_.phase_ends.empty()) {
+    ASYNCDP_CHECK(accuracy_check_ && options_.phase_ends.back() == plan_.rounds());
+    tracker_.emplace(options_.accuracy_target, options_.phase_ends);
+  }
   ASYNCDP_CHECK(plan_.noise_multipliers.size() == plan_.sample_sizes.size());
   batch_.reserve(static_cast<size_t>(2 * plan_.max_sample_size() + 16));
 }
 
 bool ClientProtocol::CanStartRound() const {
-  return !stopped() && !in_round_ && rule_.Allows(global_round_, local_round_);
+  return !stopped() && !paused_ && !in_round_ && rule_.Allows(global_round_, local_round_);
 }
 
 bool ClientProtocol::BeginRound() {
   ASYNCDP_CHECK(CanStartRound());
+  if (tracker_) {
+    // Phase end: the accuracy of the last received global model on the held-out rows (§6.4 step 4).
+    switch (tracker_->BeforeRound(local_round_, global_round_, [&] { return accuracy_check_(*last_global_); })) {
+      case PhaseDecision::kContinue: break;
+      case PhaseDecision::kPause: paused_ = true; return false;
+      case PhaseDecision::kStopReached: stop_ = ClientStop::kTargetReached; return false;
+      case PhaseDecision::kStopMissed: stop_ = ClientStop::kTargetMissed; return false;
+    }
+  }
   if (local_round_ >= plan_.rounds()) {
     stop_ = ClientStop::kCompleted;
     return false;
@@ -44,11 +60,9 @@ bool ClientProtocol::BeginRound() {
     stop_ = ClientStop::kBudgetExhausted;
     return false;
   }
-  const int64_t staleness = std::max<int64_t>(0, local_round_ - global_round_);
-  ASYNCDP_CHECK(staleness <= rule_.MaxStaleness());
-  if (staleness >= static_cast<int64_t>(staleness_.size())) staleness_.resize(staleness + 1, 0);
-  ++staleness_[staleness];
-  max_staleness_ = std::max(max_staleness_, staleness);
+  round_staleness_ = std::max<int64_t>(0, local_round_ - global_round_);
+  ASYNCDP_CHECK(round_staleness_ <= rule_.MaxStaleness());
+  round_computed_at_ = global_round_;
   std::swap(round_model_, local_model_);  // O(1): the round computes on ŵ without copying it
   replaced_in_round_ = false;
   in_round_ = true;
@@ -88,7 +102,11 @@ UpdateMessage ClientProtocol::CompleteRound() {
   local_model_ -= static_cast<float>(step) * round_sum_;
   gradients_ += static_cast<int64_t>(batch_.size());
   planned_gradients_ += plan_.sample_sizes[local_round_];
-  UpdateMessage message{options_.id, local_round_, step, std::move(round_sum_)};
+  // Counted here, not at BeginRound: a round a runtime abandons at shutdown was never completed or charged.
+  if (round_staleness_ >= static_cast<int64_t>(staleness_.size())) staleness_.resize(round_staleness_ + 1, 0);
+  ++staleness_[round_staleness_];
+  max_staleness_ = std::max(max_staleness_, round_staleness_);
+  UpdateMessage message{options_.id, local_round_, step, std::move(round_sum_), round_computed_at_};
   if (spare_sums_.empty()) {
     round_sum_.resize(local_model_.size());
   } else {
@@ -113,6 +131,10 @@ void ClientProtocol::OnBroadcast(const BroadcastMessage& message) {
   // newer model lands there and CompleteRound applies U to it.
   if (in_round_) replaced_in_round_ = true;
   local_model_ = *message.model;
+  last_global_ = message.model;
+  if (paused_ && tracker_->OnModelWhilePaused(local_round_, global_round_, accuracy_check_(*message.model))) {
+    paused_ = false;  // re-joins with the next phase (§6.4 step 4)
+  }
 }
 
 }  // namespace asyncdp::sim

@@ -9,6 +9,10 @@
 //                   touches only this round's buffers, so OnBroadcast may run concurrently;
 //   CompleteRound — ŵ ← ŵ − η̄_i·U (descent, §2.4), i ← i+1, returns (i, U) for the server.
 // OnBroadcast implements ISRReceive (Algorithm 3): a newer v̂_k replaces ŵ; older ones are ignored.
+// With an accuracy target (proactive-dp.md §6.4, sim/proactive/target_tracker.h) BeginRound checks the last
+// received global model at each phase end and may pause the client; a paused client keeps receiving, and
+// OnBroadcast resumes it when a newer model falls below target. The runtime tells the server (pause and
+// resume notices) by comparing paused() before and after.
 //
 // Thread safety: none; the runtime serialises calls per client (ComputeRound may overlap OnBroadcast only).
 #pragma once
@@ -16,7 +20,9 @@
 #include <Eigen/Dense>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/sampling.h"
@@ -24,6 +30,7 @@
 #include "data/dataset.h"
 #include "models/model.h"
 #include "sim/protocol/delay_rule.h"
+#include "sim/proactive/target_tracker.h"
 #include "sim/protocol/messages.h"
 #include "sim/round_plan.h"
 
@@ -44,21 +51,36 @@ struct ClientOptions {
   // The rounds the client's privacy budget permits, computed before training from the public plan
   // (accounting::RoundsWithinBudget); -1 = no budget. The client stops before round `budget_rounds`.
   int64_t budget_rounds = -1;
+  // Accuracy target on the client's held-out rows (§6.4), with the cumulative local round at which each
+  // phase of the plan ends; empty phase_ends = no target.
+  double accuracy_target = 0.0;
+  std::vector<int64_t> phase_ends;
 };
 
+// Accuracy of a model on the client's held-out rows (the proactive accuracy check).
+using AccuracyCheck = std::function<double(const Eigen::VectorXf&)>;
+
 // Why a client stopped taking rounds.
-enum class ClientStop { kRunning, kCompleted, kBudgetExhausted, kDroppedOut };
+enum class ClientStop {
+  kRunning,
+  kCompleted,
+  kBudgetExhausted,
+  kDroppedOut,
+  kTargetReached,  // the last phase ended at or above the accuracy target
+  kTargetMissed,   // the last phase ended below target: no budget for another
+  kNotAdmitted,    // its budget cannot reach its target: it never joined (§6.4 step 2)
+};
 
 class ClientProtocol {
  public:
   ClientProtocol(const ClientOptions& options, const data::Dataset& shard, const models::Model& model,
                  RoundPlan plan, const DelayRule& rule, std::unique_ptr<BatchSampler> sampler,
-                 const Eigen::VectorXf& initial_model);
+                 const Eigen::VectorXf& initial_model, AccuracyCheck accuracy_check = {});
 
-  // Υ(k_latest, i) and not stopped. A runtime calls BeginRound only when this is true.
+  // Υ(k_latest, i), not stopped and not paused. A runtime calls BeginRound only when this is true.
   bool CanStartRound() const;
   // Starts local round i. Returns false (and stops the client) if the plan is done, the client drops
-  // out, or the round would exceed the privacy budget.
+  // out, or the round would exceed the privacy budget; or (paused() then true) if a phase ended at target.
   bool BeginRound();
   void ComputeRound();
   UpdateMessage CompleteRound();
@@ -72,6 +94,14 @@ class ClientProtocol {
   int64_t global_round() const { return global_round_; }
   ClientStop stop_reason() const { return stop_; }
   bool stopped() const { return stop_ != ClientStop::kRunning; }
+  // At its accuracy target: computes nothing, still receives broadcasts (§6.4 step 4).
+  bool paused() const { return paused_; }
+  // Never joins: the runtimes skip it (MakeClients decides before training).
+  void MarkNotAdmitted() { stop_ = ClientStop::kNotAdmitted; }
+  // Phase decisions and checks; nullptr without an accuracy target.
+  const TargetTracker* target_tracker() const { return tracker_ ? &*tracker_ : nullptr; }
+  // The last global model received (v̂_0 before any broadcast).
+  const ModelSnapshot& last_global_model() const { return last_global_; }
   bool in_round() const { return in_round_; }  // between BeginRound and CompleteRound
   const RoundPlan& plan() const { return plan_; }
   int64_t records() const { return shard_.rows(); }
@@ -80,7 +110,7 @@ class ClientProtocol {
   // Non-private diagnostics (never sent to the server; outputs label them): realised batch sizes summed,
   // and clipping statistics. Under Poisson sampling these are functions of the data.
   int64_t gradients() const { return gradients_; }
-  // [s] = rounds started with staleness i − k = s (sized max_staleness() + 1).
+  // [s] = completed rounds that started with staleness i − k = s (sized max_staleness() + 1).
   const std::vector<int64_t>& staleness_histogram() const { return staleness_; }
   int64_t max_staleness() const { return max_staleness_; }
   const models::ClipStats& clip_totals() const { return clip_totals_; }
@@ -102,6 +132,9 @@ class ClientProtocol {
   int64_t global_round_ = 0;     // k_latest
   ClientStop stop_ = ClientStop::kRunning;
   bool in_round_ = false;
+  bool paused_ = false;
+  int64_t round_staleness_ = 0;   // i − k at BeginRound, counted when the round completes
+  int64_t round_computed_at_ = 0; // k at BeginRound
 
   // Buffers of the round in flight (reused: no allocation per round in steady state).
   // ŵ at BeginRound, moved (not copied) out of local_model_; a broadcast during the round refills
@@ -117,6 +150,9 @@ class ClientProtocol {
   std::vector<int64_t> staleness_;  // [i − k at round start] → count
   int64_t max_staleness_ = 0;
   models::ClipStats clip_totals_;
+  AccuracyCheck accuracy_check_;
+  std::optional<TargetTracker> tracker_;
+  ModelSnapshot last_global_;
 };
 
 }  // namespace asyncdp::sim

@@ -21,6 +21,10 @@ struct UpdateMessage {
   int64_t local_round = 0;
   double step_size = 0.0;        // η̄_i from the plan (already divided by the planned s_i if that option is on)
   Eigen::VectorXf update;        // U = Σ clip_C(∇f) + N(0, C²σ²I)
+  // k of the v̂_k the round started from (protocol state, no data): the server's "applied-at minus
+  // computed-at global round" metric, which staleness i − k (clamped at 0) cannot show for a client whose
+  // local rounds lag the global round (excluded, re-admitted or re-joining clients).
+  int64_t computed_at = 0;
 };
 
 // (k, v̂_k): the global model once every client's rounds ≤ k−1 are in.

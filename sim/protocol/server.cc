@@ -1,5 +1,6 @@
 #include "sim/protocol/server.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "core/check.h"
@@ -12,7 +13,13 @@ ServerProtocol::ServerProtocol(int64_t num_clients, const Eigen::VectorXf& initi
       early_(num_clients),
       final_rounds_(num_clients, -1),
       blocking_(num_clients, true),
-      excluded_(num_clients, false) {
+      excluded_(num_clients, false),
+      paused_(num_clients, false),
+      rejoining_(num_clients, false),
+      readmissions_(num_clients, 0),
+      max_lag_(num_clients, 0),
+      lag_sum_(num_clients, 0),
+      updates_of_(num_clients, 0) {
   ASYNCDP_CHECK(num_clients >= 1);
   blocking_count_ = num_clients;
   at_min_ = num_clients;
@@ -45,13 +52,35 @@ void ServerProtocol::Release(int64_t client) {
   if (prefix_[client] == min_prefix_ && --at_min_ == 0 && blocking_count_ > 0) RescanMinimum();
 }
 
+void ServerProtocol::MaybeBlockAgain(int64_t client) {
+  if (!rejoining_[client] || blocking_[client] || prefix_[client] <= global_round_) return;
+  rejoining_[client] = false;
+  blocking_[client] = true;
+  ++blocking_count_;
+  RescanMinimum();  // rare (once per re-join): O(n)
+}
+
+void ServerProtocol::Readmit(int64_t client) {
+  if (!excluded_[client]) return;
+  excluded_[client] = false;
+  ++readmissions_[client];
+  rejoining_[client] = !paused_[client] && final_rounds_[client] < 0;
+}
+
 std::optional<BroadcastMessage> ServerProtocol::MaybeBroadcast() {
   // k = min over blocking clients of their delivered prefix: v̂_k then holds every blocking client's
-  // rounds ≤ k−1 (§4.3). With nobody blocking, nothing waits for a broadcast any more.
-  if (blocking_count_ == 0) return std::nullopt;
-  const int64_t k_new = min_prefix_;
+  // rounds ≤ k−1 (§4.3).
+  int64_t k_new = min_prefix_;
+  if (blocking_count_ == 0) {
+    // Nobody to wait for: a model with updates not yet broadcast becomes the next global round, numbered
+    // past every delivered prefix (so it is v̂_T at the end of a run).
+    if (updates_applied_ == updates_at_broadcast_) return std::nullopt;
+    k_new = global_round_ + 1;
+    for (int64_t p : prefix_) k_new = std::max(k_new, p);
+  }
   if (k_new <= global_round_) return std::nullopt;
   global_round_ = k_new;  // if k jumps by more than one, only the newest matters (§4.3 spec note)
+  updates_at_broadcast_ = updates_applied_;
   return BroadcastMessage{global_round_, Snapshot()};
 }
 
@@ -60,8 +89,13 @@ std::optional<BroadcastMessage> ServerProtocol::OnUpdate(const UpdateMessage& me
   ASYNCDP_CHECK(c >= 0 && c < static_cast<int64_t>(prefix_.size()));
   ASYNCDP_CHECK(message.update.size() == model_.size());
   // v̂ ← v̂ − η̄_i·U, in arrival order.
+  Readmit(c);  // heard from again
   model_ -= static_cast<float>(message.step_size) * message.update;
   ++updates_applied_;
+  const int64_t lag = std::max<int64_t>(0, global_round_ - message.computed_at);
+  max_lag_[c] = std::max(max_lag_[c], lag);
+  lag_sum_[c] += lag;
+  ++updates_of_[c];
   if (message.local_round == prefix_[c]) {
     int64_t prefix = prefix_[c] + 1;
     auto& early = early_[c];
@@ -75,12 +109,30 @@ std::optional<BroadcastMessage> ServerProtocol::OnUpdate(const UpdateMessage& me
     early_[c].insert(message.local_round);
   }
   if (final_rounds_[c] >= 0 && prefix_[c] >= final_rounds_[c]) Release(c);
+  MaybeBlockAgain(c);
   return MaybeBroadcast();
 }
 
 std::optional<BroadcastMessage> ServerProtocol::OnClientStopped(int64_t client, int64_t total_rounds) {
+  Readmit(client);
   final_rounds_[client] = total_rounds;
+  rejoining_[client] = false;
   if (prefix_[client] >= total_rounds) Release(client);
+  return MaybeBroadcast();
+}
+
+std::optional<BroadcastMessage> ServerProtocol::OnClientPaused(int64_t client, int64_t total_rounds) {
+  paused_[client] = true;
+  return OnClientStopped(client, total_rounds);
+}
+
+std::optional<BroadcastMessage> ServerProtocol::OnClientResumed(int64_t client) {
+  Readmit(client);
+  paused_[client] = false;
+  final_rounds_[client] = -1;
+  // Still blocking if its last rounds before the pause are in flight: it simply goes on blocking.
+  rejoining_[client] = !blocking_[client];
+  MaybeBlockAgain(client);
   return MaybeBroadcast();
 }
 

@@ -64,8 +64,11 @@ struct RuntimeReport {
   int64_t gradients = 0;
   int64_t updates = 0;
   int64_t events = 0;             // virtual runtime: events processed
-  bool stalled = false;           // clients left waiting with nothing in flight (never hangs: it stops)
-  bool cancelled = false;         // RuntimeOptions::cancel was set before the clients finished
+  // The run ended while some client had neither stopped nor paused at its target (it waited for a
+  // broadcast that could not come): the run is truncated. Never hangs: it stops.
+  bool stalled = false;
+  std::vector<int64_t> unfinished;  // those clients
+  bool cancelled = false;           // RuntimeOptions::cancel was set before the clients finished
   std::vector<int64_t> excluded;  // clients the server gave up on, in order
 };
 

@@ -9,6 +9,8 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -20,15 +22,77 @@
 namespace asyncdp::sim {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-struct StopNotice {
+enum class NoticeKind { kStop, kPause, kResume };
+struct Notice {
+  NoticeKind kind;
   int64_t client;
-  int64_t total_rounds;
+  int64_t round;  // stop/pause: rounds sent; resume: the next local round
+};
+// Run bookkeeping, not protocol messages: a paused client holds v̂_k (k = global_round) and stays paused;
+// a client thread has returned. They travel the client's message path, so they never overtake its updates.
+struct Settled {
+  int64_t client;
+  int64_t global_round;
+};
+struct ClientExit {
+  int64_t client;
 };
 struct Tick {};
-struct Shutdown {};
-using ServerEvent = std::variant<UpdateMessage, StopNotice, Tick, Shutdown>;
+using ServerEvent = std::variant<UpdateMessage, Notice, Settled, ClientExit, Tick>;
+using Clock = std::chrono::steady_clock;
+
+// Delivers a delayed client's messages (clients.delay_ids) to the server queue extra_delay after they were
+// sent, in send order, without holding up the client: message latency, as in the virtual runtime.
+// Thread safety: Post from any thread; one courier thread delivers.
+class Courier {
+ public:
+  using Sink = std::function<void(ServerEvent&&)>;
+  explicit Courier(Sink sink) : sink_(std::move(sink)), thread_([this] { Loop(); }) {}
+  ~Courier() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+  }
+  void Post(Clock::time_point due, ServerEvent&& event) {
+    {
+      std::lock_guard lock(mutex_);
+      if (stop_) return;
+      pending_.emplace(std::make_pair(due, sequence_++), std::move(event));
+    }
+    changed_.notify_all();
+  }
+
+ private:
+  void Loop() {
+    std::unique_lock lock(mutex_);
+    while (!stop_) {
+      if (pending_.empty()) {
+        changed_.wait(lock);
+        continue;
+      }
+      const Clock::time_point due = pending_.begin()->first.first;
+      if (Clock::now() < due) {
+        changed_.wait_until(lock, due);
+        continue;
+      }
+      auto node = pending_.extract(pending_.begin());
+      lock.unlock();
+      sink_(std::move(node.mapped()));
+      lock.lock();
+    }
+  }
+
+  Sink sink_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::map<std::pair<Clock::time_point, uint64_t>, ServerEvent> pending_;  // guarded by mutex_
+  uint64_t sequence_ = 0;                                                  // guarded by mutex_
+  bool stop_ = false;                                                      // guarded by mutex_
+  std::thread thread_;  // last: starts after the members above exist
+};
 
 // The newest broadcast for one client, and the update buffers the server has applied (handed back with
 // the broadcast, so client rounds allocate nothing). Thread safety: members guarded by mutex; `pending`
@@ -70,7 +134,13 @@ class ThreadRun {
         observer_(observer),
         mailboxes_(clients.size()),
         tallies_(clients.size()),
-        returned_(clients.size()) {}
+        returned_(clients.size()) {
+    for (const ClientFaults& f : faults_) {
+      if (f.extra_delay > 0.0 && !courier_) {
+        courier_ = std::make_unique<Courier>([this](ServerEvent&& event) { server_queue_.push(std::move(event)); });
+      }
+    }
+  }
 
   RuntimeReport Run() {
     start_ = Clock::now();
@@ -81,6 +151,7 @@ class ThreadRun {
     if (options_.exclude_after > 0) watchdog = std::thread([this] { WatchdogLoop(); });
 
     ServerLoop();
+    courier_.reset();  // nothing protocol-relevant is left in it (Done() waited for every exit/settle)
 
     for (auto& mailbox : mailboxes_) {
       std::lock_guard lock(mailbox.mutex);
@@ -112,6 +183,10 @@ class ThreadRun {
     report.updates = server_.updates_applied();
     report.excluded = server_.excluded_clients();
     report.cancelled = cancelled_.load(std::memory_order_relaxed);
+    for (size_t c = 0; c < clients_.size(); ++c) {
+      if (!clients_[c]->stopped() && !clients_[c]->paused()) report.unfinished.push_back(static_cast<int64_t>(c));
+    }
+    report.stalled = !report.cancelled && !report.unfinished.empty();
     clock_.time = report.wall_seconds;
     observer_.OnFinish(server_, clock_);
     return report;
@@ -127,8 +202,12 @@ class ThreadRun {
     std::unique_lock lock(mailbox.mutex);
     if (wait) mailbox.changed.wait(lock, [&] { return mailbox.newest.has_value() || mailbox.shutdown; });
     if (mailbox.newest) {
+      const bool was_paused = clients_[c]->paused();
       clients_[c]->OnBroadcast(*mailbox.newest);
       mailbox.newest.reset();
+      if (was_paused && !clients_[c]->paused()) {
+        Send(c, Notice{NoticeKind::kResume, static_cast<int64_t>(c), clients_[c]->local_round()});
+      }
     }
     for (Eigen::VectorXf& buffer : mailbox.returned) clients_[c]->RecycleBuffer(std::move(buffer));
     mailbox.returned.clear();
@@ -155,11 +234,32 @@ class ThreadRun {
     return seconds;
   }
 
+  // A message from client c to the server: straight into the queue, or through the courier after the
+  // client's extra delay (clients.delay_ids: message latency, the client itself goes on).
+  void Send(size_t c, ServerEvent&& event) {
+    const double delay = faults_[c].extra_delay;
+    if (delay > 0.0) {
+      courier_->Post(Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(delay)),
+                     std::move(event));
+    } else {
+      server_queue_.push(std::move(event));
+    }
+  }
+
   void ClientLoop(size_t c) {
+    RunClient(c);
+    Send(c, ClientExit{static_cast<int64_t>(c)});
+  }
+
+  void RunClient(size_t c) {
     ClientProtocol& client = *clients_[c];
     const auto id = static_cast<int64_t>(c);
     const double straggler_factor = faults_[c].straggler_factor;
-    const double extra_delay = faults_[c].extra_delay;
+    if (client.stop_reason() == ClientStop::kNotAdmitted) {
+      Send(c, Notice{NoticeKind::kStop, id, 0});  // never joins, and says so
+      return;
+    }
+    int64_t settled_at = -1;  // the newest v̂_k this paused client has told the server it holds
     while (true) {
       if (!Absorb(c, /*wait=*/false)) return;
       if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed) && !client.stopped()) {
@@ -170,23 +270,31 @@ class ThreadRun {
       }
       if (!client.CanStartRound()) {
         if (client.stopped()) return;
-        if (!Absorb(c, /*wait=*/true)) return;  // Υ(k, i) is false: sleep until a newer v̂_k
+        if (client.paused() && client.global_round() != settled_at) {
+          settled_at = client.global_round();
+          Send(c, Settled{id, settled_at});
+        }
+        if (!Absorb(c, /*wait=*/true)) return;  // Υ(k, i) is false or paused: sleep until a newer v̂_k
         continue;
       }
       const int64_t round = client.local_round();
       if (!client.BeginRound()) {
-        if (client.stop_reason() != ClientStop::kDroppedOut) server_queue_.push(StopNotice{id, round});
+        if (client.paused()) {
+          Send(c, Notice{NoticeKind::kPause, id, round});
+          settled_at = -1;
+          continue;
+        }
+        if (client.stop_reason() != ClientStop::kDroppedOut) Send(c, Notice{NoticeKind::kStop, id, round});
         return;
       }
       const double seconds = TimedCompute(client, tallies_[c]);
       if (straggler_factor > 1.0) {
         std::this_thread::sleep_for(std::chrono::duration<double>(seconds * (straggler_factor - 1.0)));
       }
-      // A broadcast that arrived during the round replaces ŵ before the local update (Algorithm 4).
+      // A broadcast that arrived during the round replaces ŵ before the local update (Algorithm 4). On
+      // shutdown the round is abandoned: never completed, sent or counted.
       if (!Absorb(c, /*wait=*/false)) return;
-      UpdateMessage message = client.CompleteRound();
-      if (extra_delay > 0.0) std::this_thread::sleep_for(std::chrono::duration<double>(extra_delay));
-      server_queue_.push(std::move(message));
+      Send(c, client.CompleteRound());
     }
   }
 
@@ -228,9 +336,17 @@ class ThreadRun {
       observer_.OnUpdate(*update, clock_);
       broadcast = server_.OnUpdate(*update);
       if (returned_[update->client].size() < 4) returned_[update->client].push_back(std::move(update->update));
-    } else if (auto* stop = std::get_if<StopNotice>(&event)) {
-      if (options_.exclude_after > 0) last_heard_[stop->client] = Seconds();
-      broadcast = server_.OnClientStopped(stop->client, stop->total_rounds);
+    } else if (auto* notice = std::get_if<Notice>(&event)) {
+      if (options_.exclude_after > 0) last_heard_[notice->client] = Seconds();
+      switch (notice->kind) {
+        case NoticeKind::kStop: broadcast = server_.OnClientStopped(notice->client, notice->round); break;
+        case NoticeKind::kPause: broadcast = server_.OnClientPaused(notice->client, notice->round); break;
+        case NoticeKind::kResume: broadcast = server_.OnClientResumed(notice->client); break;
+      }
+    } else if (auto* settled = std::get_if<Settled>(&event)) {
+      settled_at_[settled->client] = settled->global_round;
+    } else if (auto* exit = std::get_if<ClientExit>(&event)) {
+      exited_[exit->client] = true;
     } else if (std::holds_alternative<Tick>(event)) {
       const double now = Seconds();
       // Only laggards can be at fault: a client that waits for v̂_k is silent because of them.
@@ -254,14 +370,27 @@ class ThreadRun {
     }
   }
 
+  // End of run (docs/design.md, "End of a run"; the same rule as the virtual runtime): nothing is left to
+  // happen — no client blocks, and every client thread has returned (its messages all handled: the exit
+  // travels behind them) or is paused holding the newest v̂_k. Excluded clients that still run keep the run
+  // going; their updates are applied and re-admit them.
+  bool Done() const {
+    if (!server_.all_released()) return false;
+    for (size_t c = 0; c < clients_.size(); ++c) {
+      const bool settled = server_.paused(static_cast<int64_t>(c)) && settled_at_[c] >= server_.global_round();
+      if (!exited_[c] && !settled) return false;
+    }
+    return true;
+  }
+
   void ServerLoop() {
     ServerEvent event;
-    while (!server_.all_released()) {
+    while (!Done()) {
       server_queue_.pop(event);  // blocks without spinning
       // Apply everything that is already queued before waking clients: one delivery per batch.
       std::optional<BroadcastMessage> newest;
       Handle(event, newest);
-      while (!server_.all_released() && server_queue_.try_pop(event)) Handle(event, newest);
+      while (server_queue_.try_pop(event)) Handle(event, newest);
       if (newest) Publish(*newest);
     }
   }
@@ -286,6 +415,9 @@ class ThreadRun {
   bool watchdog_stop_ = false;  // guarded by watchdog_mutex_
   RunClock clock_;              // server thread only
   std::vector<double> last_heard_ = std::vector<double>(clients_.size(), 0.0);  // server thread only
+  std::vector<int64_t> settled_at_ = std::vector<int64_t>(clients_.size(), -1);  // server thread only
+  std::vector<bool> exited_ = std::vector<bool>(clients_.size(), false);         // server thread only
+  std::unique_ptr<Courier> courier_;  // only with delayed clients
   Clock::time_point start_;
 };
 

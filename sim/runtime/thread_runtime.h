@@ -3,10 +3,12 @@
 // idle); the server publishes each v̂_k into every client's mailbox (mutex + condition variable; a client
 // blocked by Υ sleeps until a newer model arrives). A broadcast is one shared immutable copy of v̂.
 //
-// Faults use wall time: stragglers sleep (factor − 1) × their compute time after each round; delayed
-// clients sleep extra_delay before sending; dropped clients exit silently; with exclude_after > 0 a
-// watchdog thread ticks the server, which excludes clients silent for longer. Never deadlocks: the server
-// stops when no client blocks any more, and wakes every waiting client on the way out.
+// Faults use wall time: stragglers sleep (factor − 1) × their compute time after each round; a delayed
+// client's messages reach the server extra_delay after they were sent (a courier thread holds them, the
+// client goes on: message latency, as in the virtual runtime); dropped clients exit silently; with
+// exclude_after > 0 a watchdog thread ticks the server, which excludes clients silent for longer (since
+// the newest model reached them or they were last heard). The run ends by the rule the virtual runtime
+// follows (docs/design.md, "End of a run"), then wakes every waiting client on the way out.
 #pragma once
 
 #include <memory>

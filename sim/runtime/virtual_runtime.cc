@@ -23,6 +23,8 @@ enum class EventKind : uint8_t {
   kRoundDone,
   kServerReceive,
   kServerStopNotice,
+  kServerPauseNotice,
+  kServerResumeNotice,
   kBroadcastArrive,
   kBroadcastFanOut,
   kExcludeCheck
@@ -32,7 +34,7 @@ enum class EventKind : uint8_t {
 // `arg` (updates, broadcast models) live in slot pools and `arg` is their slot.
 struct Event {
   EventKey key;  // holds the time and the client the event belongs to (sender for server events)
-  int64_t arg;   // kServerReceive: update slot; kServerStopNotice: total rounds; kBroadcastArrive:
+  int64_t arg;   // kServerReceive: update slot; kServerStop/PauseNotice: total rounds; kBroadcastArrive:
                  // broadcast slot; kBroadcastFanOut: fan-out slot; kExcludeCheck: heard count when
                  // scheduled (void if the client was heard from since)
   EventKind kind;
@@ -95,7 +97,18 @@ class VirtualRun {
         Push(options_.exclude_after, static_cast<int64_t>(c), EventKind::kExcludeCheck, 0);
       }
     }
-    for (size_t c = 0; c < clients_.size(); ++c) TryStart(static_cast<int64_t>(c));
+    for (size_t c = 0; c < clients_.size(); ++c) {
+      // A client that never joins (its budget cannot reach its target) says so at once.
+      if (clients_[c]->stop_reason() == ClientStop::kNotAdmitted) {
+        SendNotice(static_cast<int64_t>(c), EventKind::kServerStopNotice, 0);
+      } else {
+        TryStart(static_cast<int64_t>(c));
+      }
+    }
+    // End of run (docs/design.md, "End of a run", the same rule as the threads runtime): when nothing is
+    // left to happen — every message delivered, every client stopped, paused with the newest model, or
+    // waiting for a broadcast that cannot come. Excluded clients that still run are part of the run: their
+    // updates are applied and re-admit them.
     while (!queue_.empty()) {
       if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) {
         report_.cancelled = true;  // in-flight rounds are joined by ~ComputePool; nothing more commits
@@ -107,10 +120,14 @@ class VirtualRun {
       ++report_.events;
       Dispatch(event);
     }
-    report_.stalled = !report_.cancelled && !server_.all_released();
+    for (size_t c = 0; c < clients_.size(); ++c) {
+      if (!clients_[c]->stopped() && !clients_[c]->paused()) report_.unfinished.push_back(static_cast<int64_t>(c));
+    }
+    report_.stalled = !report_.cancelled && !report_.unfinished.empty();
     if (report_.stalled) {
-      spdlog::warn("virtual runtime: clients still wait for a broadcast that cannot come (a client went "
-                   "silent and protocol.exclude_after = 0); stopping at t = {:.6g}", now_);
+      spdlog::warn("virtual runtime: {} client(s) still wait for a broadcast that cannot come (a client went "
+                   "silent and protocol.exclude_after = 0); the run is truncated at t = {:.6g}",
+                   report_.unfinished.size(), now_);
     }
     report_.end_time = now_;
     report_.compute_seconds = calibration_.Seconds(ComputeTicks());
@@ -134,7 +151,9 @@ class VirtualRun {
     switch (event.kind) {
       case EventKind::kRoundDone: return OnRoundDone(event.client(), event.key);
       case EventKind::kServerReceive: return OnServerReceive(event.client(), event.arg);
-      case EventKind::kServerStopNotice: return OnServerStopNotice(event.client(), event.arg);
+      case EventKind::kServerStopNotice: return OnServerNotice(event.client(), event.kind, event.arg);
+      case EventKind::kServerPauseNotice: return OnServerNotice(event.client(), event.kind, event.arg);
+      case EventKind::kServerResumeNotice: return OnServerNotice(event.client(), event.kind, event.arg);
       case EventKind::kBroadcastArrive: return OnBroadcastArrive(event.client(), event.arg);
       case EventKind::kBroadcastFanOut: return OnBroadcastFanOut(event.arg);
       case EventKind::kExcludeCheck: return OnExcludeCheck(event.client(), event.arg);
@@ -150,14 +169,24 @@ class VirtualRun {
     return latency;
   }
 
+  // A notice from client c about local round `round` (stop, pause: the rounds sent; resume: its next
+  // round). Like an update it takes the message latency plus the client's extra delay (clients.delay_ids).
+  void SendNotice(int64_t c, EventKind kind, int64_t round) {
+    const double latency = Latency(c, 2 * static_cast<uint32_t>(round)) + faults_[c].extra_delay;
+    Push(now_ + latency, c, kind, round);
+  }
+
   void TryStart(int64_t c) {
     ClientProtocol& client = *clients_[c];
     if (!client.CanStartRound()) return;
     const int64_t round = client.local_round();
     if (!client.BeginRound()) {
-      // A client that completed its plan or its budget says so; a dropped-out client is silent.
-      if (client.stop_reason() != ClientStop::kDroppedOut) {
-        Push(now_ + Latency(c, 2 * static_cast<uint32_t>(round)), c, EventKind::kServerStopNotice, round);
+      // A client that completed its plan or its budget, or paused at its target, says so; a dropped-out
+      // client is silent.
+      if (client.paused()) {
+        SendNotice(c, EventKind::kServerPauseNotice, round);
+      } else if (client.stop_reason() != ClientStop::kDroppedOut) {
+        SendNotice(c, EventKind::kServerStopNotice, round);
       }
       return;
     }
@@ -230,14 +259,16 @@ class VirtualRun {
     if (--pending.undelivered == 0) ReleaseBroadcast(slot);
   }
 
-  // Restarts client c's silence timer: a check fires exclude_after from now unless c is heard from (or
-  // gets a new model to work on) before then.
-  void ArmExcludeCheck(int64_t c) {
+  // Restarts client c's silence timer at `from`: a check fires exclude_after later unless c is heard from
+  // (or gets a new model to work on) before then. The timer of a new model starts when it *arrives* at the
+  // client, so a message in flight never counts as silence.
+  void ArmExcludeCheck(int64_t c, double from) {
     ++heard_count_[c];
     if (options_.exclude_after > 0 && server_.blocking(c)) {
-      Push(now_ + options_.exclude_after, c, EventKind::kExcludeCheck, heard_count_[c]);
+      Push(from + options_.exclude_after, c, EventKind::kExcludeCheck, heard_count_[c]);
     }
   }
+  void ArmExcludeCheck(int64_t c) { ArmExcludeCheck(c, now_); }
 
   void OnServerReceive(int64_t c, int64_t slot) {
     UpdateMessage& message = updates_[slot];
@@ -251,8 +282,10 @@ class VirtualRun {
     if (broadcast) Broadcast(std::move(*broadcast));
   }
 
-  void OnServerStopNotice(int64_t c, int64_t total_rounds) {
-    auto broadcast = server_.OnClientStopped(c, total_rounds);
+  void OnServerNotice(int64_t c, EventKind kind, int64_t round) {
+    auto broadcast = kind == EventKind::kServerStopNotice    ? server_.OnClientStopped(c, round)
+                     : kind == EventKind::kServerPauseNotice ? server_.OnClientPaused(c, round)
+                                                             : server_.OnClientResumed(c);
     ArmExcludeCheck(c);
     if (broadcast) Broadcast(std::move(*broadcast));
   }
@@ -264,7 +297,11 @@ class VirtualRun {
   }
 
   void OnBroadcastArrive(int64_t c, int64_t slot) {
+    const bool was_paused = clients_[c]->paused();
     Deliver(c, slot);
+    if (was_paused && !clients_[c]->paused()) {
+      SendNotice(c, EventKind::kServerResumeNotice, clients_[c]->local_round());
+    }
     TryStart(c);
   }
 
@@ -313,10 +350,11 @@ class VirtualRun {
     int64_t recipients = 0;
     for (size_t c = 0; c < clients_.size(); ++c) {
       const auto id = static_cast<int64_t>(c);
-      // A new model is new work: every waiting client gets a fresh exclude_after to respond.
-      if (options_.exclude_after > 0 && server_.blocking(id)) ArmExcludeCheck(id);
+      const double arrival = now_ + Latency(id, latency_slot);
+      // A new model is new work: every blocking client gets a fresh exclude_after from its arrival.
+      if (options_.exclude_after > 0 && server_.blocking(id)) ArmExcludeCheck(id, arrival);
       if (clients_[c]->stopped()) continue;
-      const EventKey key = MakeKey(now_ + Latency(id, latency_slot), id, next_sequence_++);
+      const EventKey key = MakeKey(arrival, id, next_sequence_++);
       if (clients_[c]->in_round()) {
         inbox_[c].push_back({key, slot});  // delivered when its RoundDone commits (DeliverInbox)
       } else {

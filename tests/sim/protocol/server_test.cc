@@ -21,7 +21,7 @@ template <typename T>
 concept CarriesABatchSize = requires(T t) { t.batch_size; } || requires(T t) { t.gradients; } ||
                             requires(T t) { t.examples; };
 static_assert(!CarriesABatchSize<UpdateMessage>);
-static_assert(sizeof(UpdateMessage) == 3 * sizeof(int64_t) + sizeof(Eigen::VectorXf),
+static_assert(sizeof(UpdateMessage) == 4 * sizeof(int64_t) + sizeof(Eigen::VectorXf),
               "UpdateMessage gained a field: check that the accountant covers it (docs/design.md, threat model)");
 
 TEST(ServerProtocol, EarlyRoundsAreExposedUntilThePrefixCatchesUp) {
@@ -54,6 +54,7 @@ TEST(ServerProtocol, GlobalRoundIsTheSmallestDeliveredPrefixOfTheBlockingClients
       got[c].assign(rounds, false);
     }
     int64_t last_broadcast = 0;
+    bool unbroadcast_updates = false;  // applied since the last broadcast
     while (true) {
       std::vector<int64_t> active;
       for (int64_t c = 0; c < n; ++c) {
@@ -71,6 +72,7 @@ TEST(ServerProtocol, GlobalRoundIsTheSmallestDeliveredPrefixOfTheBlockingClients
         const int64_t round = pending[c].back();
         pending[c].pop_back();
         b = server.OnUpdate(Update(c, round, 1));
+        unbroadcast_updates = true;
         got[c][round] = true;
         while (prefix[c] < static_cast<int64_t>(got[c].size()) && got[c][prefix[c]]) ++prefix[c];
       } else {
@@ -86,10 +88,16 @@ TEST(ServerProtocol, GlobalRoundIsTheSmallestDeliveredPrefixOfTheBlockingClients
       }
       const bool any_blocking = expected != std::numeric_limits<int64_t>::max();
       ASSERT_EQ(server.all_released(), !any_blocking);
-      if (any_blocking && expected > last_broadcast) {
+      if (!any_blocking && unbroadcast_updates) {
+        // Nobody to wait for: the model with new updates is broadcast at once, numbered past every prefix.
+        expected = last_broadcast + 1;
+        for (int64_t d = 0; d < n; ++d) expected = std::max(expected, prefix[d]);
+      }
+      if ((any_blocking || unbroadcast_updates) && expected > last_broadcast) {
         ASSERT_TRUE(b.has_value()) << "trial " << trial;
         EXPECT_EQ(b->global_round, expected);
         last_broadcast = expected;
+        unbroadcast_updates = false;
       } else {
         EXPECT_FALSE(b.has_value()) << "trial " << trial;
       }
@@ -156,6 +164,54 @@ TEST(ServerProtocol, ExcludingASilentClientReleasesTheGlobalRound) {
   EXPECT_FALSE(server.all_released());
   server.OnClientStopped(0, 1);
   EXPECT_TRUE(server.all_released());
+}
+
+TEST(ServerProtocol, LastUpdateAfterTheStopNoticeStillFormsTheFinalGlobalRound) {
+  // One client, two rounds; its stop notice overtakes round 1 (issue: v̂_T was never formed).
+  ServerProtocol server(1, Eigen::VectorXf::Zero(2));
+  ASSERT_TRUE(server.OnUpdate(Update(0, 0, 1)).has_value());
+  EXPECT_FALSE(server.OnClientStopped(0, 2).has_value());
+  const auto b = server.OnUpdate(Update(0, 1, 1));
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(b->global_round, 2);  // v̂_T with T = 2
+  EXPECT_TRUE(server.all_released());
+}
+
+TEST(ServerProtocol, AnExcludedClientHeardFromAgainIsReadmittedAndBlocksOnceCaughtUp) {
+  ServerProtocol server(2, Eigen::VectorXf::Zero(2));
+  server.Exclude(1);
+  for (int64_t r = 0; r < 3; ++r) server.OnUpdate(Update(0, r, 1));
+  EXPECT_EQ(server.global_round(), 3);
+  // Client 1's round 0 arrives, computed on v̂_0 while the global round went on to 3.
+  UpdateMessage late = Update(1, 0, 1);
+  late.computed_at = 0;
+  server.OnUpdate(late);
+  EXPECT_FALSE(server.excluded(1));
+  EXPECT_EQ(server.readmissions(1), 1);
+  EXPECT_EQ(server.max_update_lag(1), 3);  // applied at 3, computed at 0
+  EXPECT_FALSE(server.blocking(1));         // still behind: its catch-up holds nobody up
+  for (int64_t r = 1; r < 4; ++r) server.OnUpdate(Update(1, r, 1));
+  EXPECT_TRUE(server.blocking(1));  // prefix 4 > global round 3: a member again
+  EXPECT_EQ(server.global_round(), 3);
+  const auto b = server.OnUpdate(Update(0, 3, 1));
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(b->global_round, 4);
+}
+
+TEST(ServerProtocol, APausedClientDoesNotBlockAndBlocksAgainAfterResumingAndCatchingUp) {
+  ServerProtocol server(2, Eigen::VectorXf::Zero(2));
+  server.OnUpdate(Update(1, 0, 1));
+  EXPECT_FALSE(server.OnClientPaused(1, 1).has_value());
+  EXPECT_FALSE(server.blocking(1));
+  EXPECT_TRUE(server.paused(1));
+  for (int64_t r = 0; r < 5; ++r) ASSERT_TRUE(server.OnUpdate(Update(0, r, 1)).has_value());
+  EXPECT_EQ(server.global_round(), 5);  // client 1 paused: nobody waits for it
+  server.OnClientResumed(1);
+  EXPECT_FALSE(server.paused(1));
+  EXPECT_FALSE(server.blocking(1));
+  for (int64_t r = 1; r < 6; ++r) server.OnUpdate(Update(1, r, 1));
+  EXPECT_TRUE(server.blocking(1));
+  EXPECT_FALSE(server.all_released());
 }
 
 TEST(ServerProtocol, BroadcastSnapshotIsACopyNotAView) {

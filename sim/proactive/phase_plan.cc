@@ -1,0 +1,160 @@
+#include "sim/proactive/phase_plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/accounting/calibration.h"
+#include "core/accounting/proactive/proactive_calculator.h"
+#include "core/error.h"
+
+namespace asyncdp::sim {
+namespace {
+
+// Appends T rounds of batch size s and noise σ to `plan`, with η̄_i = η(t_i) continuing t across phases.
+void AppendRounds(RoundPlan& plan, const ProactiveOptions& options, int64_t s, int64_t rounds, double sigma) {
+  int64_t t = plan.iterations();
+  for (int64_t i = 0; i < rounds; ++i) {
+    double eta = RoundStepSize(options.step, t);
+    if (options.divide_by_sample_size) eta /= static_cast<double>(s);
+    plan.sample_sizes.push_back(s);
+    plan.step_sizes.push_back(eta);
+    plan.noise_multipliers.push_back(sigma);
+    t += s;
+  }
+}
+
+int64_t BudgetRounds(const RoundPlan& plan, const ClientTarget& target, const accounting::AccountantOptions& options) {
+  const accounting::Schedule schedule = plan.PrivacySchedule(plan.rounds(), [](double s) { return s; });
+  int64_t rounds = plan.rounds();
+  for (accounting::AccountantKind kind : kBudgetAccountants) {
+    rounds = std::min(rounds, accounting::RoundsWithinBudget(kind, options, schedule, target.epsilon, target.delta));
+  }
+  return rounds;
+}
+
+void PlanE1(const ProactiveOptions& o, const ClientTarget& target, int64_t n, ClientPhasePlan& out) {
+  accounting::MultiPhaseInputs in;
+  in.n_records = static_cast<double>(n);
+  in.delta = target.delta;
+  in.epsilon_target = target.epsilon;
+  in.mode = o.gamma_mode;
+  for (size_t j = 0; j < o.sigmas.size(); ++j) {
+    accounting::CalculatorPhase phase;
+    phase.iterations = std::max(1.0, std::round(o.epochs[j] * static_cast<double>(n)));
+    if (!(j == 0 && o.sigmas[j] == 0.0)) phase.sigma = o.sigmas[j];
+    in.phases.push_back(phase);
+  }
+  const accounting::MultiPhaseResult r = accounting::RunMultiPhaseCalculator(in);
+  for (size_t j = 0; j < r.phases.size(); ++j) {
+    const accounting::PhaseResult& p = r.phases[j];
+    if (!p.admissible) {
+      out.reason = fmt::format("phase {}: no admissible batch size ({})", j, p.stop_reason);
+      break;
+    }
+    PlannedPhase phase;
+    phase.sample_size = p.sample_size;
+    phase.rounds = std::max<int64_t>(1, static_cast<int64_t>(std::floor(p.rounds)));
+    phase.sigma = p.sigma;
+    phase.e1_epsilon = p.epsilon;
+    phase.e1_gamma = p.gamma;
+    phase.e1_theta = p.theta;
+    out.phases.push_back(phase);
+    out.reason = p.stop_reason;
+  }
+}
+
+void PlanCalibrated(const ProactiveOptions& o, const ClientTarget& target, int64_t n, ClientPhasePlan& out) {
+  const int64_t s = std::min(o.sample_size, n);
+  RoundPlan relative;
+  relative.n_records = n;
+  for (size_t j = 0; j < o.sigmas.size(); ++j) {
+    PlannedPhase phase;
+    phase.sample_size = s;
+    phase.rounds = std::max<int64_t>(1, std::llround(o.epochs[j] * static_cast<double>(n) / static_cast<double>(s)));
+    phase.sigma = o.sigmas[j];
+    phase.e1_epsilon = phase.e1_gamma = phase.e1_theta = std::numeric_limits<double>::quiet_NaN();
+    AppendRounds(relative, o, s, phase.rounds, o.sigmas[j]);
+    out.phases.push_back(phase);
+  }
+  const accounting::Schedule profile = relative.PrivacySchedule(relative.rounds(), [](double m) { return m; });
+  double scale = 0.0;
+  for (accounting::AccountantKind kind : kBudgetAccountants) {
+    const accounting::CalibrationResult c =
+        accounting::CalibrateSigma(kind, o.accounting, {&profile, 1}, target.epsilon, target.delta);
+    if (!c.found) {
+      out.phases.clear();
+      out.reason = fmt::format("no noise multiplier up to 1e4 meets epsilon_target = {}", target.epsilon);
+      return;
+    }
+    scale = std::max(scale, c.sigma);
+  }
+  for (PlannedPhase& phase : out.phases) phase.sigma *= scale;
+  out.reason = fmt::format("sigma_j = {:.6g} * phase_sigmas[j] spends epsilon_target", scale);
+}
+
+}  // namespace
+
+ProactiveOptions ResolveProactiveOptions(const TrainConfig& config, SamplingModel sampling) {
+  ProactiveOptions o;
+  o.enabled = config.targets.accuracy > 0 || !config.targets.client_accuracy.empty();
+  o.sizing = config.proactive.phase_sizing == "calibrated" ? PhaseSizing::kCalibrated : PhaseSizing::kE1;
+  o.sigmas = config.proactive.phase_sigmas;
+  o.epochs = config.proactive.phase_epochs;
+  o.gamma_mode = accounting::ParseGammaMode(config.proactive.gamma_mode, "proactive.gamma_mode");
+  o.holdout_fraction = config.targets.holdout_fraction;
+  o.sample_size = config.schedule.sample_size;
+  o.step.schedule = ParseStepSizeSchedule(config.schedule.step_rule, "schedule.step_rule");
+  o.step.eta0 = config.schedule.eta0;
+  o.step.beta = config.schedule.beta;
+  o.divide_by_sample_size = config.schedule.divide_round_update_by_sample_size;
+  o.accounting.sampling = sampling;
+  return o;
+}
+
+ClientTarget ResolveClientTarget(const TrainConfig& config, int64_t client, int64_t n_records) {
+  const TargetsConfig& t = config.targets;
+  ClientTarget target;
+  target.accuracy = t.client_accuracy.empty() ? t.accuracy : t.client_accuracy[static_cast<size_t>(client)];
+  target.epsilon = t.client_epsilon.empty() ? t.epsilon : t.client_epsilon[static_cast<size_t>(client)];
+  target.delta = t.delta > 0 ? t.delta : 1.0 / static_cast<double>(n_records);
+  return target;
+}
+
+ClientPhasePlan PlanClientPhases(const ProactiveOptions& options, const ClientTarget& target, int64_t n_records) {
+  ClientPhasePlan out;
+  out.plan.n_records = n_records;
+  if (options.sizing == PhaseSizing::kE1) {
+    PlanE1(options, target, n_records, out);
+  } else {
+    PlanCalibrated(options, target, n_records, out);
+  }
+  out.admitted = !out.phases.empty();
+  for (const PlannedPhase& phase : out.phases) {
+    AppendRounds(out.plan, options, phase.sample_size, phase.rounds, phase.sigma);
+    out.phase_ends.push_back(out.plan.rounds());
+  }
+  out.budget_rounds = out.admitted ? BudgetRounds(out.plan, target, options.accounting) : 0;
+  if (out.admitted && out.budget_rounds == 0) {
+    out.admitted = false;
+    out.reason = "the tight accountants allow no round within epsilon_target";
+  }
+  return out;
+}
+
+PhaseEpsilon EpsilonOfRounds(const RoundPlan& plan, int64_t rounds, double delta,
+                             const accounting::AccountantOptions& options) {
+  PhaseEpsilon e;
+  if (rounds <= 0) return e;
+  const accounting::Schedule schedule = plan.PrivacySchedule(rounds, [](double s) { return s; });
+  accounting::AccountantOptions upper = options;
+  upper.pld.compute_lower_bound = false;
+  e.rdp = accounting::AccountSchedule(accounting::AccountantKind::kRdp, schedule, delta, upper).epsilon;
+  e.pld = accounting::AccountSchedule(accounting::AccountantKind::kPld, schedule, delta, upper).epsilon;
+  e.gdp = accounting::AccountSchedule(accounting::AccountantKind::kGdp, schedule, delta, upper).epsilon;
+  return e;
+}
+
+}  // namespace asyncdp::sim

@@ -1,0 +1,139 @@
+#include "sim/proactive/phase_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+
+namespace asyncdp::sim {
+namespace {
+
+std::string Number(double value) { return std::isfinite(value) ? fmt::format("{:.6g}", value) : std::string(); }
+
+double HoldoutAccuracy(const Experiment& e, size_t c, const Eigen::VectorXf& w) {
+  return e.model->Evaluate(std::span<const float>(w.data(), static_cast<size_t>(w.size())), e.holdouts[c]).accuracy;
+}
+
+// First round of phase j.
+int64_t PhaseStart(const ClientPhasePlan& plan, size_t j) { return j == 0 ? 0 : plan.phase_ends[j - 1]; }
+
+std::string EventText(const TargetEvent& event) {
+  const char* kind = event.kind == TargetEventKind::kPause    ? "pause"
+                     : event.kind == TargetEventKind::kResume ? "rejoin"
+                     : event.kind == TargetEventKind::kStop   ? "stop"
+                                                              : "check";
+  return fmt::format("{}@k={}(acc={:.4f})", kind, event.global_round, event.accuracy);
+}
+
+int64_t CountEvents(const ClientProtocol& client, TargetEventKind kind) {
+  const TargetTracker* tracker = client.target_tracker();
+  if (tracker == nullptr) return 0;
+  return std::count_if(tracker->events().begin(), tracker->events().end(),
+                       [&](const TargetEvent& ev) { return ev.kind == kind; });
+}
+
+}  // namespace
+
+std::string PhasesCsv(const Experiment& e, const std::vector<std::unique_ptr<ClientProtocol>>& clients) {
+  std::string out =
+      "client,target_accuracy,target_epsilon,delta,phase,sigma,clip,s,planned_rounds,rounds_run,gradients_run,"
+      "e1_epsilon,e1_gamma,e1_theta,epsilon_rdp,epsilon_pld,epsilon_gdp,accuracy_at_end,events\n";
+  for (size_t c = 0; c < clients.size(); ++c) {
+    const ClientPhasePlan& plan = e.phase_plans[c];
+    const ClientTarget& target = e.targets[c];
+    const ClientProtocol& client = *clients[c];
+    if (!plan.admitted) {
+      out += fmt::format("{},{},{},{:.6g},,,,,,0,0,,,,,,,,not admitted: {}\n", c, target.accuracy, target.epsilon,
+                         target.delta, plan.reason);
+      continue;
+    }
+    const TargetTracker* tracker = client.target_tracker();
+    for (size_t j = 0; j < plan.phases.size(); ++j) {
+      const PlannedPhase& phase = plan.phases[j];
+      const int64_t start = PhaseStart(plan, j);
+      const int64_t run = std::clamp<int64_t>(client.local_round() - start, 0, phase.rounds);
+      std::string eps_cells = ",,";
+      if (run > 0) {
+        const PhaseEpsilon eps = EpsilonOfRounds(plan.plan, start + run, target.delta, e.privacy.options);
+        eps_cells = fmt::format("{},{},{}", Number(eps.rdp), Number(eps.pld), Number(eps.gdp));
+      } else {
+        eps_cells = ",,";
+      }
+      double accuracy = std::nan("");
+      std::string events;
+      for (const TargetEvent& ev : tracker->events()) {
+        const bool ends_here = ev.phase == static_cast<int64_t>(j) && ev.kind != TargetEventKind::kResume;
+        const bool starts_here = ev.phase == static_cast<int64_t>(j) && ev.kind == TargetEventKind::kResume;
+        if (ev.kind == TargetEventKind::kPhaseEnd && ends_here) accuracy = ev.accuracy;
+        if ((ends_here && ev.kind != TargetEventKind::kPhaseEnd) || starts_here) {
+          events += (events.empty() ? "" : ";") + EventText(ev);
+        }
+      }
+      out += fmt::format("{},{},{},{:.6g},{},{:.6g},{},{},{},{},{},{},{},{},{},{},{}\n", c, target.accuracy,
+                         target.epsilon, target.delta, j, phase.sigma, e.config.dp.clip, phase.sample_size,
+                         phase.rounds, run, run * phase.sample_size, Number(phase.e1_epsilon),
+                         Number(phase.e1_gamma), Number(phase.e1_theta), eps_cells, Number(accuracy), events);
+    }
+  }
+  return out;
+}
+
+std::string ProactiveClientsHeader() {
+  return ",target_accuracy,target_epsilon,phases_planned,phase,pauses,rejoins,holdout_accuracy";
+}
+
+std::string ProactiveClientCells(const Experiment& e, const ClientProtocol& client, const Eigen::VectorXf& final_model) {
+  const auto c = static_cast<size_t>(client.id());
+  const TargetTracker* tracker = client.target_tracker();
+  const int64_t phase = tracker == nullptr ? -1 : std::min(tracker->phase(), tracker->phases() - 1);
+  return fmt::format(",{},{},{},{},{},{},{:.6g}", e.targets[c].accuracy, e.targets[c].epsilon,
+                     e.phase_plans[c].phases.size(), phase, CountEvents(client, TargetEventKind::kPause),
+                     CountEvents(client, TargetEventKind::kResume), HoldoutAccuracy(e, c, final_model));
+}
+
+nlohmann::json ProactiveSummaryJson(const Experiment& e, const std::vector<std::unique_ptr<ClientProtocol>>& clients,
+                                    const Eigen::VectorXf& final_model) {
+  nlohmann::json list = nlohmann::json::array();
+  for (size_t c = 0; c < clients.size(); ++c) {
+    const ClientPhasePlan& plan = e.phase_plans[c];
+    const ClientTarget& target = e.targets[c];
+    const ClientProtocol& client = *clients[c];
+    const PhaseEpsilon eps = EpsilonOfRounds(plan.plan, client.local_round(), target.delta, e.privacy.options);
+    nlohmann::json entry = {{"client", c},
+                            {"target_accuracy", target.accuracy},
+                            {"target_epsilon", target.epsilon},
+                            {"delta", target.delta},
+                            {"admitted", plan.admitted},
+                            {"plan_note", plan.reason},
+                            {"rounds", client.local_round()},
+                            {"budget_rounds", plan.budget_rounds},
+                            {"pauses", CountEvents(client, TargetEventKind::kPause)},
+                            {"rejoins", CountEvents(client, TargetEventKind::kResume)},
+                            {"paused_at_end", client.paused()},
+                            {"holdout_accuracy_final_model", HoldoutAccuracy(e, c, final_model)},
+                            {"epsilon_rdp", eps.rdp},
+                            {"epsilon_pld", eps.pld},
+                            {"epsilon_gdp_approximation", eps.gdp},
+                            {"within_target", eps.rdp <= target.epsilon && eps.pld <= target.epsilon}};
+    if (const TargetTracker* tracker = client.target_tracker(); tracker != nullptr) {
+      nlohmann::json checks = nlohmann::json::array();
+      for (const TargetEvent& ev : tracker->events()) checks.push_back(EventText(ev));
+      entry["events"] = checks;
+      int64_t phases_run = 0;
+      for (size_t j = 0; j < plan.phases.size(); ++j) phases_run += client.local_round() > PhaseStart(plan, j) ? 1 : 0;
+      entry["phases_run"] = phases_run;
+      if (phases_run > 0) entry["e1_epsilon"] = plan.phases[static_cast<size_t>(phases_run - 1)].e1_epsilon;
+    }
+    list.push_back(std::move(entry));
+  }
+  return {{"clients", list},
+          {"phase_sizing", e.proactive.sizing == PhaseSizing::kE1 ? "e1" : "calibrated"},
+          {"budget_enforced_under", {"rdp", "pld"}},
+          {"note",
+           "accuracy checks use each client's held-out rows, which are not in the data set its epsilon protects; "
+           "the pause/re-join pattern depends on them and is not covered by any epsilon. e1_epsilon is the "
+           "paper's Theorem B.4 analysis (Poisson sampling) treating earlier phases as if run at the newest sigma"}};
+}
+
+}  // namespace asyncdp::sim

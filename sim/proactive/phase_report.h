@@ -1,0 +1,29 @@
+// What a proactive run reports per client (docs/config.md, outputs): phases.csv — one row per planned
+// phase with σ_j, C, s_j, T_j, the rounds it ran, the ε spent by the end of it under each accountant (the
+// heterogeneous composition of the rounds actually run: RDP and PLD upper bounds, GDP approximation)
+// beside the E.1 analysis, the held-out accuracy at its end and its pause/re-join events — and the
+// summary's "proactive" block.
+#pragma once
+
+#include <Eigen/Dense>
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/experiment.h"
+#include "sim/protocol/client.h"
+
+namespace asyncdp::sim {
+
+std::string PhasesCsv(const Experiment& e, const std::vector<std::unique_ptr<ClientProtocol>>& clients);
+
+// Extra clients.csv columns of a proactive run: header suffix and one row's cells (each starting with ',').
+std::string ProactiveClientsHeader();
+std::string ProactiveClientCells(const Experiment& e, const ClientProtocol& client, const Eigen::VectorXf& final_model);
+
+nlohmann::json ProactiveSummaryJson(const Experiment& e, const std::vector<std::unique_ptr<ClientProtocol>>& clients,
+                                    const Eigen::VectorXf& final_model);
+
+}  // namespace asyncdp::sim
