@@ -103,7 +103,7 @@ inline void StorePartial(Scalar* p, const Packet<Scalar>& v, int n) {
 // kernels are templates on their block sizes, and the remainder blocks of a loop pick theirs at run time.
 template <int kMax, typename F, int... I>
 inline void DispatchImpl(int n, F&& f, std::integer_sequence<int, I...>) {
-  ((n == I + 1 ? (f.template operator()<I + 1>(), true) : false) || ...);
+  static_cast<void>(((n == I + 1 ? (f.template operator()<I + 1>(), true) : false) || ...));
 }
 template <int kMax, typename F>
 inline void Dispatch(int n, F&& f) {
