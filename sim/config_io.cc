@@ -155,6 +155,7 @@ void CheckImpliedRounds(const TrainConfig& c) {
                                   "lower K",
                                   s.iterations, max_rounds));
   }
+}
 
 // The proactive framework's keys (targets.*, proactive.*) and dp.sigma_schedule.
 void ValidateTargets(const TrainConfig& c) {

@@ -265,7 +265,7 @@ class ThreadRun {
       if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed) && !client.stopped()) {
         // Every completed round was sent: stop here as if the plan ended, so the server releases the rest.
         cancelled_.store(true, std::memory_order_relaxed);
-        server_queue_.push(StopNotice{id, client.local_round()});
+        server_queue_.push(Notice{NoticeKind::kStop, id, client.local_round()});
         return;
       }
       if (!client.CanStartRound()) {
