@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "core/accounting/gdp/gdp.h"
@@ -10,6 +11,14 @@
 
 namespace asyncdp::accounting {
 namespace {
+
+// floor(x) as an integer sample size: 0 for NaN or x < 0, INT64_MAX beyond its range (tiny T_min makes
+// s_max astronomically large; converting such a double to int64_t directly is undefined behaviour).
+int64_t SaturatedFloor(double x) {
+  if (!(x >= 0.0)) return 0;
+  if (x >= 9223372036854775807.0) return std::numeric_limits<int64_t>::max();
+  return static_cast<int64_t>(std::floor(x));
+}
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -153,8 +162,8 @@ CalculatorResult RunSimplifiedCalculator(const CalculatorInputs& in) {
   r.t_min_asym = theta2 * k * k / (2.0 * r.epsilon);
   r.s_max_real = k * n / r.t_min;  // step 6
   r.s_max_asym_real = k * n / r.t_min_asym;
-  r.s_max = std::isfinite(r.s_max_real) ? static_cast<int64_t>(std::floor(r.s_max_real)) : 0;
-  r.s_max_asym = static_cast<int64_t>(std::floor(r.s_max_asym_real));
+  r.s_max = SaturatedFloor(r.s_max_real);
+  r.s_max_asym = SaturatedFloor(r.s_max_asym_real);
   ProactiveInputs check;
   check.n_records = n;
   check.iterations = in.iterations;
