@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev zlib1g-dev librandom123-dev
   gnuplot-nox
+  libopenmpi-dev openmpi-bin   # the MPI runtime (protocol.runtime = "mpi", docs/mpi.md); optional at build time
   dataset-fashion-mnist
 )
 

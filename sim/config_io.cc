@@ -179,6 +179,8 @@ void ValidateConfig(const TrainConfig& c) {
   require(c.protocol.tau >= 0, "protocol.tau", "must be >= 0");
   require(c.protocol.exclude_after >= 0, "protocol.exclude_after", "must be >= 0");
   require(c.protocol.worker_threads >= 0, "protocol.worker_threads", "must be >= 0");
+  require(c.protocol.mpi_timeout > 0 && std::isfinite(c.protocol.mpi_timeout), "protocol.mpi_timeout",
+          "must be a finite number > 0");
   require(c.dp.clip > 0, "dp.clip", "must be > 0");
   require(c.dp.sigma >= 0 && std::isfinite(c.dp.sigma), "dp.sigma", "must be a finite number >= 0");
   require(c.dp.epsilon >= 0, "dp.epsilon", "must be >= 0");

@@ -7,14 +7,20 @@
 #include <chrono>
 #include <numeric>
 
+#include "core/error.h"
+
 #include "sim/config_io.h"
 #include "sim/experiment.h"
 #include "sim/output_dir.h"
 #include "sim/privacy.h"
 #include "sim/privacy_setup.h"
 #include "sim/progress.h"
+#include "sim/runtime/client_outcome.h"
 #include "sim/runtime/thread_runtime.h"
 #include "sim/runtime/virtual_runtime.h"
+#if ASYNCDP_WITH_MPI
+#include "sim/runtime/mpi_runtime.h"
+#endif
 
 namespace asyncdp::sim {
 namespace {
@@ -31,25 +37,25 @@ std::string_view StopName(ClientStop stop) {
 
 // clients.csv: public columns first (N_c, rounds, the planned gradients Σ s_i, why it stopped, the rounds
 // its budget permits, staleness), then with output.diagnostics the non-private diag_* columns.
-std::string ClientsCsv(const std::vector<std::unique_ptr<ClientProtocol>>& clients, const ServerProtocol& server,
-                       const Experiment& e, int64_t max_staleness_bucket, bool diagnostics) {
+std::string ClientsCsv(const std::vector<ClientOutcome>& clients, const ServerProtocol& server, const Experiment& e,
+                       int64_t max_staleness_bucket, bool diagnostics) {
   std::string out = "client,records,rounds,planned_gradients,budget_rounds,stop,excluded,max_staleness";
   for (int64_t s = 0; s <= max_staleness_bucket; ++s) out += fmt::format(",staleness_{}", s);
   if (diagnostics) out += ",diag_gradients,diag_clipped_fraction,diag_mean_grad_norm";
   out += "\n";
-  for (const auto& client : clients) {
-    const auto c = static_cast<size_t>(client->id());
-    out += fmt::format("{},{},{},{},{},{},{},{}", client->id(), client->records(), client->local_round(),
-                       client->planned_gradients(), e.privacy.budget_rounds[c], StopName(client->stop_reason()),
-                       server.excluded(client->id()) ? 1 : 0, client->max_staleness());
-    const auto& histogram = client->staleness_histogram();
+  for (const ClientOutcome& client : clients) {
+    const auto c = static_cast<size_t>(client.id);
+    out += fmt::format("{},{},{},{},{},{},{},{}", client.id, client.records, client.rounds,
+                       client.planned_gradients, e.privacy.budget_rounds[c], StopName(client.stop),
+                       server.excluded(client.id) ? 1 : 0, client.max_staleness);
+    const auto& histogram = client.staleness_histogram;
     for (int64_t s = 0; s <= max_staleness_bucket; ++s) {
       out += fmt::format(",{}", s < static_cast<int64_t>(histogram.size()) ? histogram[s] : 0);
     }
     if (diagnostics) {
-      const auto& clip = client->clip_totals();
+      const auto& clip = client.clip_totals;
       const double n = std::max<double>(1.0, static_cast<double>(clip.examples));
-      out += fmt::format(",{},{:.6g},{:.6g}", client->gradients(), static_cast<double>(clip.clipped) / n,
+      out += fmt::format(",{},{:.6g},{:.6g}", client.gradients, static_cast<double>(clip.clipped) / n,
                          clip.norm_sum / n);
     }
     out += "\n";
@@ -80,9 +86,26 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   if (options.progress) observers.Add(&progress);
 
   const bool virtual_clock = experiment.runtime.kind == RuntimeKind::kVirtual;
-  RuntimeReport report = virtual_clock
-                             ? RunVirtual(experiment.runtime, experiment.faults, clients, server, observers)
-                             : RunThreads(experiment.runtime, experiment.faults, clients, server, observers);
+  RuntimeReport report;
+  std::vector<ClientOutcome> outcomes;
+  if (experiment.runtime.kind == RuntimeKind::kMpi) {
+#if ASYNCDP_WITH_MPI
+    // Every rank runs this; only rank 0 (the server) has the outcomes and produces outputs.
+    report = RunMpi(experiment.runtime, experiment.faults, clients, server, observers, outcomes);
+    if (MpiRank() != 0) {
+      TrainResult worker;
+      worker.primary = false;
+      return worker;
+    }
+#else
+    throw InputError("protocol.runtime", "\"mpi\": this asyncdp was built without MPI (OpenMPI was not found "
+                                         "at configure time; scripts/install-deps.sh installs it)");
+#endif
+  } else {
+    report = virtual_clock ? RunVirtual(experiment.runtime, experiment.faults, clients, server, observers)
+                           : RunThreads(experiment.runtime, experiment.faults, clients, server, observers);
+    outcomes = OutcomesOf(clients);
+  }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
   const bool diagnostics = resolved.output.diagnostics;
@@ -96,18 +119,18 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   int64_t max_staleness = 0;
   std::vector<int64_t> rounds_done, planned_grads, realised_grads;
   nlohmann::json clipped_fraction = nlohmann::json::array(), mean_grad_norm = nlohmann::json::array();
-  for (const auto& client : clients) {
-    max_staleness = std::max(max_staleness, client->max_staleness());
-    rounds_done.push_back(client->local_round());
-    planned_grads.push_back(client->planned_gradients());
-    realised_grads.push_back(client->gradients());
-    const auto& clip = client->clip_totals();
+  for (const ClientOutcome& client : outcomes) {
+    max_staleness = std::max(max_staleness, client.max_staleness);
+    rounds_done.push_back(client.rounds);
+    planned_grads.push_back(client.planned_gradients);
+    realised_grads.push_back(client.gradients);
+    const auto& clip = client.clip_totals;
     const double n = std::max<double>(1.0, static_cast<double>(clip.examples));
     clipped_fraction.push_back(static_cast<double>(clip.clipped) / n);
     mean_grad_norm.push_back(clip.norm_sum / n);
   }
   const int64_t total_planned = std::accumulate(planned_grads.begin(), planned_grads.end(), int64_t{0});
-  result.clients_csv = ClientsCsv(clients, server, experiment, max_staleness, diagnostics);
+  result.clients_csv = ClientsCsv(outcomes, server, experiment, max_staleness, diagnostics);
 
   const MetricsRow& last = result.metrics.back();
   nlohmann::json& s = result.summary;

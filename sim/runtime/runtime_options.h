@@ -11,6 +11,7 @@ namespace asyncdp::sim {
 enum class RuntimeKind {
   kVirtual,  // deterministic discrete-event clock (sim/runtime/virtual_runtime.h)
   kThreads,  // one thread per client plus the server thread (sim/runtime/thread_runtime.h)
+  kMpi,      // rank 0 the server, ranks 1..P-1 the clients (sim/runtime/mpi_runtime.h)
 };
 
 enum class LatencyModel {
@@ -26,6 +27,7 @@ struct RuntimeOptions {
   double latency_mean = 1e-3;    // virtual seconds per message
   double exclude_after = 0.0;    // seconds (virtual or wall) of silence before exclusion; 0 = never
   int64_t worker_threads = 0;    // virtual runtime: threads computing rounds; 0 = auto
+  double mpi_timeout = 60.0;     // mpi runtime: seconds of silence from a rank before the run fails
 };
 
 // Per-client timing and faults, fixed before the run.
