@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <mpi.h>
+#include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <thread>
@@ -12,6 +13,9 @@
 
 namespace asyncdp::sim {
 namespace {
+
+// Grace for the start: ranks load their data at different speeds, and nothing is sent while loading.
+constexpr double kStartGraceSeconds = 60.0;
 
 // All ranks have built their experiment (data loading may take a while and differ between ranks) before
 // any rank starts its silence clock. A non-blocking barrier polled with sleeps: Open MPI's blocking
@@ -27,8 +31,8 @@ void AwaitAllRanks(double timeout) {
     if (done) return;
     if (mpi::SecondsSince(start) > timeout) {
       throw MpiRunError(fmt::format("rank {}: not every rank reached the start of the run within {:.3g} s "
-                                    "(protocol.mpi_timeout): a rank died or is stuck loading its data",
-                                    MpiRank(), timeout));
+                                    "(protocol.mpi_timeout + {:.0f} s): a rank died or is stuck loading its data",
+                                    MpiRank(), timeout, kStartGraceSeconds));
     }
     std::this_thread::sleep_for(backoff.Next());
   }
@@ -62,8 +66,10 @@ RuntimeReport RunMpi(const RuntimeOptions& options, const FaultPlan& faults,
   }
   const mpi::Placement placement{.ranks = endpoint.size(), .clients = static_cast<int64_t>(clients.size())};
   outcomes.clear();
-  AwaitAllRanks(options.mpi_timeout);
+  AwaitAllRanks(options.mpi_timeout + kStartGraceSeconds);
   if (endpoint.rank() == 0) {
+    spdlog::info("mpi: {} ranks started: rank 0 runs the server, ranks 1..{} host {} clients in blocks",
+                 endpoint.size(), endpoint.size() - 1, clients.size());
     return mpi::RunServerRank(options, clients, server, observer, endpoint, placement, outcomes);
   }
   return mpi::RunClientRank(options, faults, clients, endpoint, placement);
