@@ -74,6 +74,12 @@ class ServerRank {
     report.updates = server_.updates_applied();
     report.excluded = server_.excluded_clients();
     Assemble(rank_outcomes, report, outcomes);
+    const double rounds = static_cast<double>(std::max<int64_t>(1, server_.global_round()));
+    spdlog::info("mpi: rank 0 received {} messages ({} bytes) and sent {} ({} bytes) over {} global rounds: "
+                 "{:.0f} bytes in and {:.0f} bytes out per global round",
+                 endpoint_.messages_received(), endpoint_.bytes_received(), endpoint_.messages_sent(),
+                 endpoint_.bytes_sent(), server_.global_round(), static_cast<double>(endpoint_.bytes_received()) / rounds,
+                 static_cast<double>(endpoint_.bytes_sent()) / rounds);
     clock_.time = report.wall_seconds;
     observer_.OnFinish(server_, clock_);
     return report;

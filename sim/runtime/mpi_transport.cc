@@ -133,6 +133,8 @@ void Endpoint::Send(int dest, Tag tag, std::shared_ptr<Buffer> buffer) {
   Check(MPI_Isend(send.buffer->data(), static_cast<int>(send.buffer->size()), MPI_BYTE, dest, tag, comm_,
                   &send.request),
         "MPI_Isend");
+  bytes_sent_ += static_cast<int64_t>(send.buffer->size());
+  ++messages_sent_;
   pending_.push_back(std::move(send));
   last_sent_[static_cast<size_t>(dest)] = std::chrono::steady_clock::now();
 }
@@ -140,6 +142,7 @@ void Endpoint::Send(int dest, Tag tag, std::shared_ptr<Buffer> buffer) {
 void Endpoint::SendEmpty(int dest, Tag tag) {
   PendingSend send{MPI_REQUEST_NULL, kEmpty, tag};
   Check(MPI_Isend(kEmpty->data(), 0, MPI_BYTE, dest, tag, comm_, &send.request), "MPI_Isend");
+  ++messages_sent_;
   pending_.push_back(std::move(send));
   last_sent_[static_cast<size_t>(dest)] = std::chrono::steady_clock::now();
 }
@@ -158,6 +161,8 @@ bool Endpoint::Poll(int source, Incoming& message) {
   message.source = status.MPI_SOURCE;
   message.tag = status.MPI_TAG;
   message.payload = &receive_;
+  bytes_received_ += bytes;
+  ++messages_received_;
   return true;
 }
 
