@@ -22,12 +22,12 @@ constexpr double kStartGraceSeconds = 60.0;
 // barrier would spin while the slowest rank is still loading.
 void AwaitAllRanks(double timeout) {
   MPI_Request request = MPI_REQUEST_NULL;
-  MPI_Ibarrier(MPI_COMM_WORLD, &request);
+  if (MPI_Ibarrier(MPI_COMM_WORLD, &request) != MPI_SUCCESS) throw MpiRunError("MPI: MPI_Ibarrier failed");
   const auto start = std::chrono::steady_clock::now();
   mpi::IdleBackoff backoff;
   int done = 0;
   while (true) {
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (MPI_Test(&request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) throw MpiRunError("MPI: MPI_Test failed");
     if (done) return;
     if (mpi::SecondsSince(start) > timeout) {
       throw MpiRunError(fmt::format("rank {}: not every rank reached the start of the run within {:.3g} s "

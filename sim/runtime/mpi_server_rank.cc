@@ -200,6 +200,7 @@ class ServerRank {
                          options_.mpi_timeout));
       }
     }
+    if (options_.exclude_after > 0) return;  // silent laggards are excluded instead
     for (size_t c = 0; c < clients_.size(); ++c) {
       const auto id = static_cast<int64_t>(c);
       if (server_.lagging(id) && now - last_heard_client_[c] > options_.mpi_timeout) {
