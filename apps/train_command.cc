@@ -2,12 +2,18 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "apps/commands.h"
+#include "core/error.h"
+#if ASYNCDP_WITH_MPI
+#include "apps/mpi_session.h"
+#endif
 #include "sim/config_io.h"
 #include "sim/train.h"
 
@@ -23,6 +29,44 @@ struct TrainArgs {
   bool quiet = false;
 };
 
+void TrainAndWrite(const TrainArgs& args, const sim::TrainConfig& config, bool progress) {
+  std::string out_dir = args.out_dir;
+  if (out_dir.empty()) {
+    const std::string stem =
+        args.config_path.empty() ? "train" : std::filesystem::path(args.config_path).stem().string();
+    out_dir = "results/" + stem;
+  }
+  const sim::TrainResult result = sim::RunTraining(config, sim::TrainOptions{.progress = progress});
+  if (!result.primary) return;  // an MPI client rank: rank 0 writes the outputs
+  sim::WriteTrainOutputs(result, out_dir);
+  const auto& s = result.summary;
+  spdlog::info("done: test accuracy {}, epsilon rdp {} / pld {} (delta {:.3g}), {:.2f} s wall -> {}",
+               s["diverged"].get<bool>() ? std::string("none (diverged)")
+                                         : fmt::format("{:.4f}", s["test_accuracy"].get<double>()),
+               s["epsilon"]["rdp"].dump(), s["epsilon"]["pld"].dump(),
+               s["delta"].get<double>(), s["wall_seconds"].get<double>(), out_dir);
+  std::cout << s.dump(2) << "\n";
+}
+
+#if ASYNCDP_WITH_MPI
+// Every rank of `mpirun -np P asyncdp train ...` runs this. A failure on any rank is reported by that
+// rank and ends the whole job (MPI_Abort): exit code != 0, and no output directory, which is only
+// published after a successful run.
+void TrainOverMpi(const TrainArgs& args, const sim::TrainConfig& config) {
+  MpiSession session;
+  if (session.rank() != 0) spdlog::set_level(spdlog::level::warn);  // one voice: rank 0 logs the run
+  try {
+    TrainAndWrite(args, config, !args.quiet && session.rank() == 0);
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    session.Abort(2);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    session.Abort(1);
+  }
+}
+#endif
+
 void RunTrain(const TrainArgs& args) {
   if (args.config_doc) {
     std::cout << sim::RenderConfigDoc();
@@ -36,21 +80,13 @@ void RunTrain(const TrainArgs& args) {
     return;
   }
   if (args.quiet) spdlog::set_level(spdlog::level::warn);
-  std::string out_dir = args.out_dir;
-  if (out_dir.empty()) {
-    const std::string stem =
-        args.config_path.empty() ? "train" : std::filesystem::path(args.config_path).stem().string();
-    out_dir = "results/" + stem;
+#if ASYNCDP_WITH_MPI
+  if (config.protocol.runtime == "mpi") {
+    TrainOverMpi(args, config);
+    return;
   }
-  const sim::TrainResult result = sim::RunTraining(config, sim::TrainOptions{.progress = !args.quiet});
-  sim::WriteTrainOutputs(result, out_dir);
-  const auto& s = result.summary;
-  spdlog::info("done: test accuracy {}, epsilon rdp {} / pld {} (delta {:.3g}), {:.2f} s wall -> {}",
-               s["diverged"].get<bool>() ? std::string("none (diverged)")
-                                         : fmt::format("{:.4f}", s["test_accuracy"].get<double>()),
-               s["epsilon"]["rdp"].dump(), s["epsilon"]["pld"].dump(),
-               s["delta"].get<double>(), s["wall_seconds"].get<double>(), out_dir);
-  std::cout << s.dump(2) << "\n";
+#endif
+  TrainAndWrite(args, config, !args.quiet);
 }
 
 }  // namespace

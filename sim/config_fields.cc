@@ -132,8 +132,8 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
       // [protocol]
       {"protocol.runtime", &c.protocol.runtime,
        "virtual: deterministic discrete-event clock (bit-reproducible); threads: one thread per client plus "
-       "a server thread.",
-       {"virtual", "threads"}},
+       "a server thread; mpi: rank 0 runs the server, ranks 1..P-1 the clients (mpirun -np P, docs/mpi.md).",
+       {"virtual", "threads", "mpi"}},
       {"protocol.delay_rule", &c.protocol.delay_rule,
        "Permissible-delay predicate: bounded = (k >= i - tau); unbounded = always true.",
        {"bounded", "unbounded"}},
@@ -144,6 +144,9 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
       {"protocol.worker_threads", &c.protocol.worker_threads,
        "Virtual runtime: threads computing client rounds (results do not depend on it); 0 = auto: all "
        "cores if a round's compute takes over 50 us (e.g. LeNet), else the event loop alone.", Closed(0, 1024)},
+      {"protocol.mpi_timeout", &c.protocol.mpi_timeout,
+       "MPI runtime: seconds a rank may stay silent (it sends heartbeats while computing) before the run "
+       "ends with an error (a dead or stalled rank); > 0.", LeftOpen(0, 1e6)},
       // [dp]
       {"dp.enabled", &c.dp.enabled, "false = non-private baseline: no noise (clipping still applies)."},
       {"dp.clip", &c.dp.clip, "C, per-example L2 clipping norm (Tables 1-2: 0.1 convex, 0.025 non-convex).", LeftOpen(0, 1e6)},

@@ -185,6 +185,9 @@ void ValidateTargets(const TrainConfig& c) {
   require(c.dp.epsilon == 0 && c.dp.sigma_schedule.empty(), "dp.epsilon",
           "targets.accuracy plans sigma per phase: leave dp.epsilon and dp.sigma_schedule unset");
   require(!c.dp.secure_noise, "dp.secure_noise", "the proactive phases are accounted for Gaussian noise only");
+  require(c.protocol.runtime != "mpi", "protocol.runtime",
+          "the proactive phases run on the virtual or threads runtime (their per-client phase records are not "
+          "gathered over MPI)");
   const ProactiveConfig& p = c.proactive;
   require(!p.phase_sigmas.empty(), "proactive.phase_sigmas", "needs at least one phase");
   require(p.phase_epochs.size() == p.phase_sigmas.size(), "proactive.phase_epochs",

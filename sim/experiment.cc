@@ -211,13 +211,16 @@ Experiment BuildExperiment(const TrainConfig& input) {
 
 RuntimeOptions ResolveRuntimeOptions(const TrainConfig& config) {
   RuntimeOptions o;
-  o.kind = config.protocol.runtime == "threads" ? RuntimeKind::kThreads : RuntimeKind::kVirtual;
+  o.kind = config.protocol.runtime == "threads" ? RuntimeKind::kThreads
+           : config.protocol.runtime == "mpi"   ? RuntimeKind::kMpi
+                                                : RuntimeKind::kVirtual;
   o.seed = config.seed;
   o.gradient_cost = config.clients.gradient_cost;
   o.latency = config.clients.latency == "exponential" ? LatencyModel::kExponential : LatencyModel::kConstant;
   o.latency_mean = config.clients.latency_mean;
   o.exclude_after = config.protocol.exclude_after;
   o.worker_threads = config.protocol.worker_threads;
+  o.mpi_timeout = config.protocol.mpi_timeout;
   return o;
 }
 

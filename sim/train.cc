@@ -1,7 +1,5 @@
 #include "sim/train.h"
 
-#include "core/noise.h"
-
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -9,6 +7,7 @@
 #include <chrono>
 #include <numeric>
 
+#include "core/error.h"
 #include "core/noise.h"
 #include "sim/config_io.h"
 #include "sim/experiment.h"
@@ -17,8 +16,12 @@
 #include "sim/privacy_setup.h"
 #include "sim/proactive/phase_report.h"
 #include "sim/progress.h"
+#include "sim/runtime/client_outcome.h"
 #include "sim/runtime/thread_runtime.h"
 #include "sim/runtime/virtual_runtime.h"
+#if ASYNCDP_WITH_MPI
+#include "sim/runtime/mpi_runtime.h"
+#endif
 
 namespace asyncdp::sim {
 namespace {
@@ -38,7 +41,8 @@ std::string_view StopName(ClientStop stop) {
 
 // clients.csv: public columns first (N_c, rounds, the planned gradients Σ s_i, why it stopped, the rounds
 // its budget permits, staleness), then with output.diagnostics the non-private diag_* columns.
-std::string ClientsCsv(const std::vector<std::unique_ptr<ClientProtocol>>& clients, const ServerProtocol& server,
+std::string ClientsCsv(const std::vector<ClientOutcome>& outcomes,
+                       const std::vector<std::unique_ptr<ClientProtocol>>& clients, const ServerProtocol& server,
                        const Experiment& e, int64_t max_staleness_bucket, bool diagnostics) {
   const bool proactive = e.proactive.enabled;
   std::string out = "client,records,rounds,planned_gradients,budget_rounds,stop,excluded,readmissions,"
@@ -47,26 +51,26 @@ std::string ClientsCsv(const std::vector<std::unique_ptr<ClientProtocol>>& clien
   if (proactive) out += ProactiveClientsHeader();
   if (diagnostics) out += ",diag_gradients,diag_clipped_fraction,diag_mean_grad_norm";
   out += "\n";
-  for (const auto& client : clients) {
-    const auto c = static_cast<size_t>(client->id());
-    const int64_t id = client->id();
+  for (const ClientOutcome& client : outcomes) {
+    const auto c = static_cast<size_t>(client.id);
+    const int64_t id = client.id;
     const double mean_lag = server.updates_of(id) > 0 ? static_cast<double>(server.update_lag_sum(id)) /
                                                             static_cast<double>(server.updates_of(id))
                                                       : 0.0;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{:.6g},{}", id, client->records(), client->local_round(),
-                       client->planned_gradients(), e.privacy.budget_rounds[c],
-                       client->paused() ? "paused_at_target" : StopName(client->stop_reason()),
-                       server.excluded(id) ? 1 : 0, server.readmissions(id), server.max_update_lag(id), mean_lag,
-                       client->max_staleness());
-    const auto& histogram = client->staleness_histogram();
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{:.6g},{}", id, client.records, client.rounds,
+                       client.planned_gradients, e.privacy.budget_rounds[c],
+                       client.paused ? "paused_at_target" : StopName(client.stop), server.excluded(id) ? 1 : 0,
+                       server.readmissions(id), server.max_update_lag(id), mean_lag, client.max_staleness);
+    const auto& histogram = client.staleness_histogram;
     for (int64_t s = 0; s <= max_staleness_bucket; ++s) {
       out += fmt::format(",{}", s < static_cast<int64_t>(histogram.size()) ? histogram[s] : 0);
     }
-    if (proactive) out += ProactiveClientCells(e, *client, server.model());
+    // The proactive runs are refused on the MPI runtime (sim/config_io.cc), so clients[c] ran here.
+    if (proactive) out += ProactiveClientCells(e, *clients[c], server.model());
     if (diagnostics) {
-      const auto& clip = client->clip_totals();
+      const auto& clip = client.clip_totals;
       const double n = std::max<double>(1.0, static_cast<double>(clip.examples));
-      out += fmt::format(",{},{:.6g},{:.6g}", client->gradients(), static_cast<double>(clip.clipped) / n,
+      out += fmt::format(",{},{:.6g},{:.6g}", client.gradients, static_cast<double>(clip.clipped) / n,
                          clip.norm_sum / n);
     }
     out += "\n";
@@ -102,8 +106,26 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   const bool virtual_clock = experiment.runtime.kind == RuntimeKind::kVirtual;
   RuntimeOptions runtime = experiment.runtime;
   runtime.cancel = options.cancel;
-  RuntimeReport report = virtual_clock ? RunVirtual(runtime, experiment.faults, clients, server, observers)
-                                       : RunThreads(runtime, experiment.faults, clients, server, observers);
+  RuntimeReport report;
+  std::vector<ClientOutcome> outcomes;
+  if (experiment.runtime.kind == RuntimeKind::kMpi) {
+#if ASYNCDP_WITH_MPI
+    // Every rank runs this; only rank 0 (the server) has the outcomes and produces outputs.
+    report = RunMpi(runtime, experiment.faults, clients, server, observers, outcomes);
+    if (MpiRank() != 0) {
+      TrainResult worker;
+      worker.primary = false;
+      return worker;
+    }
+#else
+    throw InputError("protocol.runtime", "\"mpi\": this asyncdp was built without MPI (OpenMPI was not found "
+                                         "at configure time; scripts/install-deps.sh installs it)");
+#endif
+  } else {
+    report = virtual_clock ? RunVirtual(runtime, experiment.faults, clients, server, observers)
+                           : RunThreads(runtime, experiment.faults, clients, server, observers);
+    outcomes = OutcomesOf(clients);
+  }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
   const bool diagnostics = resolved.output.diagnostics;
@@ -117,18 +139,18 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   int64_t max_staleness = 0;
   std::vector<int64_t> rounds_done, planned_grads, realised_grads;
   nlohmann::json clipped_fraction = nlohmann::json::array(), mean_grad_norm = nlohmann::json::array();
-  for (const auto& client : clients) {
-    max_staleness = std::max(max_staleness, client->max_staleness());
-    rounds_done.push_back(client->local_round());
-    planned_grads.push_back(client->planned_gradients());
-    realised_grads.push_back(client->gradients());
-    const auto& clip = client->clip_totals();
+  for (const ClientOutcome& client : outcomes) {
+    max_staleness = std::max(max_staleness, client.max_staleness);
+    rounds_done.push_back(client.rounds);
+    planned_grads.push_back(client.planned_gradients);
+    realised_grads.push_back(client.gradients);
+    const auto& clip = client.clip_totals;
     const double n = std::max<double>(1.0, static_cast<double>(clip.examples));
     clipped_fraction.push_back(static_cast<double>(clip.clipped) / n);
     mean_grad_norm.push_back(clip.norm_sum / n);
   }
   const int64_t total_planned = std::accumulate(planned_grads.begin(), planned_grads.end(), int64_t{0});
-  result.clients_csv = ClientsCsv(clients, server, experiment, max_staleness, diagnostics);
+  result.clients_csv = ClientsCsv(outcomes, clients, server, experiment, max_staleness, diagnostics);
 
   const MetricsRow& last = result.metrics.back();
   nlohmann::json& s = result.summary;

@@ -27,6 +27,8 @@ struct TrainOptions {
 };
 
 struct TrainResult {
+  // False on MPI ranks other than 0: they hosted clients and have nothing to report (the rest is empty).
+  bool primary = true;
   TrainConfig resolved_config;
   std::vector<MetricsRow> metrics;
   std::string metrics_csv;

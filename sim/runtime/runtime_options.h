@@ -12,6 +12,7 @@ namespace asyncdp::sim {
 enum class RuntimeKind {
   kVirtual,  // deterministic discrete-event clock (sim/runtime/virtual_runtime.h)
   kThreads,  // one thread per client plus the server thread (sim/runtime/thread_runtime.h)
+  kMpi,      // rank 0 the server, ranks 1..P-1 the clients (sim/runtime/mpi_runtime.h)
 };
 
 enum class LatencyModel {
@@ -31,6 +32,7 @@ struct RuntimeOptions {
   // virtual runtime stops dispatching events; in the threads runtime each client stops before its next
   // round. Either way the run ends as if the clients' plans ended there (RuntimeReport::cancelled).
   const std::atomic<bool>* cancel = nullptr;
+  double mpi_timeout = 60.0;     // mpi runtime: seconds of silence from a rank before the run fails
 };
 
 // Per-client timing and faults, fixed before the run.

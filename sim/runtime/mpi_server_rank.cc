@@ -1,0 +1,310 @@
+// Rank 0 of the MPI runtime: the server, the observers, and the watch over the other ranks.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <thread>
+
+#include "sim/runtime/cycle_clock.h"
+#include "sim/runtime/mpi_ranks.h"
+#include "sim/runtime/mpi_runtime.h"
+
+namespace asyncdp::sim::mpi {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Messages applied before the server publishes the newest v̂: a batch bounds how long a rank waits for a
+// broadcast while others keep sending.
+constexpr int kMaxBatch = 64;
+
+class ServerRank {
+ public:
+  ServerRank(const RuntimeOptions& options, const std::vector<std::unique_ptr<ClientProtocol>>& clients,
+             ServerProtocol& server, RunObserver& observer, Endpoint& endpoint, const Placement& placement)
+      : options_(options),
+        clients_(clients),
+        server_(server),
+        observer_(observer),
+        endpoint_(endpoint),
+        placement_(placement),
+        params_(server.model().size()),
+        finished_(clients.size(), false),
+        last_heard_client_(clients.size(), 0.0),
+        last_heard_rank_(static_cast<size_t>(placement.ranks), 0.0) {
+    update_.update.resize(params_);
+  }
+
+  RuntimeReport Run(std::vector<ClientOutcome>& outcomes) {
+    start_ = Clock::now();
+    IdleBackoff backoff;
+    double last_tick = 0.0;
+    while (!server_.all_released()) {
+      bool active = false;
+      std::optional<BroadcastMessage> newest;
+      Incoming message;
+      for (int n = 0; n < kMaxBatch && !server_.all_released() && endpoint_.Poll(MPI_ANY_SOURCE, message); ++n) {
+        active = true;
+        Handle(message, newest);
+      }
+      if (options_.exclude_after > 0 && Seconds() - last_tick >= options_.exclude_after / 4.0) {
+        last_tick = Seconds();
+        ExcludeLaggards(newest);
+      }
+      if (newest) Publish(*newest);
+      endpoint_.Progress();
+      CheckLiveness();
+      SendHeartbeats();
+      if (active) {
+        backoff.Reset();
+      } else {
+        std::this_thread::sleep_for(backoff.Next());
+      }
+    }
+    const auto rank_outcomes = Shutdown();
+
+    RuntimeReport report;
+    report.wall_seconds = Seconds();
+    report.end_time = report.wall_seconds;
+    report.observer_seconds = calibration_.Seconds(observer_ticks_);
+    report.gradients = clock_.gradients;
+    report.updates = server_.updates_applied();
+    report.excluded = server_.excluded_clients();
+    Assemble(rank_outcomes, report, outcomes);
+    const double rounds = static_cast<double>(std::max<int64_t>(1, server_.global_round()));
+    spdlog::info("mpi: rank 0 received {} messages ({} bytes) and sent {} ({} bytes) over {} global rounds: "
+                 "{:.0f} bytes in and {:.0f} bytes out per global round",
+                 endpoint_.messages_received(), endpoint_.bytes_received(), endpoint_.messages_sent(),
+                 endpoint_.bytes_sent(), server_.global_round(), static_cast<double>(endpoint_.bytes_received()) / rounds,
+                 static_cast<double>(endpoint_.bytes_sent()) / rounds);
+    clock_.time = report.wall_seconds;
+    observer_.OnFinish(server_, clock_);
+    return report;
+  }
+
+ private:
+  double Seconds() const { return SecondsSince(start_); }
+
+  [[noreturn]] void Fail(const std::string& what) const {
+    throw MpiRunError(fmt::format("rank 0 (server): {}", what));
+  }
+
+  void Handle(const Incoming& message, std::optional<BroadcastMessage>& newest) {
+    const double now = Seconds();
+    last_heard_rank_[static_cast<size_t>(message.source)] = now;
+    const Buffer& bytes = *message.payload;
+    std::optional<BroadcastMessage> broadcast;
+    switch (message.tag) {
+      case kUpdate: {
+        if (bytes.size() != UpdateBytes(params_)) {
+          Fail(fmt::format("an update from rank {} has {} bytes, expected {} ({} parameters): do all ranks run "
+                           "the same binary and configuration?",
+                           message.source, bytes.size(), UpdateBytes(params_), params_));
+        }
+        std::memcpy(&update_.client, bytes.data(), sizeof(int64_t));
+        std::memcpy(&update_.local_round, bytes.data() + sizeof(int64_t), sizeof(int64_t));
+        std::memcpy(&update_.step_size, bytes.data() + 2 * sizeof(int64_t), sizeof(double));
+        std::memcpy(update_.update.data(), bytes.data() + kUpdateHeaderBytes, sizeof(float) * params_);
+        const auto client = CheckSender(update_.client, message.source);
+        const auto& sizes = clients_[client]->plan().sample_sizes;
+        if (update_.local_round < 0 || update_.local_round >= static_cast<int64_t>(sizes.size())) {
+          Fail(fmt::format("client {} sent round {} outside its plan", update_.client, update_.local_round));
+        }
+        last_heard_client_[client] = now;
+        // The planned s_i (public): the server learns (i, U) only, never the realised batch size.
+        clock_.gradients += sizes[static_cast<size_t>(update_.local_round)];
+        broadcast = server_.OnUpdate(update_);
+        break;
+      }
+      case kStop: {
+        if (bytes.size() != 2 * sizeof(int64_t)) Fail(fmt::format("malformed stop notice from rank {}", message.source));
+        int64_t words[2];
+        std::memcpy(words, bytes.data(), sizeof(words));
+        const auto client = CheckSender(words[0], message.source);
+        last_heard_client_[client] = now;
+        finished_[client] = true;
+        broadcast = server_.OnClientStopped(words[0], words[1]);
+        break;
+      }
+      case kHeartbeat:
+        break;
+      default:
+        Fail(fmt::format("unexpected message (tag {}) from rank {} during the run", message.tag, message.source));
+    }
+    if (broadcast) {
+      OnGlobalRound();
+      newest = std::move(broadcast);
+    }
+  }
+
+  size_t CheckSender(int64_t client, int source) const {
+    if (client < 0 || client >= placement_.clients || placement_.RankOf(client) != source) {
+      Fail(fmt::format("rank {} sent a message for client {}, which it does not host", source, client));
+    }
+    return static_cast<size_t>(client);
+  }
+
+  // Called once per global round as it forms, while v̂ is exactly v̂_k.
+  void OnGlobalRound() {
+    // A new model is new work: every client gets a fresh exclude_after (and mpi_timeout) to respond.
+    std::fill(last_heard_client_.begin(), last_heard_client_.end(), Seconds());
+    clock_.time = Seconds();
+    AddTicks(observer_ticks_, [&] { observer_.OnGlobalRound(server_, clock_); });
+  }
+
+  // protocol.exclude_after: only laggards can be at fault; a client waiting for v̂_k is silent because of them.
+  void ExcludeLaggards(std::optional<BroadcastMessage>& newest) {
+    const double now = Seconds();
+    for (size_t c = 0; c < clients_.size(); ++c) {
+      const auto id = static_cast<int64_t>(c);
+      if (!server_.lagging(id) || now - last_heard_client_[c] <= options_.exclude_after) continue;
+      spdlog::warn("server: excluding client {} on rank {} (silent for {:.3g} s)", c, placement_.RankOf(id),
+                   now - last_heard_client_[c]);
+      auto excluded = server_.Exclude(id);
+      clock_.time = now;
+      AddTicks(observer_ticks_, [&] { observer_.OnClientExcluded(id, clock_); });
+      if (excluded) {
+        OnGlobalRound();
+        newest = std::move(excluded);
+      }
+    }
+  }
+
+  // One message per rank with a client still running, shared by that rank's clients.
+  void Publish(const BroadcastMessage& broadcast) {
+    auto buffer = std::make_shared<Buffer>(BroadcastBytes(params_));
+    std::memcpy(buffer->data(), &broadcast.global_round, sizeof(int64_t));
+    std::memcpy(buffer->data() + kBroadcastHeaderBytes, broadcast.model->data(), sizeof(float) * params_);
+    for (int rank = 1; rank < placement_.ranks; ++rank) {
+      bool running = false;
+      for (int64_t c = placement_.FirstClient(rank); c < placement_.FirstClient(rank + 1); ++c) {
+        running = running || !finished_[static_cast<size_t>(c)];
+      }
+      if (running) endpoint_.Send(rank, kBroadcast, buffer);
+    }
+  }
+
+  // Every wait has a time-out: a silent rank (heartbeats stopped) or a laggard that never answers ends the
+  // run instead of hanging it.
+  void CheckLiveness() const {
+    const double now = Seconds();
+    for (int rank = 1; rank < placement_.ranks; ++rank) {
+      const double silent = now - last_heard_rank_[static_cast<size_t>(rank)];
+      if (silent > options_.mpi_timeout) {
+        Fail(fmt::format("rank {} (clients {}..{}) has sent nothing for {:.3g} s (protocol.mpi_timeout = {:.3g} "
+                         "s): it died, stalled or lost its connection; ending the run",
+                         rank, placement_.FirstClient(rank), placement_.FirstClient(rank + 1) - 1, silent,
+                         options_.mpi_timeout));
+      }
+    }
+    if (options_.exclude_after > 0) return;  // silent laggards are excluded instead
+    for (size_t c = 0; c < clients_.size(); ++c) {
+      const auto id = static_cast<int64_t>(c);
+      if (server_.lagging(id) && now - last_heard_client_[c] > options_.mpi_timeout) {
+        Fail(fmt::format("client {} on rank {} holds up global round {} and has sent nothing for {:.3g} s "
+                         "(protocol.mpi_timeout); set protocol.exclude_after to exclude stalled clients instead",
+                         c, placement_.RankOf(id), server_.global_round() + 1, now - last_heard_client_[c]));
+      }
+    }
+  }
+
+  void SendHeartbeats() {
+    for (int rank = 1; rank < placement_.ranks; ++rank) {
+      if (endpoint_.SinceSent(rank) > options_.mpi_timeout / 4.0) endpoint_.SendEmpty(rank, kHeartbeat);
+    }
+  }
+
+  // Tells every rank the run is over and collects its outcome. Messages still in flight (updates of
+  // excluded clients, heartbeats) arrive before the outcome (MPI keeps a sender's order) and are dropped.
+  std::map<int, RankOutcome> Shutdown() {
+    for (int rank = 1; rank < placement_.ranks; ++rank) endpoint_.SendEmpty(rank, kShutdown);
+    const double since = Seconds();
+    for (auto& heard : last_heard_rank_) heard = std::max(heard, since);
+    std::map<int, RankOutcome> outcomes;
+    IdleBackoff backoff;
+    while (static_cast<int>(outcomes.size()) < placement_.ranks - 1) {
+      Incoming message;
+      bool active = false;
+      while (endpoint_.Poll(MPI_ANY_SOURCE, message)) {
+        active = true;
+        last_heard_rank_[static_cast<size_t>(message.source)] = Seconds();
+        if (message.tag == kOutcome) outcomes[message.source] = DecodeOutcome(*message.payload);
+      }
+      endpoint_.Progress();
+      for (int rank = 1; rank < placement_.ranks; ++rank) {
+        const double silent = Seconds() - last_heard_rank_[static_cast<size_t>(rank)];
+        if (!outcomes.contains(rank) && silent > options_.mpi_timeout) {
+          Fail(fmt::format("rank {} did not report its clients' outcomes within {:.3g} s of the end of the run "
+                           "(protocol.mpi_timeout): it died or stalled",
+                           rank, silent));
+        }
+      }
+      if (active) {
+        backoff.Reset();
+      } else {
+        std::this_thread::sleep_for(backoff.Next());
+      }
+    }
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(options_.mpi_timeout));
+    if (!endpoint_.Flush(deadline)) Fail("messages to the other ranks were not delivered within protocol.mpi_timeout");
+    return outcomes;
+  }
+
+  // Outcomes in client order (each client reported exactly once, by the rank that hosts it); compute time
+  // summed; cores = per host, min(hardware threads, clients on that host).
+  void Assemble(const std::map<int, RankOutcome>& ranks, RuntimeReport& report,
+                std::vector<ClientOutcome>& outcomes) const {
+    outcomes.assign(clients_.size(), ClientOutcome{});
+    std::vector<bool> seen(clients_.size(), false);
+    std::map<uint64_t, std::pair<int64_t, int64_t>> hosts;  // host → (hardware threads, clients)
+    for (const auto& [rank, outcome] : ranks) {
+      report.compute_seconds += outcome.compute_seconds;
+      auto& host = hosts[outcome.host];
+      host.first = std::max<int64_t>(host.first, outcome.cores);
+      host.second += static_cast<int64_t>(outcome.clients.size());
+      for (const ClientOutcome& client : outcome.clients) {
+        const size_t c = CheckSender(client.id, rank);
+        if (seen[c]) Fail(fmt::format("client {} was reported twice", client.id));
+        seen[c] = true;
+        outcomes[c] = client;
+      }
+    }
+    for (size_t c = 0; c < seen.size(); ++c) {
+      if (!seen[c]) Fail(fmt::format("no rank reported client {}", c));
+    }
+    int64_t cores = 0;
+    for (const auto& [host, counts] : hosts) cores += std::min(counts.first, counts.second);
+    report.cores = static_cast<int>(std::max<int64_t>(1, cores));
+  }
+
+  const RuntimeOptions& options_;
+  const std::vector<std::unique_ptr<ClientProtocol>>& clients_;
+  ServerProtocol& server_;
+  RunObserver& observer_;
+  Endpoint& endpoint_;
+  const Placement placement_;
+  const Eigen::Index params_;
+  UpdateMessage update_;                  // reused for every received update
+  std::vector<bool> finished_;            // a stop notice arrived: the client needs no more broadcasts
+  std::vector<double> last_heard_client_;  // seconds since start_
+  std::vector<double> last_heard_rank_;
+  CycleCalibration calibration_;
+  uint64_t observer_ticks_ = 0;
+  RunClock clock_;
+  Clock::time_point start_;
+};
+
+}  // namespace
+
+RuntimeReport RunServerRank(const RuntimeOptions& options, const std::vector<std::unique_ptr<ClientProtocol>>& clients,
+                            ServerProtocol& server, RunObserver& observer, Endpoint& endpoint,
+                            const Placement& placement, std::vector<ClientOutcome>& outcomes) {
+  ServerRank rank(options, clients, server, observer, endpoint, placement);
+  return rank.Run(outcomes);
+}
+
+}  // namespace asyncdp::sim::mpi

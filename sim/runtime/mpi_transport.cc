@@ -1,0 +1,206 @@
+#include "sim/runtime/mpi_transport.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <functional>
+#include <stdexcept>
+#include <string_view>
+#include <thread>
+
+namespace asyncdp::sim::mpi {
+namespace {
+
+void Check(int code, const char* what) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  throw std::runtime_error(std::string("MPI: ") + what + " failed: " + std::string(text, static_cast<size_t>(length)));
+}
+
+class WordWriter {
+ public:
+  void Put(int64_t word) { words_.push_back(word); }
+  void PutDouble(double value) { words_.push_back(std::bit_cast<int64_t>(value)); }
+  Buffer Finish() const {
+    Buffer buffer(words_.size() * sizeof(int64_t));
+    std::memcpy(buffer.data(), words_.data(), buffer.size());
+    return buffer;
+  }
+
+ private:
+  std::vector<int64_t> words_;
+};
+
+class WordReader {
+ public:
+  explicit WordReader(const Buffer& buffer) : words_(buffer.size() / sizeof(int64_t)) {
+    if (buffer.size() % sizeof(int64_t) != 0) throw std::runtime_error("MPI runtime: outcome message truncated");
+    std::memcpy(words_.data(), buffer.data(), buffer.size());
+  }
+  int64_t Get() {
+    if (next_ >= words_.size()) throw std::runtime_error("MPI runtime: outcome message truncated");
+    return words_[next_++];
+  }
+  double GetDouble() { return std::bit_cast<double>(Get()); }
+  bool done() const { return next_ == words_.size(); }
+
+ private:
+  std::vector<int64_t> words_;
+  size_t next_ = 0;
+};
+
+}  // namespace
+
+int Placement::RankOf(int64_t client) const {
+  // The last rank r with FirstClient(r) ≤ client.
+  int rank = 1;
+  while (rank + 1 < ranks && FirstClient(rank + 1) <= client) ++rank;
+  return rank;
+}
+
+Buffer EncodeOutcome(const RankOutcome& outcome) {
+  WordWriter w;
+  w.PutDouble(outcome.compute_seconds);
+  w.Put(outcome.cores);
+  w.Put(std::bit_cast<int64_t>(outcome.host));
+  w.Put(static_cast<int64_t>(outcome.clients.size()));
+  for (const ClientOutcome& c : outcome.clients) {
+    w.Put(c.id);
+    w.Put(c.records);
+    w.Put(c.rounds);
+    w.Put(c.planned_gradients);
+    w.Put(static_cast<int64_t>(c.stop));
+    w.Put(c.max_staleness);
+    w.Put(c.gradients);
+    w.Put(c.clip_totals.examples);
+    w.Put(c.clip_totals.clipped);
+    w.PutDouble(c.clip_totals.norm_sum);
+    w.Put(static_cast<int64_t>(c.staleness_histogram.size()));
+    for (int64_t count : c.staleness_histogram) w.Put(count);
+  }
+  return w.Finish();
+}
+
+RankOutcome DecodeOutcome(const Buffer& buffer) {
+  WordReader r(buffer);
+  RankOutcome outcome;
+  outcome.compute_seconds = r.GetDouble();
+  outcome.cores = static_cast<int>(r.Get());
+  outcome.host = std::bit_cast<uint64_t>(r.Get());
+  const int64_t count = r.Get();
+  if (count < 0 || count > static_cast<int64_t>(buffer.size())) throw std::runtime_error("MPI runtime: bad outcome");
+  outcome.clients.resize(static_cast<size_t>(count));
+  for (ClientOutcome& c : outcome.clients) {
+    c.id = r.Get();
+    c.records = r.Get();
+    c.rounds = r.Get();
+    c.planned_gradients = r.Get();
+    const int64_t stop = r.Get();
+    if (stop < 0 || stop > static_cast<int64_t>(ClientStop::kDroppedOut)) {
+      throw std::runtime_error("MPI runtime: bad client stop reason in outcome");
+    }
+    c.stop = static_cast<ClientStop>(stop);
+    c.max_staleness = r.Get();
+    c.gradients = r.Get();
+    c.clip_totals.examples = r.Get();
+    c.clip_totals.clipped = r.Get();
+    c.clip_totals.norm_sum = r.GetDouble();
+    const int64_t buckets = r.Get();
+    if (buckets < 0 || buckets > static_cast<int64_t>(buffer.size())) {
+      throw std::runtime_error("MPI runtime: bad staleness histogram in outcome");
+    }
+    c.staleness_histogram.resize(static_cast<size_t>(buckets));
+    for (int64_t& n : c.staleness_histogram) n = r.Get();
+  }
+  if (!r.done()) throw std::runtime_error("MPI runtime: trailing bytes in outcome");
+  return outcome;
+}
+
+const std::shared_ptr<Buffer> Endpoint::kEmpty = std::make_shared<Buffer>(1);
+
+Endpoint::Endpoint(MPI_Comm comm) : comm_(comm) {
+  Check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
+  Check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+  last_sent_.assign(static_cast<size_t>(size_), std::chrono::steady_clock::now());
+}
+
+Endpoint::~Endpoint() = default;
+
+void Endpoint::Send(int dest, Tag tag, std::shared_ptr<Buffer> buffer) {
+  PendingSend send{MPI_REQUEST_NULL, std::move(buffer), tag};
+  Check(MPI_Isend(send.buffer->data(), static_cast<int>(send.buffer->size()), MPI_BYTE, dest, tag, comm_,
+                  &send.request),
+        "MPI_Isend");
+  bytes_sent_ += static_cast<int64_t>(send.buffer->size());
+  ++messages_sent_;
+  pending_.push_back(std::move(send));
+  last_sent_[static_cast<size_t>(dest)] = std::chrono::steady_clock::now();
+}
+
+void Endpoint::SendEmpty(int dest, Tag tag) {
+  PendingSend send{MPI_REQUEST_NULL, kEmpty, tag};
+  Check(MPI_Isend(kEmpty->data(), 0, MPI_BYTE, dest, tag, comm_, &send.request), "MPI_Isend");
+  ++messages_sent_;
+  pending_.push_back(std::move(send));
+  last_sent_[static_cast<size_t>(dest)] = std::chrono::steady_clock::now();
+}
+
+bool Endpoint::Poll(int source, Incoming& message) {
+  int flag = 0;
+  MPI_Message handle = MPI_MESSAGE_NULL;
+  MPI_Status status;
+  Check(MPI_Improbe(source, MPI_ANY_TAG, comm_, &flag, &handle, &status), "MPI_Improbe");
+  if (!flag) return false;
+  int bytes = 0;
+  Check(MPI_Get_count(&status, MPI_BYTE, &bytes), "MPI_Get_count");
+  receive_.resize(static_cast<size_t>(bytes));
+  Check(MPI_Mrecv(bytes > 0 ? receive_.data() : kEmpty->data(), bytes, MPI_BYTE, &handle, MPI_STATUS_IGNORE),
+        "MPI_Mrecv");
+  message.source = status.MPI_SOURCE;
+  message.tag = status.MPI_TAG;
+  message.payload = &receive_;
+  bytes_received_ += bytes;
+  ++messages_received_;
+  return true;
+}
+
+void Endpoint::Progress(std::vector<std::shared_ptr<Buffer>>* done) {
+  size_t kept = 0;
+  for (size_t i = 0; i < pending_.size(); ++i) {
+    int flag = 0;
+    Check(MPI_Test(&pending_[i].request, &flag, MPI_STATUS_IGNORE), "MPI_Test");
+    if (flag) {
+      if (done && pending_[i].tag == kUpdate) done->push_back(std::move(pending_[i].buffer));
+      continue;
+    }
+    if (kept != i) pending_[kept] = std::move(pending_[i]);
+    ++kept;
+  }
+  pending_.resize(kept);
+}
+
+bool Endpoint::Flush(std::chrono::steady_clock::time_point deadline) {
+  IdleBackoff backoff;
+  while (true) {
+    Progress();
+    if (pending_.empty()) return true;
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(backoff.Next());
+  }
+}
+
+double Endpoint::SinceSent(int dest) const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - last_sent_[static_cast<size_t>(dest)])
+      .count();
+}
+
+uint64_t HostHash() {
+  char name[MPI_MAX_PROCESSOR_NAME];
+  int length = 0;
+  Check(MPI_Get_processor_name(name, &length), "MPI_Get_processor_name");
+  return std::hash<std::string_view>{}(std::string_view(name, static_cast<size_t>(length)));
+}
+
+}  // namespace asyncdp::sim::mpi
