@@ -11,6 +11,8 @@
 #                                     [--seeds 3] [--jobs N]      a grid of your own, mean ± std over seeds
 #   ./run_experiments.sh audit        empirical privacy audit (asyncdp audit) of 11 configurations and 2
 #                                     deliberately wrong accountants: eps_lower vs reported eps, verdicts
+#   ./run_experiments.sh proactive    accuracy/epsilon targets, phases, stop and re-join (Figure 15), and
+#                                     budget allocation strategies at equal epsilon    (a few minutes)
 #
 # Common options: --out DIR (default results/<mode>), --jobs N (parallel runs, default 1 for quick and
 # sweep, 2 for paper), --libsvm PATH, --images DIR. Environment: ASYNCDP_BIN (use this binary, skip the
@@ -36,6 +38,8 @@ source "$EXP_DIR/paper.sh"
 source "$EXP_DIR/sweep.sh"
 # shellcheck source=scripts/experiments/audit.sh
 source "$EXP_DIR/audit.sh"
+# shellcheck source=scripts/experiments/proactive.sh
+source "$EXP_DIR/proactive.sh"
 
 usage() {
   sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'
@@ -47,9 +51,9 @@ if [ $# -gt 0 ] && [[ $1 != -* ]]; then
   shift
 fi
 case $MODE in
-  quick | paper | sweep | audit) ;;
+  quick | paper | sweep | audit | proactive) ;;
   help) usage; exit 0 ;;
-  *) usage >&2; die "unknown subcommand '$MODE' (quick, paper, sweep, audit)" ;;
+  *) usage >&2; die "unknown subcommand '$MODE' (quick, paper, sweep, audit, proactive)" ;;
 esac
 
 OUT_ARG="" LIBSVM_ARG="" IMAGES_ARG="" CONFIG_ARG="" SAMPLE_SIZES_ARG="" EPSILONS_ARG="" SEEDS_ARG=1
@@ -75,7 +79,7 @@ case $SCALE in tiny | default | full) ;; *) die "ASYNCDP_EXPERIMENTS_SCALE must 
 if [ -n "$JOBS_ARG" ]; then
   [[ $JOBS_ARG =~ ^[1-9][0-9]*$ ]] || die "--jobs needs a positive integer, got '$JOBS_ARG'"
   JOBS=$JOBS_ARG
-elif [ "$MODE" = paper ]; then
+elif [ "$MODE" = paper ] || [ "$MODE" = proactive ]; then
   JOBS=2
 fi
 [[ $SEEDS_ARG =~ ^[1-9][0-9]*$ ]] || die "--seeds needs a positive integer, got '$SEEDS_ARG'"

@@ -105,6 +105,7 @@ struct TargetsConfig {
   std::vector<double> client_accuracy;  // per-client overrides (one per client, or empty)
   std::vector<double> client_epsilon;   // per-client overrides (one per client, or empty)
   double holdout_fraction = 0.2;        // of each shard, held out for the accuracy check
+  std::string enforce = "all_upper_bounds";  // all_upper_bounds (rdp and pld) | dp_accountant
 };
 
 // The phases and the budget allocation over them (proactive-dp.md §6.3; docs/theory.md).

@@ -126,7 +126,9 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
       {"clients.dropout_ids", &c.clients.dropout_ids,
        "Client ids that stop silently at local round dropout_round (needs protocol.exclude_after > 0).", Closed(0, kMaxClients - 1)},
       {"clients.dropout_round", &c.clients.dropout_round, "Local round at which dropped clients stop.", kAnyCount},
-      {"clients.delay_ids", &c.clients.delay_ids, "Client ids whose messages take delay_extra longer.", Closed(0, kMaxClients - 1)},
+      {"clients.delay_ids", &c.clients.delay_ids,
+       "Client ids whose messages (updates and notices) reach the server delay_extra later; the client goes "
+       "on computing (message latency, the same in both runtimes).", Closed(0, kMaxClients - 1)},
       {"clients.delay_extra", &c.clients.delay_extra,
        "Extra message delay in seconds (virtual seconds, or wall seconds in the threads runtime).", Closed(0, 1e6)},
       // [protocol]
@@ -139,8 +141,9 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        {"bounded", "unbounded"}},
       {"protocol.tau", &c.protocol.tau, "tau of the bounded rule: 0 synchronous, 1 the paper's default.", Closed(0, kMaxRoundsPerClient)},
       {"protocol.exclude_after", &c.protocol.exclude_after,
-       "Server excludes a client silent for this many seconds (virtual or wall) from the broadcast "
-       "condition; 0 = never.", Closed(0, 1e9)},
+       "Server excludes a client that holds up the broadcast and is silent for this many seconds (virtual "
+       "or wall; counted from when the newest model reached it or it was last heard) from the broadcast "
+       "condition; heard from again, it is re-admitted; 0 = never.", Closed(0, 1e9)},
       {"protocol.worker_threads", &c.protocol.worker_threads,
        "Virtual runtime: threads computing client rounds (results do not depend on it); 0 = auto: all "
        "cores if a round's compute takes over 50 us (e.g. LeNet), else the event loop alone.", Closed(0, 1024)},
@@ -212,6 +215,11 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
       {"targets.holdout_fraction", &c.targets.holdout_fraction,
        "Fraction of each client's shard held out for its accuracy check, in (0, 1); not part of the data "
        "set its epsilon protects.", Open(0, 1)},
+      {"targets.enforce", &c.targets.enforce,
+       "Accountants under which epsilon_target is never exceeded: all_upper_bounds (rdp and pld; the safe "
+       "default) or dp_accountant only (e.g. pld, so a calibrated plan spends exactly epsilon_target under "
+       "the tight accountant; rdp may then report more).",
+       {"all_upper_bounds", "dp_accountant"}},
       // [proactive]
       {"proactive.phase_sizing", &c.proactive.phase_sizing,
        "How each phase's batch size and sigma are set: e1 = the paper's E.1 calculator picks s_j for the "

@@ -60,7 +60,11 @@ PrivacySetup ResolvePrivacy(TrainConfig& config, std::vector<RoundPlan>& plans, 
     std::vector<accounting::Schedule> clients;
     std::map<ScheduleKey, bool> seen;
     for (const RoundPlan& plan : plans) {
-      accounting::Schedule relative = plan.PrivacySchedule(plan.rounds(), [](double) { return 1.0; });
+      // σ relative to the calibrated multiplier: 1, or the dp.sigma_schedule profile (heterogeneous rounds
+      // compose exactly, so every allocation spends exactly dp.epsilon).
+      RoundPlan profile = plan;
+      SetNoise(profile, 1.0, config.dp.sigma_schedule);
+      accounting::Schedule relative = profile.PrivacySchedule(profile.rounds(), [](double m) { return m; });
       if (seen.emplace(KeyOf(relative), true).second) clients.push_back(std::move(relative));
     }
     const accounting::CalibrationResult r =
@@ -82,7 +86,7 @@ PrivacySetup ResolvePrivacy(TrainConfig& config, std::vector<RoundPlan>& plans, 
                  config.dp.epsilon, delta, config.dp.accountant);
   }
   p.sigma = config.dp.sigma;
-  for (RoundPlan& plan : plans) SetNoise(plan, p.sigma);
+  for (RoundPlan& plan : plans) SetNoise(plan, p.sigma, config.dp.sigma_schedule);
   if (config.dp.epsilon > 0.0 && config.dp.halt_at_budget) {
     // The halt round of each distinct plan, from the public schedule before training.
     p.epsilon_budget = config.dp.epsilon;

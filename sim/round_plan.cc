@@ -31,6 +31,16 @@ double RoundPlan::rate(int64_t i) const {
 
 void SetNoise(RoundPlan& plan, double sigma) { plan.noise_multipliers.assign(plan.sample_sizes.size(), sigma); }
 
+void SetNoise(RoundPlan& plan, double sigma, const std::vector<double>& multipliers) {
+  SetNoise(plan, sigma);
+  if (multipliers.empty()) return;
+  const auto rounds = static_cast<size_t>(plan.rounds());
+  for (size_t i = 0; i < rounds; ++i) {
+    const size_t part = std::min(multipliers.size() - 1, i * multipliers.size() / rounds);
+    plan.noise_multipliers[i] = sigma * multipliers[part];
+  }
+}
+
 int64_t RoundPlan::iterations() const {
   return std::accumulate(sample_sizes.begin(), sample_sizes.end(), int64_t{0});
 }

@@ -43,6 +43,9 @@ RoundPlan MakeRoundPlan(const ScheduleConfig& schedule, int64_t n_records);
 
 // σ_i = sigma for every round.
 void SetNoise(RoundPlan& plan, double sigma);
+// σ_i = sigma · m_j for round i in part j = floor(i·J / T) of the plan's T rounds (dp.sigma_schedule:
+// J = multipliers.size() equal parts, J = T is a per-round list); empty multipliers = constant σ.
+void SetNoise(RoundPlan& plan, double sigma, const std::vector<double>& multipliers);
 
 template <typename SigmaMap>
 accounting::Schedule RoundPlan::PrivacySchedule(int64_t rounds, const SigmaMap& accounted_sigma) const {

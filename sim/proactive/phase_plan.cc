@@ -26,11 +26,11 @@ void AppendRounds(RoundPlan& plan, const ProactiveOptions& options, int64_t s, i
   }
 }
 
-int64_t BudgetRounds(const RoundPlan& plan, const ClientTarget& target, const accounting::AccountantOptions& options) {
+int64_t BudgetRounds(const RoundPlan& plan, const ClientTarget& target, const ProactiveOptions& o) {
   const accounting::Schedule schedule = plan.PrivacySchedule(plan.rounds(), [](double s) { return s; });
   int64_t rounds = plan.rounds();
-  for (accounting::AccountantKind kind : kBudgetAccountants) {
-    rounds = std::min(rounds, accounting::RoundsWithinBudget(kind, options, schedule, target.epsilon, target.delta));
+  for (accounting::AccountantKind kind : o.budget_accountants) {
+    rounds = std::min(rounds, accounting::RoundsWithinBudget(kind, o.accounting, schedule, target.epsilon, target.delta));
   }
   return rounds;
 }
@@ -81,7 +81,7 @@ void PlanCalibrated(const ProactiveOptions& o, const ClientTarget& target, int64
   }
   const accounting::Schedule profile = relative.PrivacySchedule(relative.rounds(), [](double m) { return m; });
   double scale = 0.0;
-  for (accounting::AccountantKind kind : kBudgetAccountants) {
+  for (accounting::AccountantKind kind : o.budget_accountants) {
     const accounting::CalibrationResult c =
         accounting::CalibrateSigma(kind, o.accounting, {&profile, 1}, target.epsilon, target.delta);
     if (!c.found) {
@@ -111,6 +111,9 @@ ProactiveOptions ResolveProactiveOptions(const TrainConfig& config, SamplingMode
   o.step.beta = config.schedule.beta;
   o.divide_by_sample_size = config.schedule.divide_round_update_by_sample_size;
   o.accounting.sampling = sampling;
+  if (config.targets.enforce == "dp_accountant") {
+    o.budget_accountants = {accounting::ParseAccountantKind(config.dp.accountant, "dp.accountant")};
+  }
   return o;
 }
 
@@ -136,7 +139,7 @@ ClientPhasePlan PlanClientPhases(const ProactiveOptions& options, const ClientTa
     AppendRounds(out.plan, options, phase.sample_size, phase.rounds, phase.sigma);
     out.phase_ends.push_back(out.plan.rounds());
   }
-  out.budget_rounds = out.admitted ? BudgetRounds(out.plan, target, options.accounting) : 0;
+  out.budget_rounds = out.admitted ? BudgetRounds(out.plan, target, options) : 0;
   if (out.admitted && out.budget_rounds == 0) {
     out.admitted = false;
     out.reason = "the tight accountants allow no round within epsilon_target";

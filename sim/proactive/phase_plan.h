@@ -41,6 +41,9 @@ struct ProactiveOptions {
   StepSizeOptions step;                      // η̄_i = η(t_i), t continuing across phases
   bool divide_by_sample_size = false;
   accounting::AccountantOptions accounting;  // sampling model of the rounds
+  // The accountants under which ε_target is never exceeded (targets.enforce): RDP and PLD, or dp.accountant.
+  std::vector<accounting::AccountantKind> budget_accountants = {accounting::AccountantKind::kRdp,
+                                                                accounting::AccountantKind::kPld};
 };
 
 ProactiveOptions ResolveProactiveOptions(const TrainConfig& config, SamplingModel sampling);
@@ -69,18 +72,14 @@ struct ClientPhasePlan {
   std::vector<PlannedPhase> phases;  // the admissible phases, in order
   std::vector<int64_t> phase_ends;   // cumulative rounds at the end of each phase
   RoundPlan plan;                    // every phase's rounds (s_i, σ_i, η̄_i)
-  // Rounds within ε_target under every upper-bound accountant (RDP, PLD): the client halts there.
+  // Rounds within ε_target under every budget accountant: the client halts there.
   int64_t budget_rounds = 0;
 };
-
-// The accountants a target client's budget is enforced under: every upper bound it reports.
-inline constexpr accounting::AccountantKind kBudgetAccountants[] = {accounting::AccountantKind::kRdp,
-                                                                   accounting::AccountantKind::kPld};
 
 // Plans one client's phases. Throws ConfigError for invalid combinations.
 ClientPhasePlan PlanClientPhases(const ProactiveOptions& options, const ClientTarget& target, int64_t n_records);
 
-// The largest ε of rounds [0, rounds) of `plan` over kBudgetAccountants, and each one's value.
+// ε of rounds [0, rounds) of `plan` under each accountant.
 struct PhaseEpsilon {
   double rdp = 0.0;
   double pld = 0.0;

@@ -133,6 +133,22 @@ TEST(RunExperiments, SweepAggregatesSeedsPerSampleSizeAndEpsilonIncludingSMax) {
   ExpectRunsRecordConfigAndSeed(out + "/runs");
 }
 
+TEST(RunExperiments, ProactiveRunsTheFigure15FlowAndComparesAllocationsAtEqualEpsilon) {
+  TempDir dir;
+  const std::string out = dir.Path("proactive");
+  const CliResult r = RunScript("proactive --out " + Quoted(out), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ExpectFiles(out, {"REPORT.md", "flow.csv", "allocation.csv", "manifest.tsv", "plots/allocation.png"});
+  const std::string report = ReadFile(out + "/REPORT.md");
+  for (const char* section : {"## (a) Figure 15 flow", "## (b) Budget allocation",
+                              "Does adaptive allocation beat uniform at equal epsilon", "paired seeds"}) {
+    EXPECT_THAT(report, HasSubstr(section));
+  }
+  EXPECT_EQ(CountLines(ReadFile(out + "/allocation.csv")), 1 + 4 * 3);  // 4 strategies x 3 seeds (tiny)
+  EXPECT_THAT(ReadFile(out + "/flow.csv"), HasSubstr("not admitted"));  // client 4's budget is too small
+  ExpectRunsRecordConfigAndSeed(out + "/runs");
+}
+
 TEST(RunExperiments, BadUsageExitsWithCodeTwo) {
   TempDir dir;
   for (const char* args : {"bogus", "sweep --epsilons 1 --sample-sizes 1", "quick --full", "paper --jobs 0",
