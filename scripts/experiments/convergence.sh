@@ -107,10 +107,10 @@ schedule_slope() {
     printf "%.3f", log(e2 / e1) / log(z / a) }'
 }
 
-# clipped_fraction RUN_DIR: the fraction of per-example gradients clipped, over all clients (clients.csv).
+# clipped_fraction RUN_DIR: the fraction of per-example gradients clipped, over all clients (clients.csv, a non-private diagnostic).
 clipped_fraction() {
   [ -f "$1/clients.csv" ] || { echo NA; return; }
-  csv_column "$1/clients.csv" gradients clipped_fraction |
+  csv_column "$1/clients.csv" diag_gradients diag_clipped_fraction |
     awk -F, '{ g += $1; c += $1 * $2 } END { if (g > 0) printf "%.3f", c / g; else print "NA" }'
 }
 

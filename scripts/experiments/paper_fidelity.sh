@@ -107,7 +107,7 @@ paper_reading_findings() {
     largest=$(for t in 4 7; do paper_rows "$t"; done | cut -f2 | sort -n | tail -n 1)
     echo "  $largest, to $(probe_loss lenet sum "$largest"). Every per-example gradient is clipped"
     echo "  (clipped fraction $(clipped_fraction "$OUT_DIR/runs/lenet/nondp_s$largest"), mean pre-clip norm"
-    echo "  $(csv_column "$OUT_DIR/runs/lenet/nondp_s$largest/clients.csv" mean_grad_norm 2>/dev/null | awk '{ s += $1; n++ } END { if (n) printf "%.2f", s / n; else print "NA" }')"
+    echo "  $(csv_column "$OUT_DIR/runs/lenet/nondp_s$largest/clients.csv" diag_mean_grad_norm 2>/dev/null | awk '{ s += $1; n++ } END { if (n) printf "%.2f", s / n; else print "NA" }')"
     echo "  against C = $(paper_rows 7 | head -n 1 | cut -f4)), so a round moves the model by up to η0·s·C per client, and with"
     echo "  Υ = k ≥ i − 1 the first rounds of all clients land on the same model: the bound n·η0·s·C of the table"
     echo "  grows linearly in s. The last s whose first round does not raise the loss is ${last_ok:-none}."
