@@ -45,9 +45,13 @@ void RunTrain(const TrainArgs& args) {
   const sim::TrainResult result = sim::RunTraining(config, sim::TrainOptions{.progress = !args.quiet});
   sim::WriteTrainOutputs(result, out_dir);
   const auto& s = result.summary;
-  spdlog::info("done: test accuracy {:.4f}, epsilon rdp {} / pld {} (delta {:.3g}), {:.2f} s wall -> {}",
-               s["test_accuracy"].get<double>(), s["epsilon"]["rdp"].dump(), s["epsilon"]["pld"].dump(),
-               s["delta"].get<double>(), s["wall_seconds"].get<double>(), out_dir);
+  // Check-in runs report one epsilon (or null: no bound); the async protocol one per accountant.
+  const std::string epsilon = s["epsilon"].is_object()
+                                  ? "rdp " + s["epsilon"]["rdp"].dump() + " / pld " + s["epsilon"]["pld"].dump()
+                                  : s["epsilon"].dump();
+  spdlog::info("done: test accuracy {:.4f}, epsilon {} (delta {:.3g}), {:.2f} s wall -> {}",
+               s["test_accuracy"].get<double>(), epsilon, s["delta"].get<double>(),
+               s["wall_seconds"].get<double>(), out_dir);
   std::cout << s.dump(2) << "\n";
 }
 
