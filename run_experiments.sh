@@ -9,6 +9,8 @@
 #                                     the paper's utility graphs, Figures 1-3 & 7-14, Tables 9-11
 #   ./run_experiments.sh sweep --config FILE.toml --sample-sizes 1,5,10,26 --epsilons 0.05,0.1,0.5,1
 #                                     [--seeds 3] [--jobs N]      a grid of your own, mean ± std over seeds
+#   ./run_experiments.sh checkins     random check-ins: epsilon vs m and p0 beside Poisson and shuffling,
+#                                     DP-SGD on a9a with one record per client, empty steps (a few minutes)
 #
 # Common options: --out DIR (default results/<mode>), --jobs N (parallel runs, default 1 for quick and
 # sweep, 2 for paper), --libsvm PATH, --images DIR. Environment: ASYNCDP_BIN (use this binary, skip the
@@ -32,6 +34,8 @@ source "$EXP_DIR/quick.sh"
 source "$EXP_DIR/paper.sh"
 # shellcheck source=scripts/experiments/sweep.sh
 source "$EXP_DIR/sweep.sh"
+# shellcheck source=scripts/experiments/checkins.sh
+source "$EXP_DIR/checkins.sh"
 
 usage() {
   sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'
@@ -43,9 +47,9 @@ if [ $# -gt 0 ] && [[ $1 != -* ]]; then
   shift
 fi
 case $MODE in
-  quick | paper | sweep) ;;
+  quick | paper | sweep | checkins) ;;
   help) usage; exit 0 ;;
-  *) usage >&2; die "unknown subcommand '$MODE' (quick, paper, sweep)" ;;
+  *) usage >&2; die "unknown subcommand '$MODE' (quick, paper, sweep, checkins)" ;;
 esac
 
 OUT_ARG="" LIBSVM_ARG="" IMAGES_ARG="" CONFIG_ARG="" SAMPLE_SIZES_ARG="" EPSILONS_ARG="" SEEDS_ARG=1
