@@ -263,6 +263,7 @@ Schedule CSV: lines "q,sigma[,count]" (count defaults to 1), optional header, '#
   random_allocation.bounds[]       every bound: renyi_remove, amgm_add, decomposition, recursive, each with
                                    direction, epsilon (null: outside its theorem or above delta), theorem
   random_allocation.assumptions    what every number above rests on (docs/random_allocation.md)
+  random_allocation.seconds        wall seconds spent on the allocation bounds
   poisson                          Poisson subsampling at rate q = p0 K / M over M E rounds (rdp, pld)
   shuffle                          one shuffled pass of M records (FMT21, replace-one, sensitivity 2C); E = 1, K = 1)";
 
