@@ -13,6 +13,8 @@
 #                                     deliberately wrong accountants: eps_lower vs reported eps, verdicts
 #   ./run_experiments.sh proactive    accuracy/epsilon targets, phases, stop and re-join (Figure 15), and
 #                                     budget allocation strategies at equal epsilon    (a few minutes)
+#   ./run_experiments.sh checkins     random check-ins: epsilon vs m and p0 beside Poisson and shuffling,
+#                                     DP-SGD on a9a with one record per client, empty steps (a few minutes)
 #
 # Common options: --out DIR (default results/<mode>), --jobs N (parallel runs, default 1 for quick and
 # sweep, 2 for paper), --libsvm PATH, --images DIR. Environment: ASYNCDP_BIN (use this binary, skip the
@@ -40,6 +42,8 @@ source "$EXP_DIR/sweep.sh"
 source "$EXP_DIR/audit.sh"
 # shellcheck source=scripts/experiments/proactive.sh
 source "$EXP_DIR/proactive.sh"
+# shellcheck source=scripts/experiments/checkins.sh
+source "$EXP_DIR/checkins.sh"
 
 usage() {
   sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'
@@ -51,9 +55,9 @@ if [ $# -gt 0 ] && [[ $1 != -* ]]; then
   shift
 fi
 case $MODE in
-  quick | paper | sweep | audit | proactive) ;;
+  quick | paper | sweep | audit | proactive | checkins) ;;
   help) usage; exit 0 ;;
-  *) usage >&2; die "unknown subcommand '$MODE' (quick, paper, sweep, audit, proactive)" ;;
+  *) usage >&2; die "unknown subcommand '$MODE' (quick, paper, sweep, audit, proactive, checkins)" ;;
 esac
 
 OUT_ARG="" LIBSVM_ARG="" IMAGES_ARG="" CONFIG_ARG="" SAMPLE_SIZES_ARG="" EPSILONS_ARG="" SEEDS_ARG=1

@@ -4,6 +4,9 @@
 //                   [--sampling poisson|fixed|shuffle]
 //   asyncdp account --schedule FILE.csv --delta D [...]        heterogeneous rounds (q,sigma,count lines)
 //   asyncdp account --q Q --epsilon E --steps T --delta D [...] calibration: smallest sigma meeting E
+//   asyncdp account --sampling random_allocation --steps M --k K --windows E [--p0 P] --sigma S --delta D
+//                   random allocation / random check-ins: every bound beside Poisson at rate p0 K / M
+//                   (apps/account_random_allocation.h)
 //
 // Output (one JSON object on stdout; only the requested accountants appear):
 //   {"q", "sigma", "steps", "delta", "sampling", "neighbors", "public",
@@ -26,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/account_random_allocation.h"
 #include "apps/account_request.h"
 #include "apps/commands.h"
 #include "core/accounting/calibration.h"
@@ -47,13 +51,17 @@ struct AccountArgs {
   std::string accountant = "all";
   std::string sampling = "poisson";
   std::string schedule_path;
+  int64_t allocations = 1;  // --k (random allocation)
+  int64_t windows = 1;      // --windows (random allocation)
+  double participation = 1.0;  // --p0 (random allocation)
 };
 
 SamplingModel ParseSampling(const std::string& text, const std::string& key) {
   if (text == "poisson") return SamplingModel::kPoisson;
   if (text == "fixed") return SamplingModel::kFixedSizeWithoutReplacement;
   if (text == "shuffle") return SamplingModel::kShuffle;
-  throw ConfigError(key, "expected poisson, fixed or shuffle, got '" + text + "'");
+  if (text == "random_allocation") return SamplingModel::kRandomAllocation;
+  throw ConfigError(key, "expected poisson, fixed, shuffle or random_allocation, got '" + text + "'");
 }
 
 // A whole number of rounds in [0, 2^53]; anything else (a fraction, a sign, digits beyond the range) is a
@@ -118,12 +126,36 @@ nlohmann::ordered_json Calibrate(const AccountRequest& args, int64_t steps, Samp
   return out;
 }
 
+void RunRandomAllocation(const AccountArgs& args, const CLI::App& command) {
+  if (command.count("--q") || command.count("--schedule") || command.count("--epsilon") ||
+      command.count("--accountant")) {
+    throw ConfigError("--sampling random_allocation",
+                      "takes --steps (m), --k, --windows, --p0, --sigma and --delta; not --q, --schedule, "
+                      "--epsilon or --accountant (q = p0 k / m)");
+  }
+  if (!command.count("--steps") || !command.count("--sigma")) {
+    throw ConfigError("--sampling random_allocation", "needs --steps (m) and --sigma");
+  }
+  RandomAllocationCliArgs a;
+  a.steps = ParseSteps(args.steps);
+  a.allocations = args.allocations;
+  a.windows = args.windows;
+  a.participation = args.participation;
+  a.sigma = args.sigma;
+  a.delta = args.delta;
+  std::cout << AccountRandomAllocation(a).dump() << '\n';
+}
+
 }  // namespace
 
 nlohmann::ordered_json AccountJson(const AccountRequest& args) {
   const std::string& dash = args.option_prefix;
   const SamplingModel sampling = ParseSampling(args.sampling, dash + "sampling");
   const std::vector<AccountantKind> accountants = RequestedAccountants(args.accountant, dash + "accountant");
+  if (sampling == SamplingModel::kRandomAllocation) {
+    throw ConfigError(dash + "sampling", "random_allocation is accounted by its own bounds: give --steps (m), "
+                                         "--k, --windows, --p0, --sigma and --delta (asyncdp account --help)");
+  }
   const bool requested_alone = args.accountant != "all";
   const bool from_file = args.schedule.has_value();
   const bool calibrate = args.epsilon.has_value();
@@ -217,6 +249,13 @@ nlohmann::ordered_json AccountJson(const AccountRequest& args) {
 namespace {
 
 void RunAccount(const AccountArgs& args, const CLI::App& command) {
+  if (ParseSampling(args.sampling, "--sampling") == SamplingModel::kRandomAllocation) {
+    RunRandomAllocation(args, command);
+    return;
+  }
+  if (command.count("--k") || command.count("--windows") || command.count("--p0")) {
+    throw ConfigError("--k", "--k, --windows and --p0 apply to --sampling random_allocation only");
+  }
   AccountRequest request;
   if (command.count("--q")) request.q = args.q;
   if (command.count("--sigma")) request.sigma = args.sigma;
@@ -247,7 +286,16 @@ Fixed-size sampling is accounted with the pair ((1-q)N(0)+qN(2C), N(0)) and its 
 as one full-batch Gaussian (sensitivity 2C) per started epoch.
 With --epsilon E: <accountant>.sigma is the smallest noise multiplier (1e-4 relative) with epsilon <= E,
 <accountant>.epsilon its epsilon; null if no sigma up to 1e4 suffices.
-Schedule CSV: lines "q,sigma[,count]" (count defaults to 1), optional header, '#' comments.)";
+Schedule CSV: lines "q,sigma[,count]" (count defaults to 1), optional header, '#' comments.
+--sampling random_allocation --steps M --k K --windows E [--p0 P] --sigma S --delta D (random check-ins):
+  random_allocation.epsilon        the reported upper bound: per direction (add/remove of one record) the
+                                   best applicable bound, the worse direction; binding_bound, theorem
+  random_allocation.bounds[]       every bound: renyi_remove, amgm_add, decomposition, recursive, each with
+                                   direction, epsilon (null: outside its theorem or above delta), theorem
+  random_allocation.assumptions    what every number above rests on (docs/random_allocation.md)
+  random_allocation.seconds        wall seconds spent on the allocation bounds
+  poisson                          Poisson subsampling at rate q = p0 K / M over M E rounds (rdp, pld)
+  shuffle                          one shuffled pass of M records (FMT21, replace-one, sensitivity 2C); E = 1, K = 1)";
 
 }  // namespace
 
@@ -264,11 +312,19 @@ void RegisterAccountCommand(CLI::App& app) {
       ->check(CLI::IsMember({"rdp", "pld", "gdp", "all"}))
       ->capture_default_str();
   account->add_option("--sampling", args->sampling,
-                      "poisson (add/remove) | fixed (fixed-size, replace-one) | shuffle (replace-one)")
-      ->check(CLI::IsMember({"poisson", "fixed", "shuffle"}))
+                      "poisson (add/remove) | fixed (fixed-size, replace-one) | shuffle (replace-one) | "
+                      "random_allocation (check-ins, add/remove)")
+      ->check(CLI::IsMember({"poisson", "fixed", "shuffle", "random_allocation"}))
       ->capture_default_str();
   account->add_option("--schedule", args->schedule_path,
                       "CSV of heterogeneous rounds: q,sigma[,count] per line");
+  account->add_option("--k", args->allocations, "random_allocation: rounds each record joins per window")
+      ->capture_default_str();
+  account->add_option("--windows", args->windows, "random_allocation: number of windows E composed")
+      ->capture_default_str();
+  account->add_option("--p0", args->participation,
+                      "random_allocation: probability that a record checks in to a window, in (0, 1]")
+      ->capture_default_str();
   account->footer(kFooter);
   account->callback([args, account] { RunAccount(*args, *account); });
 }

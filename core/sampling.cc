@@ -109,6 +109,8 @@ std::unique_ptr<BatchSampler> MakeSampler(SamplingModel model, int64_t num_recor
     case SamplingModel::kFixedSizeWithoutReplacement:
       return std::make_unique<FixedSizeSampler>(num_records, seed, client);
     case SamplingModel::kShuffle: return std::make_unique<ShuffleSampler>(num_records, seed, client);
+    case SamplingModel::kRandomAllocation:
+      break;  // needs its window: MakeAllocationSampler
   }
   ASYNCDP_CHECK_MSG(false, "unknown SamplingModel");
   return nullptr;

@@ -55,6 +55,21 @@ struct ProtocolConfig {
   double exclude_after = 0.0;        // server drops a client silent this long (seconds); 0 = never
   int64_t worker_threads = 0;        // virtual runtime: threads computing rounds; 0 = auto (all cores for long rounds)
   double mpi_timeout = 60.0;         // mpi runtime: a rank silent this long (seconds) ends the run with an error
+  // async_rounds: the Proactive-DP clients (each runs its own rounds); check_in: random check-ins of
+  // Balle et al. 2020, one record per client ([checkin], sim/checkin/)
+  std::string participation = "async_rounds";
+};
+
+// Random check-ins (protocol.participation = "check_in"): n = clients.count clients, one record each.
+struct CheckInConfig {
+  std::string variant = "fixed_window";  // fixed_window (Alg. 1) | averaged (Alg. 2) | sliding_window (§5)
+  int64_t steps = 100;          // m: server steps per window (fixed/averaged); update steps (sliding)
+  int64_t windows = 1;          // E: repetitions, each with fresh check-ins (fixed/averaged)
+  double p0 = 1.0;              // check-in probability per window, in (0, 1]
+  int64_t batch_steps = 1;      // b: steps accumulated per model update (fixed window)
+  int64_t window_length = 100;  // W: sliding window length (client j's window is steps j .. j+W-1)
+  int64_t warmup = -1;          // sliding: first update step; -1 = W - 1 (the first full window)
+  std::string step_rule = "auto";  // auto (by variant) | one_client (+ dummy) | average (skip empty)
 };
 
 struct DpConfig {
@@ -126,6 +141,7 @@ struct TrainConfig {
   ModelConfig model;
   ClientsConfig clients;
   ProtocolConfig protocol;
+  CheckInConfig checkin;
   DpConfig dp;
   ScheduleConfig schedule;
   EvalConfig eval;

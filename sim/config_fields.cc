@@ -150,6 +150,33 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
       {"protocol.mpi_timeout", &c.protocol.mpi_timeout,
        "MPI runtime: seconds a rank may stay silent (it sends heartbeats while computing) before the run "
        "ends with an error (a dead or stalled rank); > 0.", LeftOpen(0, 1e6)},
+      {"protocol.participation", &c.protocol.participation,
+       "async_rounds: the Proactive-DP clients; check_in: random check-ins (Balle et al. 2020), one record "
+       "per client, configured in [checkin] (docs/random_allocation.md).",
+       {"async_rounds", "check_in"}},
+      // [checkin]
+      {"checkin.variant", &c.checkin.variant,
+       "fixed_window: every client checks in to one uniform step of [m] (Alg. 1); averaged: the same "
+       "check-ins, every checked-in client used, empty steps skipped (Alg. 2); sliding_window: client j's "
+       "window is the W steps from its wake-up step j, updates from the warm-up on.",
+       {"fixed_window", "averaged", "sliding_window"}},
+      {"checkin.steps", &c.checkin.steps,
+       "m: server steps per window (fixed_window, averaged) or update steps after the warm-up (sliding).",
+       Closed(1, 1e9)},
+      {"checkin.windows", &c.checkin.windows, "E: windows run one after another, fresh check-ins in each.",
+       Closed(1, 1e6)},
+      {"checkin.p0", &c.checkin.p0, "Probability that a client checks in to a window, in (0, 1].", LeftOpen(0, 1)},
+      {"checkin.batch_steps", &c.checkin.batch_steps,
+       "b: steps whose noisy updates are summed into one model update (ModelUpdate of Alg. 1).", Closed(1, 1e9)},
+      {"checkin.window_length", &c.checkin.window_length, "W: sliding window length in steps.", Closed(1, 1e9)},
+      {"checkin.warmup", &c.checkin.warmup,
+       "Sliding window: first server update step; -1 = W - 1 (the first step every window can reach).",
+       Closed(-1, 1e9)},
+      {"checkin.step_rule", &c.checkin.step_rule,
+       "Server rule per step: one_client (one uniform checked-in client, a dummy update when empty), "
+       "average (all checked-in clients averaged, empty steps skipped); auto = one_client for fixed_window "
+       "and sliding_window, average for averaged.",
+       {"auto", "one_client", "average"}},
       // [dp]
       {"dp.enabled", &c.dp.enabled, "false = non-private baseline: no noise (clipping still applies)."},
       {"dp.clip", &c.dp.clip, "C, per-example L2 clipping norm (Tables 1-2: 0.1 convex, 0.025 non-convex).", LeftOpen(0, 1e6)},

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/noise.h"
+#include "sim/checkin/checkin_run.h"
 #include "sim/config_io.h"
 #include "sim/experiment.h"
 #include "sim/output_dir.h"
@@ -82,6 +83,7 @@ std::string ClientsCsv(const std::vector<ClientOutcome>& outcomes,
 
 TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) {
   ValidateConfig(config);
+  if (config.protocol.participation == "check_in") return checkin::RunCheckInTraining(config, options);
   const auto wall_start = std::chrono::steady_clock::now();
   auto experiment_ptr = std::make_shared<Experiment>(BuildExperiment(config));
   const Experiment& experiment = *experiment_ptr;

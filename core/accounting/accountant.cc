@@ -6,6 +6,7 @@
 
 #include "core/accounting/gdp/gdp_accountant.h"
 #include "core/accounting/pld/pld_accountant.h"
+#include "core/accounting/random_allocation/random_allocation_accountant.h"
 #include "core/accounting/rdp/rdp_accountant.h"
 #include "core/error.h"
 
@@ -52,6 +53,14 @@ SamplingModel Accountant::AccountedSampling() const {
                                                       : options_.sampling;
 }
 
+std::string Accountant::SamplingLimitation() const {
+  if (options_.sampling == SamplingModel::kRandomAllocation && kind() != AccountantKind::kRandomAllocation) {
+    return "random-allocation (check-in) sampling is not independent per round; it is accounted by the "
+           "random_allocation accountant";
+  }
+  return {};
+}
+
 void Accountant::RequireUsable(double delta) const {
   if (!(delta > 0.0 && delta < 1.0))
     throw ConfigError("delta", "must be in (0, 1), got " + std::to_string(delta));
@@ -85,6 +94,8 @@ std::unique_ptr<Accountant> MakeAccountant(AccountantKind kind, const Accountant
       return std::make_unique<PldAccountant>(options);
     case AccountantKind::kGdp:
       return std::make_unique<GdpAccountant>(options);
+    case AccountantKind::kRandomAllocation:
+      return std::make_unique<RandomAllocationAccountant>(options);
     default:
       break;
   }

@@ -8,8 +8,9 @@
 // groups). Then epsilon(delta) and delta(epsilon) are queried as often as needed.
 //
 // Families (one folder each): rdp/ (Renyi DP, an upper bound), pld/ (privacy-loss distribution, an upper
-// bound and a lower bound), gdp/ (CLT approximation, never a guarantee). Later families (random allocation,
-// audits) implement the same interface and register in MakeAccountant; an audit asks every kind in
+// bound and a lower bound), gdp/ (CLT approximation, never a guarantee), random_allocation/ (check-ins and
+// balls-in-bins sampling, an upper bound). Later families implement the same interface and register in
+// MakeAccountant; an audit asks every kind in
 // kMechanismAccountants whose Limitation() is empty.
 //
 // Thread safety: an accountant caches its composition, so concurrent calls on one object (const ones
@@ -40,11 +41,21 @@ enum class NoiseModel {
 
 std::string_view ToString(NoiseModel noise);
 
+// The window structure of random allocation / random check-ins (sampling kRandomAllocation): each record
+// takes part in a window with probability `participation` and then joins `allocations` of its `steps`
+// rounds, uniformly. Every round then has sampling rate q = participation * allocations / steps.
+struct AllocationWindow {
+  int64_t steps = 0;           // m, rounds per window, >= 1 (0: not set)
+  int64_t allocations = 1;     // k, in [1, steps]
+  double participation = 1.0;  // p0, in (0, 1]
+};
+
 struct AccountantOptions {
   SamplingModel sampling = SamplingModel::kPoisson;  // how every round's batch is drawn
   NoiseModel noise = NoiseModel::kGaussian;
   RdpOptions rdp;
   PldOptions pld;
+  AllocationWindow allocation;  // random allocation only (AccountantKind::kRandomAllocation)
 };
 
 // One accountant's answer at one delta. Fields that do not apply to the accountant are NaN.
@@ -66,7 +77,7 @@ class Accountant {
   virtual BoundKind bound() const = 0;
   // Empty if this accountant is valid for options().sampling and options().noise; otherwise why not (then
   // Epsilon and Delta throw ConfigError with that text).
-  virtual std::string Limitation() const { return {}; }
+  virtual std::string Limitation() const { return SamplingLimitation(); }
 
   // Adds `count` rounds with sampling rate q in (0, 1] and noise multiplier sigma > 0 (finite). Throws
   // ConfigError for invalid values or if the total would exceed kMaxRounds.
@@ -99,6 +110,9 @@ class Accountant {
   SamplingModel AccountedSampling() const;
   // The method text of Describe(), e.g. "Poisson-subsampled Gaussian RDP (Mironov-Talwar-Zhang 2019) ...".
   virtual std::string Method() const = 0;
+  // Non-empty when options().sampling is random allocation and this is not the random-allocation
+  // accountant: the subsampled-Gaussian accountants assume independent per-round sampling.
+  std::string SamplingLimitation() const;
   // Called after rounds were added: drop cached compositions.
   virtual void Invalidate() {}
   // Throws ConfigError("delta", ...) unless 0 < delta < 1, and ConfigError with Limitation() if set.
@@ -114,7 +128,8 @@ class Accountant {
 inline constexpr AccountantKind kMechanismAccountants[] = {AccountantKind::kRdp, AccountantKind::kPld,
                                                           AccountantKind::kGdp};
 
-// A fresh accountant of `kind` (kRdp, kPld or kGdp); ConfigError for other kinds.
+// A fresh accountant of `kind` (kRdp, kPld, kGdp or kRandomAllocation, the last needing
+// options.allocation); ConfigError for other kinds.
 std::unique_ptr<Accountant> MakeAccountant(AccountantKind kind, const AccountantOptions& options = {});
 
 // Convenience: one accountant over a whole schedule, queried once.

@@ -19,6 +19,8 @@ std::string_view ToString(AccountantKind kind) {
       return "proactive";
     case AccountantKind::kComposition:
       return "composition";
+    case AccountantKind::kRandomAllocation:
+      return "random_allocation";
   }
   return "?";
 }
@@ -39,7 +41,9 @@ AccountantKind ParseAccountantKind(std::string_view text, std::string_view key_p
   if (text == "rdp") return AccountantKind::kRdp;
   if (text == "pld") return AccountantKind::kPld;
   if (text == "gdp") return AccountantKind::kGdp;
-  throw ConfigError(std::string(key_path), "expected rdp, pld or gdp, got '" + std::string(text) + "'");
+  if (text == "random_allocation") return AccountantKind::kRandomAllocation;
+  throw ConfigError(std::string(key_path),
+                    "expected rdp, pld, gdp or random_allocation, got '" + std::string(text) + "'");
 }
 
 std::string Assumptions::ToString() const {

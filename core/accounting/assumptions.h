@@ -16,6 +16,7 @@ enum class AccountantKind {
   kGdp,          // mu-GDP central-limit approximation (Dong, Roth, Su 2022; Bu et al. 2020)
   kProactive,    // closed form of the Proactive-DP paper, Theorem 3.1 / B.4 (relation (6))
   kComposition,  // generic (eps0, delta0) composition theorems
+  kRandomAllocation,  // random allocation / check-ins, Feldman & Shenfeld 2025 (random_allocation/)
 };
 
 // What kind of statement a number is.
@@ -28,7 +29,7 @@ enum class BoundKind {
 std::string_view ToString(AccountantKind kind);
 std::string_view ToString(BoundKind kind);
 
-// Parses "rdp", "pld", "gdp" (the CLI and config spelling); throws ConfigError at `key_path` otherwise.
+// Parses "rdp", "pld", "gdp", "random_allocation" (the CLI and config spelling); throws ConfigError at `key_path` otherwise.
 AccountantKind ParseAccountantKind(std::string_view text, std::string_view key_path);
 
 struct Assumptions {

@@ -156,3 +156,74 @@ TEST(AccountCommandTest, HelpDocumentsEveryOutputField) {
 
 }  // namespace
 }  // namespace asyncdp::apps
+
+namespace asyncdp::apps {
+namespace {
+
+TEST(AccountCommandTest, RandomAllocationPrintsEveryBoundBesidePoisson) {
+  // Spec R.6.3: sigma = 1, m = 1000, delta = 1e-6, one window: Renyi remove 0.8694 at order 13 (orders up
+  // to 40; the default range reaches further), AM-GM add 0.6154.
+  testing::TempDir dir;
+  const CliResult r = RunAsyncdp(
+      "account --sampling random_allocation --steps 1000 --k 1 --windows 1 --sigma 1 --delta 1e-6", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto out = nlohmann::ordered_json::parse(r.out);
+  EXPECT_EQ(Keys(out), "sampling,steps,k,windows,p0,sigma,delta,neighbors,public,random_allocation,poisson,shuffle,");
+  EXPECT_EQ(out["neighbors"], "add_remove");
+  const auto& ra = out["random_allocation"];
+  EXPECT_EQ(ra["bound"], "upper_bound");
+  EXPECT_THAT(ra["assumptions"].get<std::string>(), HasSubstr("add/remove"));
+  std::string names;
+  double best_remove = 1e9, best_add = 1e9;
+  for (const auto& b : ra["bounds"]) {
+    names += b["bound"].get<std::string>() + "/" + b["direction"].get<std::string>() + ",";
+    EXPECT_FALSE(b["theorem"].get<std::string>().empty());
+    if (!b["applicable"].get<bool>() || b["epsilon"].is_null()) continue;
+    double& best = b["direction"] == "remove" ? best_remove : best_add;
+    best = std::min(best, b["epsilon"].get<double>());
+    if (b["bound"] == "renyi_remove") {
+      EXPECT_LE(b["epsilon"].get<double>(), 0.8694 + 1e-4);
+    }
+    if (b["bound"] == "amgm_add") {
+      EXPECT_NEAR(b["epsilon"].get<double>(), 0.6154, 1e-4);
+    }
+  }
+  EXPECT_EQ(names,
+            "renyi_remove/remove,amgm_add/add,decomposition/remove,decomposition/add,recursive/remove,"
+            "recursive/add,");
+  EXPECT_DOUBLE_EQ(ra["epsilon"].get<double>(), std::max(best_remove, best_add));
+  // Poisson at rate 1/m over m rounds, and the shuffled pass of m records.
+  EXPECT_DOUBLE_EQ(out["poisson"]["q"].get<double>(), 0.001);
+  EXPECT_EQ(out["poisson"]["steps"].get<int64_t>(), 1000);
+  EXPECT_GT(out["poisson"]["pld"]["epsilon"].get<double>(), 0.0);
+  EXPECT_EQ(out["shuffle"]["neighbors"], "replace_one");
+  EXPECT_GT(out["shuffle"]["epsilon"].get<double>(), 0.0);
+}
+
+TEST(AccountCommandTest, RandomAllocationWithAbstentionAndSeveralWindows) {
+  testing::TempDir dir;
+  const CliResult r = RunAsyncdp(
+      "account --sampling random_allocation --steps 100 --windows 10 --p0 0.5 --sigma 2 --delta 1e-6", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto out = nlohmann::ordered_json::parse(r.out);
+  EXPECT_DOUBLE_EQ(out["poisson"]["q"].get<double>(), 0.005);
+  EXPECT_EQ(out["poisson"]["steps"].get<int64_t>(), 1000);
+  EXPECT_TRUE(out["shuffle"]["epsilon"].is_null());
+  EXPECT_GT(out["random_allocation"]["epsilon"].get<double>(), 0.0);
+}
+
+TEST(AccountCommandTest, RandomAllocationRejectsBadInput) {
+  testing::TempDir dir;
+  for (const char* args : {"--steps 100 --sigma 1 --delta 1e-6 --p0 1.5", "--steps 100 --sigma 1 --delta 1e-6 --k 101",
+                           "--steps 100 --sigma 1 --delta 1e-6 --windows 0", "--steps 0 --sigma 1 --delta 1e-6",
+                           "--steps 100 --delta 1e-6", "--steps 100 --sigma 1 --delta 1e-6 --q 0.1"}) {
+    const CliResult r = RunAsyncdp(std::string("account --sampling random_allocation ") + args, dir);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_THAT(r.err, HasSubstr("error")) << args;
+  }
+  const CliResult r = RunAsyncdp("account --q 0.1 --sigma 1 --steps 10 --delta 1e-6 --windows 3", dir);
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace asyncdp::apps

@@ -34,6 +34,9 @@ double GdpMu(const Schedule& schedule, SamplingModel sampling) {
         break;
       case SamplingModel::kShuffle:
         throw ConfigError("sampling", "shuffled batches have no GDP formula; reduce the schedule first");
+      case SamplingModel::kRandomAllocation:
+        throw ConfigError("sampling", "random allocation has no GDP formula here; use the random_allocation "
+                                      "accountant");
     }
     mu_squared += mu * mu;
   }

@@ -8,6 +8,7 @@
 namespace asyncdp::accounting {
 
 std::string GdpAccountant::Limitation() const {
+  if (std::string why = SamplingLimitation(); !why.empty()) return why;
   if (options().noise == NoiseModel::kDiscreteGaussian) {
     return "the GDP approximation models continuous Gaussian noise; secure (discrete Gaussian) noise is "
            "accounted by rdp";

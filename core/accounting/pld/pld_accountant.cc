@@ -7,6 +7,7 @@
 namespace asyncdp::accounting {
 
 std::string PldAccountant::Limitation() const {
+  if (std::string why = SamplingLimitation(); !why.empty()) return why;
   if (options().noise == NoiseModel::kDiscreteGaussian) {
     return "the PLD accountant models continuous Gaussian noise; secure (discrete Gaussian) noise is "
            "accounted by rdp";

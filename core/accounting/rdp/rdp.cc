@@ -160,6 +160,9 @@ double SubsampledGaussianRdp(double q, double sigma, double order, SamplingModel
       return FixedSizeSubsampledGaussianRdp(q, sigma, order);
     case SamplingModel::kShuffle:
       break;
+    case SamplingModel::kRandomAllocation:
+      throw ConfigError("sampling", "random allocation has no per-round RDP bound; use the random_allocation "
+                                    "accountant");
   }
   throw ConfigError("sampling", "shuffled batches have no per-round RDP bound; reduce the schedule first");
 }

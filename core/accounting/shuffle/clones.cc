@@ -138,6 +138,8 @@ ShuffleGaussianEpsilon ShuffledGaussianEpsilon(int64_t n, double sigma, double l
     double eps0 = out.no_amplification;
     for (int iteration = 0; iteration < 5; ++iteration) {
       const double delta0 = share * delta / ((std::exp(eps) + 1.0) * (1.0 + std::exp(eps0) / 2.0) * dn);
+      // Tiny sigma: e^eps overflows and delta0 underflows to 0; no split of delta is left to try.
+      if (!(delta0 > 0.0)) break;
       const double next_eps0 = GaussianEpsilon(delta0, s);
       if (!(next_eps0 > 0.0)) break;
       const double numerical = ShuffleNumericalEpsilon(n, next_eps0, delta_shuffle);

@@ -95,5 +95,12 @@ TEST(ShuffleClonesTest, GaussianPassNeverReportsMoreThanNoAmplification) {
             0.5 * GaussianEpsilon(1e-6, 4.0));
 }
 
+TEST(ShuffledGaussianTest, TinySigmaFallsBackToNoAmplificationInsteadOfFailing) {
+  // sigma = 0.1 at sensitivity 2: eps is so large that the delta0 split underflows to 0.
+  const ShuffleGaussianEpsilon r = ShuffledGaussianEpsilon(1000, 0.1, 2.0, 5e-5);
+  EXPECT_TRUE(std::isfinite(r.no_amplification));
+  EXPECT_LE(r.numerical, r.no_amplification);
+}
+
 }  // namespace
 }  // namespace asyncdp::accounting

@@ -1,0 +1,76 @@
+#include "sim/checkin/checkin_options.h"
+
+#include <cmath>
+#include <string>
+
+#include "core/error.h"
+
+namespace asyncdp::sim::checkin {
+
+std::string_view ToString(Variant variant) {
+  switch (variant) {
+    case Variant::kFixedWindow: return "fixed_window";
+    case Variant::kAveraged: return "averaged";
+    case Variant::kSlidingWindow: return "sliding_window";
+  }
+  return "?";
+}
+
+std::string_view ToString(StepRule rule) { return rule == StepRule::kOneClient ? "one_client" : "average"; }
+
+CheckInOptions ResolveCheckInOptions(const TrainConfig& config) {
+  const CheckInConfig& c = config.checkin;
+  CheckInOptions o;
+  if (c.variant == "fixed_window") {
+    o.variant = Variant::kFixedWindow;
+  } else if (c.variant == "averaged") {
+    o.variant = Variant::kAveraged;
+  } else if (c.variant == "sliding_window") {
+    o.variant = Variant::kSlidingWindow;
+  } else {
+    throw ConfigError("checkin.variant", "expected fixed_window, averaged or sliding_window, got '" + c.variant + "'");
+  }
+  if (c.step_rule == "auto") {
+    o.step_rule = o.variant == Variant::kAveraged ? StepRule::kAverage : StepRule::kOneClient;
+  } else if (c.step_rule == "one_client") {
+    o.step_rule = StepRule::kOneClient;
+  } else if (c.step_rule == "average") {
+    o.step_rule = StepRule::kAverage;
+  } else {
+    throw ConfigError("checkin.step_rule", "expected auto, one_client or average, got '" + c.step_rule + "'");
+  }
+  if (o.variant == Variant::kFixedWindow && o.step_rule != StepRule::kOneClient) {
+    throw ConfigError("checkin.step_rule", "fixed_window is Algorithm 1 (one_client); use variant = averaged");
+  }
+  if (o.variant == Variant::kAveraged && o.step_rule != StepRule::kAverage) {
+    throw ConfigError("checkin.step_rule", "averaged is Algorithm 2 (average); use variant = fixed_window");
+  }
+  o.clients = config.clients.count;
+  if (o.clients < 1) throw ConfigError("clients.count", "must be >= 1");
+  o.steps = c.steps;
+  if (o.steps < 1) throw ConfigError("checkin.steps", "must be >= 1, got " + std::to_string(c.steps));
+  o.windows = c.windows;
+  if (o.windows < 1) throw ConfigError("checkin.windows", "must be >= 1, got " + std::to_string(c.windows));
+  if (!(c.p0 > 0.0 && c.p0 <= 1.0)) throw ConfigError("checkin.p0", "must be in (0, 1], got " + std::to_string(c.p0));
+  o.participation = c.p0;
+  if (c.batch_steps < 1 || c.batch_steps > c.steps) {
+    throw ConfigError("checkin.batch_steps", "must be in [1, checkin.steps], got " + std::to_string(c.batch_steps));
+  }
+  o.batch_steps = c.batch_steps;
+  if (o.variant == Variant::kSlidingWindow) {
+    if (c.window_length < 1) {
+      throw ConfigError("checkin.window_length", "must be >= 1, got " + std::to_string(c.window_length));
+    }
+    if (c.windows != 1) throw ConfigError("checkin.windows", "sliding_window runs one pass (windows = 1)");
+    o.window_length = c.window_length;
+    o.warmup = c.warmup < 0 ? c.window_length - 1 : c.warmup;
+    if (c.warmup < -1) throw ConfigError("checkin.warmup", "must be >= 0 or -1 (auto)");
+  }
+  if (o.steps > (int64_t{1} << 32) / o.windows) {
+    throw ConfigError("checkin.steps", "steps x windows must stay below 2^32 (stream keys)");
+  }
+  o.seed = config.seed;
+  return o;
+}
+
+}  // namespace asyncdp::sim::checkin

@@ -1,0 +1,45 @@
+// Typed options of the random check-in protocols (Balle, Kairouz, McMahan, Thakkar, Thakurta, "Privacy
+// amplification via random check-ins", NeurIPS 2020), resolved once from the [checkin] section.
+//
+// n clients hold one record each. In every window each client flips a coin with probability p0 and, if it
+// comes up, checks in to one step chosen uniformly in its window (§2, Def. 3.1):
+//   fixed_window   window = all m steps for everyone (Alg. 1, §3);
+//   averaged       the same check-ins (Alg. 2, §4);
+//   sliding_window client j wakes up at step j and its window is the W steps j .. j+W-1 (§5); the server
+//                  updates at steps warmup .. warmup+m-1, and a check-in outside that range is discarded.
+// Server rule per step: one_client (one uniform checked-in client, the others discarded; an empty step gets
+// a dummy update, the randomizer applied to a zero gradient) or average (all checked-in clients' noisy
+// updates averaged; empty steps skipped).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "sim/config.h"
+
+namespace asyncdp::sim::checkin {
+
+enum class Variant { kFixedWindow, kAveraged, kSlidingWindow };
+enum class StepRule { kOneClient, kAverage };
+
+std::string_view ToString(Variant variant);
+std::string_view ToString(StepRule rule);
+
+struct CheckInOptions {
+  Variant variant = Variant::kFixedWindow;
+  StepRule step_rule = StepRule::kOneClient;
+  int64_t clients = 0;         // n, one record each
+  int64_t steps = 0;           // m: steps per window (fixed/averaged) or update steps (sliding)
+  int64_t windows = 1;         // E (fixed/averaged; sliding: 1)
+  double participation = 1.0;  // p0
+  int64_t batch_steps = 1;     // b: steps per model update
+  int64_t window_length = 0;   // W (sliding)
+  int64_t warmup = 0;          // first update step (sliding; 0 otherwise)
+  uint64_t seed = 1;
+};
+
+// Reads config.checkin and clients.count; throws ConfigError naming the checkin.* key for a value out of
+// range (m >= 1, E >= 1, p0 in (0, 1], 1 <= b <= m, sliding: W >= 1, 0 <= warmup, E = 1).
+CheckInOptions ResolveCheckInOptions(const TrainConfig& config);
+
+}  // namespace asyncdp::sim::checkin

@@ -1,0 +1,260 @@
+#include "sim/checkin/checkin_run.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "core/error.h"
+#include "core/step_size.h"
+#include "data/libsvm.h"
+#include "data/load.h"
+#include "data/partition.h"
+#include "sim/checkin/checkin_plan.h"
+#include "sim/checkin/checkin_privacy.h"
+#include "sim/checkin/checkin_server.h"
+#include "sim/config_io.h"
+#include "sim/model_config.h"
+
+namespace asyncdp::sim::checkin {
+namespace {
+
+struct Data {
+  data::Dataset records;  // row j = client j's record
+  data::Dataset test;
+};
+
+Data LoadCheckInData(const TrainConfig& config) {
+  data::DataLoadOptions options;
+  options.format = data::ParseDataFormat(config.data.format, "data.format");
+  options.num_features = config.data.features;
+  data::Dataset all = data::LoadDataset(config.data.train, options);
+  Data d;
+  data::Dataset train;
+  if (config.data.test.empty()) {
+    const auto split = data::SplitTrainTest(all.rows(), config.data.test_fraction, config.seed);
+    train = data::Subset(all, split.train);
+    d.test = data::Subset(all, split.test);
+  } else {
+    train = std::move(all);
+    d.test = train.format == "libsvm" ? data::ReadLibsvmLike(config.data.test, train)
+                                      : data::LoadDataset(config.data.test, options);
+    if (d.test.features() != train.features()) {
+      throw ConfigError("data.test", "test data has " + std::to_string(d.test.features()) +
+                                         " features, training data " + std::to_string(train.features()));
+    }
+  }
+  if (train.rows() < config.clients.count) {
+    throw ConfigError("clients.count", "check-ins give each client one record: " +
+                                           std::to_string(config.clients.count) + " clients but " +
+                                           std::to_string(train.rows()) + " training rows");
+  }
+  std::vector<int64_t> rows(static_cast<size_t>(config.clients.count));
+  std::iota(rows.begin(), rows.end(), int64_t{0});
+  d.records = data::Subset(train, rows);
+  if (config.data.eval_rows > 0 && d.test.rows() > config.data.eval_rows) {
+    std::vector<int64_t> first(static_cast<size_t>(config.data.eval_rows));
+    std::iota(first.begin(), first.end(), int64_t{0});
+    d.test = data::Subset(d.test, first);
+  }
+  return d;
+}
+
+struct Counters {
+  int64_t empty_steps = 0;
+  int64_t dummy_updates = 0;
+  int64_t discarded = 0;
+  int64_t out_of_range = 0;
+  int64_t participating = 0;  // summed over windows
+  int64_t used = 0;
+};
+
+nlohmann::json BoundsJson(const accounting::RandomAllocationResult& r) {
+  nlohmann::json bounds = nlohmann::json::array();
+  for (const auto& b : r.bounds) {
+    nlohmann::json e = {{"bound", std::string(accounting::ToString(b.bound))},
+                        {"direction", std::string(accounting::ToString(b.direction))},
+                        {"applicable", b.applicable},
+                        {"epsilon", b.applicable && std::isfinite(b.value) ? nlohmann::json(b.value)
+                                                                            : nlohmann::json(nullptr)}};
+    if (!b.note.empty()) e["note"] = b.note;
+    bounds.push_back(std::move(e));
+  }
+  return bounds;
+}
+
+}  // namespace
+
+TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*options*/) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  TrainConfig config = input;
+  const CheckInOptions o = ResolveCheckInOptions(config);
+  if (config.dp.secure_noise) throw ConfigError("dp.secure_noise", "not supported with check-ins");
+  Data data = LoadCheckInData(config);
+  const int64_t n = o.clients;
+  if (config.model.l2_lambda == 0.0) config.model.l2_lambda = 1.0 / static_cast<double>(n);
+  if (config.dp.delta == 0.0) config.dp.delta = 1.0 / static_cast<double>(n);
+  const double delta = config.dp.delta;
+  std::unique_ptr<models::Model> model = MakeModelFromConfig(config.model, data.records, 1);
+
+  double sigma = 0.0;
+  bool calibrated = false;
+  if (config.dp.enabled) {
+    if (config.dp.sigma > 0.0) {
+      sigma = config.dp.sigma;
+    } else if (config.dp.epsilon > 0.0) {
+      sigma = CalibrateCheckInSigma(o, config.dp.epsilon, delta);
+      config.dp.sigma = sigma;
+      calibrated = true;
+    } else {
+      throw ConfigError("dp.sigma", "check-ins need dp.sigma > 0 or a target dp.epsilon (or dp.enabled = false)");
+    }
+  }
+  CheckInPrivacy privacy;
+  if (sigma > 0.0) {
+    privacy = AccountCheckIns(o, sigma, delta);
+  } else {
+    privacy.reason = "no noise (dp.enabled = false or sigma = 0): not private";
+  }
+
+  StepSizeOptions step_size;
+  step_size.schedule = ParseStepSizeSchedule(config.schedule.step_rule, "schedule.step_rule");
+  step_size.eta0 = config.schedule.eta0;
+  step_size.beta = config.schedule.beta;
+  ValidateStepSizeOptions(step_size, "schedule");
+  const double clip = config.dp.clip;
+  CheckInServer server(o, *model, data.records, model->InitialParams(config.seed), step_size, clip, sigma);
+
+  const int64_t total_steps = o.steps * o.windows;
+  const int64_t points = std::max<int64_t>(config.eval.points, 0);
+  std::vector<int64_t> eval_at;
+  for (int64_t p = 1; p <= points; ++p) eval_at.push_back(p * total_steps / (points + 1));
+  std::string metrics_csv =
+      "step,virtual_seconds,model_updates,test_loss,test_accuracy,epsilon,empty_steps,dummy_updates,"
+      "discarded_check_ins\n";
+  std::vector<MetricsRow> rows;
+  Counters counters;
+  const double epsilon_text = privacy.bounded ? privacy.epsilon : std::numeric_limits<double>::quiet_NaN();
+  auto record = [&](int64_t step) {
+    const auto& theta = server.model();
+    const auto eval = model->Evaluate(std::span<const float>(theta.data(), static_cast<size_t>(theta.size())), data.test);
+    MetricsRow row;
+    row.global_round = step;
+    row.time = static_cast<double>(step);
+    row.gradients = counters.used;
+    row.epsilon = epsilon_text;
+    row.train_loss = std::numeric_limits<double>::quiet_NaN();
+    row.test_loss = eval.loss;
+    row.test_accuracy = eval.accuracy;
+    rows.push_back(row);
+    metrics_csv += fmt::format("{},{},{},{:.6g},{:.6g},{},{},{},{}\n", step, step, server.updates(), eval.loss,
+                               eval.accuracy, privacy.bounded ? fmt::format("{:.6g}", privacy.epsilon) : "",
+                               counters.empty_steps, counters.dummy_updates, counters.discarded);
+  };
+
+  // Per-client diagnostic: windows checked in to (within the update range), a compact counter array.
+  std::vector<int32_t> check_ins(static_cast<size_t>(n), 0);
+  size_t next_eval = 0;
+  int64_t global_step = 0;
+  record(0);
+  for (int64_t window = 0; window < o.windows; ++window) {
+    const WindowCheckIns plan = DrawWindowCheckIns(o, window);
+    counters.participating += plan.participating;
+    counters.out_of_range += plan.out_of_range;
+    for (int32_t j : plan.members) ++check_ins[static_cast<size_t>(j)];
+    for (int64_t i = 0; i < o.steps; ++i, ++global_step) {
+      const auto members = plan.At(i);
+      const StepOutcome outcome = server.OnStep(window, global_step, members);
+      counters.empty_steps += outcome.empty ? 1 : 0;
+      counters.dummy_updates += outcome.dummy ? 1 : 0;
+      counters.discarded += outcome.discarded;
+      counters.used += outcome.used;
+      while (next_eval < eval_at.size() && eval_at[next_eval] == global_step + 1) {
+        record(global_step + 1);
+        ++next_eval;
+      }
+    }
+  }
+  server.Flush();
+  record(total_steps);
+
+  TrainResult result;
+  result.resolved_config = config;
+  result.metrics = rows;
+  result.metrics_csv = metrics_csv;
+  std::string clients_csv = "client,windows_checked_in\n";
+  for (int64_t j = 0; j < n; ++j) clients_csv += fmt::format("{},{}\n", j, check_ins[static_cast<size_t>(j)]);
+  result.clients_csv = clients_csv;
+  result.final_model = server.model();
+
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  nlohmann::json& s = result.summary;
+  const MetricsRow& last = rows.back();
+  s["test_accuracy"] = last.test_accuracy;
+  s["test_loss"] = last.test_loss;
+  nlohmann::json p = {{"neighbors", "add_remove"},
+                      {"unit", "one client = one record (central DP for the population)"},
+                      {"delta", delta},
+                      {"sigma", sigma},
+                      {"sigma_calibrated", calibrated}};
+  if (privacy.bounded) {
+    p["epsilon"] = std::isfinite(privacy.epsilon) ? nlohmann::json(privacy.epsilon) : nlohmann::json(nullptr);
+    p["bound"] = "upper_bound";
+    p["theorem"] = privacy.theorem;
+    p["assumptions"] = std::string(accounting::kRandomAllocationAssumptions);
+    p["accounted_as"] = {{"steps", privacy.accounted.steps},
+                         {"k", privacy.accounted.allocations},
+                         {"windows", privacy.accounted.windows},
+                         {"p0", privacy.accounted.participation},
+                         {"sigma", privacy.accounted.sigma}};
+    p["bounds"] = BoundsJson(*privacy.bounds);
+  } else {
+    p["epsilon"] = nullptr;
+    p["bound"] = "no_bound";
+    p["reason"] = privacy.reason;
+  }
+  s["privacy"] = p;
+  s["epsilon"] = p["epsilon"];
+  s["delta"] = delta;
+  s["sigma"] = sigma;
+  s["clip"] = clip;
+  nlohmann::json c = {{"variant", std::string(ToString(o.variant))},
+                      {"step_rule", std::string(ToString(o.step_rule))},
+                      {"clients", n},
+                      {"steps_per_window", o.steps},
+                      {"windows", o.windows},
+                      {"p0", o.participation},
+                      {"batch_steps", o.batch_steps},
+                      {"participating_clients", counters.participating},
+                      {"discarded_check_ins", counters.discarded + counters.out_of_range},
+                      {"discarded_unselected", counters.discarded},
+                      {"discarded_out_of_range", counters.out_of_range},
+                      {"empty_steps", counters.empty_steps},
+                      {"dummy_updates", counters.dummy_updates},
+                      {"records_used", counters.used},
+                      {"model_updates", server.updates()}};
+  if (o.variant != Variant::kSlidingWindow) {
+    const double windows = static_cast<double>(o.windows);
+    c["expected_empty_steps"] = windows * ExpectedEmptySteps(n, o.steps, o.participation);
+    c["empty_steps_sd"] = std::sqrt(windows * EmptyStepsVariance(n, o.steps, o.participation));
+    c["expected_participating_clients"] = windows * o.participation * static_cast<double>(n);
+  } else {
+    c["window_length"] = o.window_length;
+    c["warmup"] = o.warmup;
+  }
+  s["checkin"] = c;
+  s["wall_seconds"] = wall;
+  s["virtual_seconds"] = total_steps;
+  s["runtime"] = "virtual (check-in driver: one server step per tick)";
+  s["seed"] = config.seed;
+  s["model"] = {{"kind", config.model.kind}, {"parameters", model->NumParams()}};
+  s["config"] = ToToml(config);
+  s["asyncdp_version"] = ASYNCDP_VERSION;
+  return result;
+}
+
+}  // namespace asyncdp::sim::checkin

@@ -1,0 +1,21 @@
+// `asyncdp train` with protocol.participation = "check_in": the random check-in protocols run on a
+// deterministic virtual clock, one server step per clock tick (virtual time = steps so far). The clients
+// are a compact array — client j is row j of the training data plus its check-in drawn per window
+// (checkin_plan.h) — so n = 10^5 clients cost a few MB and no object or thread per client. The server is
+// the event handler of checkin_server.h; accounting is checkin_privacy.h.
+//
+// Outputs (as for the async protocol): metrics.csv (step, virtual_seconds, model_updates, test_loss,
+// test_accuracy, epsilon, empty_steps, dummy_updates, discarded_check_ins), clients.csv (per client: the
+// windows it checked in to and the steps its record was used in — non-private diagnostics),
+// summary.json (accuracy, privacy with its theorem or "no bound", the check-in counts beside their
+// expectation, the resolved configuration).
+#pragma once
+
+#include "sim/config.h"
+#include "sim/train.h"
+
+namespace asyncdp::sim::checkin {
+
+TrainResult RunCheckInTraining(const TrainConfig& config, const TrainOptions& options = {});
+
+}  // namespace asyncdp::sim::checkin

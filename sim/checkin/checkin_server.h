@@ -1,0 +1,71 @@
+// The server of the random check-in protocols as an event handler (no threads, no clock): the driver
+// (checkin_run.h) calls OnStep once per server step with the clients checked in to it.
+//
+// one_client (Alg. 1): j uniform in S_i (stream {seed, step, window, kCheckInSelection}); the step's noisy
+//   update is g~ = clip_C(grad l(theta; d_j)) + N(0, sigma^2 C^2 I) (the local randomizer A_ldp), or for an
+//   empty step the dummy A_ldp(0) = N(0, sigma^2 C^2 I); the others in S_i are discarded. g~ is summed into
+//   the accumulator; every b steps (ModelUpdate) theta <- theta - eta_t * accumulator / b.
+// average (Alg. 2): every client in S_i sends A_ldp(its gradient); theta <- theta - eta_t * their mean; an
+//   empty step is skipped. The sum of |S_i| independent N(0, sigma^2 C^2 I) draws is drawn as one
+//   N(0, |S_i| sigma^2 C^2 I) (the same distribution).
+// eta_t follows schedule.step_rule with t = model updates so far. Noise: stream GradientNoiseKey(seed,
+// kServerNoiseStream, global step).
+#pragma once
+
+#include <Eigen/Dense>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "core/step_size.h"
+#include "data/dataset.h"
+#include "models/model.h"
+#include "sim/checkin/checkin_options.h"
+
+namespace asyncdp::sim::checkin {
+
+struct StepOutcome {
+  bool empty = false;          // nobody checked in
+  bool dummy = false;          // one_client: the dummy update A_ldp(0) was applied
+  bool model_updated = false;  // theta changed at this step
+  int64_t used = 0;            // clients whose record was used
+  int64_t discarded = 0;       // checked-in clients not used (one_client: |S_i| - 1)
+};
+
+class CheckInServer {
+ public:
+  // `records`: row j is client j's record. clip C, sigma the noise multiplier (0 = no noise).
+  CheckInServer(const CheckInOptions& options, const models::Model& model, const data::Dataset& records,
+                Eigen::VectorXf initial, StepSizeOptions step_size, double clip, double sigma);
+
+  // Step `global_step` (0-based over all windows) of window `window`, checked-in clients `checked_in`.
+  StepOutcome OnStep(int64_t window, int64_t global_step, std::span<const int32_t> checked_in);
+  // Applies a partially filled accumulator (fewer than b steps) at the end of the run.
+  void Flush();
+
+  const Eigen::VectorXf& model() const { return theta_; }
+  int64_t updates() const { return updates_; }
+
+  static constexpr uint32_t kServerNoiseStream = 0xFFFFFFFFu;
+
+ private:
+  void Apply(double divisor);
+
+  CheckInOptions options_;
+  const models::Model& model_;
+  const data::Dataset& records_;
+  StepSizeOptions step_size_;
+  double clip_;
+  double sigma_;
+  Eigen::VectorXf theta_;
+  Eigen::VectorXf step_update_;   // this step's noisy update
+  Eigen::VectorXf accumulator_;   // one_client: sum of the noisy updates since the last model update
+  int64_t accumulated_steps_ = 0;
+  int64_t updates_ = 0;
+  std::unique_ptr<models::Workspace> workspace_;
+  std::vector<int64_t> batch_;
+};
+
+}  // namespace asyncdp::sim::checkin

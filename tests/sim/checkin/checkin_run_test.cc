@@ -1,0 +1,128 @@
+// Check-in runs end to end on a9a (one record per client): the counts the summary reports, the privacy
+// statement of each variant, and that DP-SGD with check-ins learns.
+#include "sim/checkin/checkin_run.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/error.h"
+#include "sim/checkin/checkin_plan.h"
+#include "sim/checkin/checkin_privacy.h"
+#include "sim/train.h"
+#include "tests/test_data.h"
+
+namespace asyncdp::sim {
+namespace {
+
+TrainConfig CheckInA9a(const std::string& variant) {
+  TrainConfig c;
+  c.data.train = asyncdp::testing::SharedFile("datasets/libsvm/a9a.gz");
+  c.data.test = asyncdp::testing::SharedFile("datasets/libsvm/a9a.t.gz");
+  c.data.features = 123;
+  c.data.eval_rows = 4000;
+  c.model.kind = "logistic";
+  c.clients.count = 20000;
+  c.protocol.participation = "check_in";
+  c.checkin.variant = variant;
+  c.checkin.steps = 4000;
+  c.checkin.windows = 2;
+  c.checkin.p0 = 0.5;
+  c.checkin.batch_steps = 32;
+  c.dp.clip = 1.0;
+  c.dp.sigma = 2.0;
+  c.schedule.step_rule = "constant";
+  c.schedule.eta0 = 0.1;
+  c.eval.points = 1;
+  c.seed = 5;
+  return c;
+}
+
+TEST(CheckInRun, FixedWindowCountsPrivacyAndAccuracy) {
+  const TrainResult r = RunTraining(CheckInA9a("fixed_window"), {.progress = false});
+  const auto& c = r.summary["checkin"];
+  const int64_t steps = 2 * 4000;
+  // One update per step: used + dummy = steps; every check-in is used or discarded.
+  EXPECT_EQ(c["records_used"].get<int64_t>() + c["dummy_updates"].get<int64_t>(), steps);
+  EXPECT_EQ(c["dummy_updates"].get<int64_t>(), c["empty_steps"].get<int64_t>());
+  EXPECT_EQ(c["records_used"].get<int64_t>() + c["discarded_check_ins"].get<int64_t>(),
+            c["participating_clients"].get<int64_t>());
+  EXPECT_EQ(c["model_updates"].get<int64_t>(), steps / 32);
+  EXPECT_LE(std::abs(c["empty_steps"].get<double>() - c["expected_empty_steps"].get<double>()),
+            4.0 * c["empty_steps_sd"].get<double>());
+  // Privacy: random allocation of the sigma/2 randomizer over m = 4000, E = 2, p0 = 0.5.
+  const auto& p = r.summary["privacy"];
+  EXPECT_EQ(p["bound"], "upper_bound");
+  EXPECT_DOUBLE_EQ(p["accounted_as"]["sigma"].get<double>(), 1.0);
+  EXPECT_EQ(p["accounted_as"]["windows"].get<int64_t>(), 2);
+  const checkin::CheckInOptions o = checkin::ResolveCheckInOptions(CheckInA9a("fixed_window"));
+  EXPECT_DOUBLE_EQ(p["epsilon"].get<double>(), checkin::AccountCheckIns(o, 2.0, 1.0 / 20000).epsilon);
+  // It learns: below the initial loss ln 2 and above the majority class of a9a.t (76.4%).
+  EXPECT_LT(r.summary["test_loss"].get<double>(), 0.6);
+  EXPECT_GT(r.summary["test_accuracy"].get<double>(), 0.77);
+}
+
+TEST(CheckInRun, AveragedUpdatesReportNoBound) {
+  TrainConfig config = CheckInA9a("averaged");
+  config.dp.sigma = 1.0;  // many more (averaged) updates than the fixed window: less noise, smaller steps
+  config.schedule.eta0 = 0.02;
+  const TrainResult r = RunTraining(config, {.progress = false});
+  const auto& c = r.summary["checkin"];
+  EXPECT_EQ(c["dummy_updates"].get<int64_t>(), 0);
+  EXPECT_EQ(c["discarded_check_ins"].get<int64_t>(), 0);
+  EXPECT_EQ(c["records_used"].get<int64_t>(), c["participating_clients"].get<int64_t>());
+  EXPECT_EQ(c["model_updates"].get<int64_t>(), 2 * 4000 - c["empty_steps"].get<int64_t>());
+  EXPECT_TRUE(r.summary["privacy"]["epsilon"].is_null());
+  EXPECT_EQ(r.summary["privacy"]["bound"], "no_bound");
+  EXPECT_LT(r.summary["test_loss"].get<double>(), 0.69);
+  EXPECT_GT(r.summary["test_accuracy"].get<double>(), 0.78);
+  // A target epsilon cannot be met without a theorem.
+  TrainConfig calibrate = CheckInA9a("averaged");
+  calibrate.dp.sigma = 0.0;
+  calibrate.dp.epsilon = 1.0;
+  EXPECT_THROW(RunTraining(calibrate, {.progress = false}), ConfigError);
+}
+
+TEST(CheckInRun, SlidingWindowIsAccountedWithItsWindowLength) {
+  TrainConfig config = CheckInA9a("sliding_window");
+  config.checkin.windows = 1;
+  config.checkin.window_length = 500;
+  config.checkin.steps = 15000;
+  const TrainResult r = RunTraining(config, {.progress = false});
+  const auto& p = r.summary["privacy"];
+  EXPECT_EQ(p["accounted_as"]["steps"].get<int64_t>(), 500);
+  EXPECT_EQ(p["accounted_as"]["windows"].get<int64_t>(), 1);
+  EXPECT_GT(r.summary["checkin"]["discarded_out_of_range"].get<int64_t>(), 0);
+  EXPECT_EQ(r.summary["checkin"]["warmup"].get<int64_t>(), 499);
+}
+
+TEST(CheckInRun, CalibratedSigmaMeetsTheTarget) {
+  TrainConfig config = CheckInA9a("fixed_window");
+  config.checkin.windows = 1;
+  config.checkin.steps = 1000;
+  config.dp.sigma = 0.0;
+  config.dp.epsilon = 0.02;  // sigma near 5: each accounting takes ~0.2 s (sigma < 1 takes seconds)
+  config.eval.points = 0;
+  const TrainResult r = RunTraining(config, {.progress = false});
+  EXPECT_TRUE(r.summary["privacy"]["sigma_calibrated"].get<bool>());
+  EXPECT_LE(r.summary["privacy"]["epsilon"].get<double>(), 0.02);
+  EXPECT_GT(r.summary["privacy"]["epsilon"].get<double>(), 0.018);
+}
+
+TEST(CheckInRun, RejectsBadSettings) {
+  TrainConfig config = CheckInA9a("fixed_window");
+  config.checkin.p0 = 1.5;
+  EXPECT_THROW(RunTraining(config, {.progress = false}), ConfigError);
+  config = CheckInA9a("fixed_window");
+  config.checkin.batch_steps = 0;
+  EXPECT_THROW(RunTraining(config, {.progress = false}), ConfigError);
+  config = CheckInA9a("fixed_window");
+  config.clients.count = 40000;  // a9a has 32,561 training rows
+  EXPECT_THROW(RunTraining(config, {.progress = false}), ConfigError);
+  config = CheckInA9a("fixed_window");
+  config.checkin.step_rule = "average";
+  EXPECT_THROW(RunTraining(config, {.progress = false}), ConfigError);
+}
+
+}  // namespace
+}  // namespace asyncdp::sim
