@@ -75,6 +75,21 @@ TEST(AuditTest, SubsampledSamplersAreConsistent) {
   }
 }
 
+// A full short run (one epoch, L2-regularised logistic regression, inverse-sqrt steps) and a small MLP.
+TEST(AuditTest, ShortRunAndMlpAreConsistent) {
+  TrainConfig short_run = AuditConfig("poisson", 60, 10, 0, 1.0);
+  short_run.model.kind = "logistic_l2";
+  short_run.schedule.epochs = 1.0;
+  short_run.schedule.step_rule = "inverse_sqrt";
+  const AuditReport a = RunAudit(short_run, Runs(200));
+  ExpectSound(a);
+  EXPECT_EQ(a.rounds, 6);
+  TrainConfig mlp = AuditConfig("fixed_size_without_replacement", 60, 20, 4, 1.0);
+  mlp.model.kind = "mlp";
+  mlp.model.hidden = {8};
+  ExpectSound(RunAudit(mlp, Runs(120)));
+}
+
 TEST(AuditTest, FinalModelViewIsConsistent) {
   AuditOptions o = Runs(300);
   o.view = AuditView::kFinalModel;
