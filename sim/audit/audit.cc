@@ -136,6 +136,10 @@ AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
                options.client, e.config.clients.count, report.client_records, report.sampling, e.sigma, e.delta,
                ToString(options.mode), ToString(options.view), ToString(options.canary), report.statistic);
 
+  if (e.runtime.kind != RuntimeKind::kVirtual) {
+    spdlog::info("audit: every training runs on the virtual runtime (same protocol; protocol.runtime = threads "
+                 "would time the runs by the wall clock, which the audited guarantee does not cover)");
+  }
   int64_t rounds = 0;
   if (options.mode == AuditMode::kMultiRun) {
     const int64_t n = options.runs;
@@ -174,7 +178,17 @@ AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
   report.headline_accountant = e.config.dp.accountant;
   report.headline_epsilon = std::numeric_limits<double>::quiet_NaN();
   for (const auto& r : report.reported) {
-    if (r.accountant == report.headline_accountant) report.headline_epsilon = r.epsilon;
+    if (r.accountant == report.headline_accountant && r.available) report.headline_epsilon = r.epsilon;
+  }
+  if (std::isnan(report.headline_epsilon)) {
+    // dp.accountant does not apply (e.g. PLD with secure noise): the first upper bound that does.
+    for (const auto& r : report.reported) {
+      if (r.available && r.bound == "upper_bound") {
+        report.headline_accountant = r.accountant;
+        report.headline_epsilon = r.epsilon;
+        break;
+      }
+    }
   }
 
   if (options.mode == AuditMode::kMultiRun) {
