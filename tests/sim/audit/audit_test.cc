@@ -15,7 +15,8 @@ namespace asyncdp::sim::audit {
 namespace {
 
 // Logistic regression on a9a, 3 clients of `rows` records, T = `rounds` rounds of s records.
-TrainConfig AuditConfig(const std::string& sampling, int64_t rows, int64_t sample_size, int64_t rounds, double sigma) {
+TrainConfig AuditConfig(const std::string& sampling, int64_t rows, int64_t sample_size, int64_t rounds,
+                        double sigma) {
   TrainConfig c = testing::SmallA9aConfig(3, rows);
   c.model.kind = "logistic";
   c.dp.sampling = sampling;
@@ -50,7 +51,8 @@ void ExpectSound(const AuditReport& r) {
 
 // Full-batch Dirac canary, white-box: the in/out scores are exactly N(T, T sigma^2) and N(0, T sigma^2),
 // the worst case every accountant assumes, so the audit must stay below and come close (gdp_counts
-// resolves a Gaussian trade-off: docs/audit.md measured >= 0.57 of eps with 2,000 runs a side; 600 give less).
+// resolves a Gaussian trade-off: docs/audit.md measured >= 0.57 of eps with 2,000 runs a side; 600 give
+// less).
 TEST(AuditTest, FullBatchPoissonIsConsistentAndTight) {
   const AuditReport r = RunAudit(AuditConfig("poisson", 60, 60, 4, 2.0), Runs(600));
   ExpectSound(r);
