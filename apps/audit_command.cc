@@ -30,7 +30,8 @@ struct AuditArgs {
 };
 
 void RunAudit(AuditArgs& args) {
-  sim::TrainConfig config = args.config_path.empty() ? sim::TrainConfig{} : sim::LoadConfigFile(args.config_path);
+  sim::TrainConfig config =
+      args.config_path.empty() ? sim::TrainConfig{} : sim::LoadConfigFile(args.config_path);
   for (const auto& assignment : args.overrides) sim::ApplyOverride(config, assignment);
   sim::ValidateConfig(config);
   sim::audit::AuditOptions& options = args.options;
@@ -42,19 +43,22 @@ void RunAudit(AuditArgs& args) {
   if (args.quiet) spdlog::set_level(spdlog::level::warn);
   std::string out_dir = args.out_dir;
   if (out_dir.empty()) {
-    const std::string stem =
-        args.config_path.empty() ? "audit" : std::filesystem::path(args.config_path).stem().string() + "_audit";
+    const std::string stem = args.config_path.empty()
+                                 ? "audit"
+                                 : std::filesystem::path(args.config_path).stem().string() + "_audit";
     out_dir = "results/" + stem;
   }
   const sim::audit::AuditReport report = sim::audit::RunAudit(config, options);
   sim::audit::WriteAuditOutputs(report, out_dir);
-  spdlog::info("audit: {} trainings in {:.2f} s ({:.2f} ms each) -> {}", report.trainings, report.wall_seconds,
-               1e3 * report.wall_seconds / static_cast<double>(std::max<int64_t>(1, report.trainings)), out_dir);
+  spdlog::info(
+      "audit: {} trainings in {:.2f} s ({:.2f} ms each) -> {}", report.trainings, report.wall_seconds,
+      1e3 * report.wall_seconds / static_cast<double>(std::max<int64_t>(1, report.trainings)), out_dir);
   std::cout << sim::audit::VerdictLine(report) << "\n";
   if (report.violation) {
-    spdlog::error("privacy audit VIOLATION: an accountant under-reports epsilon for this configuration (or the "
-                  "protocol adds less noise than it accounts); see {}/audit.json",
-                  out_dir);
+    spdlog::error(
+        "privacy audit VIOLATION: an accountant under-reports epsilon for this configuration (or the "
+        "protocol adds less noise than it accounts); see {}/audit.json",
+        out_dir);
     throw CommandExit{kExitViolation};
   }
 }
@@ -65,8 +69,10 @@ void RegisterAuditCommand(CLI::App& app) {
   auto args = std::make_shared<AuditArgs>();
   CLI::App* cmd = app.add_subcommand(
       "audit",
-      "Empirical privacy audit: train with and without a canary record, lower-bound epsilon from the runs and\n"
-      "check it against every accountant's reported epsilon. Prints one verdict line; exit code 3 on VIOLATION.\n"
+      "Empirical privacy audit: train with and without a canary record, lower-bound epsilon from the runs "
+      "and\n"
+      "check it against every accountant's reported epsilon. Prints one verdict line; exit code 3 on "
+      "VIOLATION.\n"
       "Writes OUT/audit.json, config.resolved.toml, scores.csv, histogram.csv, roc.csv (docs/audit.md).");
   cmd->add_option("--config", args->config_path, "TOML run configuration (keys: docs/config.md)");
   cmd->add_option("--set", args->overrides, "Override a key: --set dp.sigma=4 (repeatable)")->take_all();
@@ -75,15 +81,19 @@ void RegisterAuditCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--mode", args->mode, "multi (N runs a side) | one-run (m canaries, one training)")
       ->capture_default_str();
-  cmd->add_option("--canaries", args->options.canaries, "One-run: canaries m, each planted with probability 1/2")
+  cmd->add_option("--canaries", args->options.canaries,
+                  "One-run: canaries m, each planted with probability 1/2")
       ->capture_default_str();
   cmd->add_option("--view", args->view, "white-box (the server sees every (i, U)) | final-model")
       ->capture_default_str();
-  cmd->add_option("--canary", args->canary,
-                  "dirac (gradient canary, other records train normally) | opposite (replace-one worst case) | "
-                  "mislabelled (a real record with another label; needs --view final-model)")
+  cmd->add_option(
+         "--canary", args->canary,
+         "dirac (gradient canary, other records train normally) | opposite (replace-one worst case) | "
+         "mislabelled (a real record with another label; needs --view final-model)")
       ->capture_default_str();
-  cmd->add_option("--statistic", args->statistic, "auto | sum | likelihood-ratio | loss (mislabelled canaries)")->capture_default_str();
+  cmd->add_option("--statistic", args->statistic,
+                  "auto | sum | likelihood-ratio | loss (mislabelled canaries)")
+      ->capture_default_str();
   cmd->add_option("--client", args->options.client, "The audited client")->capture_default_str();
   cmd->add_option("--confidence", args->options.confidence, "Confidence of eps_lower and of the verdict")
       ->capture_default_str();

@@ -15,7 +15,8 @@ namespace {
 using namespace asyncdp;
 
 sim::TrainConfig AuditLogisticConfig() {
-  sim::TrainConfig c = sim::LoadConfigFile(std::string(ASYNCDP_SOURCE_DIR) + "/experiments/audit_logistic.toml");
+  sim::TrainConfig c =
+      sim::LoadConfigFile(std::string(ASYNCDP_SOURCE_DIR) + "/experiments/audit_logistic.toml");
   c.data.train = std::string(ASYNCDP_SHARED_DIR) + "/datasets/libsvm/a9a.gz";
   c.data.test = std::string(ASYNCDP_SHARED_DIR) + "/datasets/libsvm/a9a.t.gz";
   return c;

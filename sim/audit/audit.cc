@@ -34,10 +34,12 @@ struct Accounted {
   std::vector<std::unique_ptr<accounting::Accountant>> upper;  // the upper-bound accountants that apply
 };
 
-Accounted AccountClient(const Experiment& e, int64_t client, int64_t rounds, SamplingModel accounted_sampling) {
+Accounted AccountClient(const Experiment& e, int64_t client, int64_t rounds,
+                        SamplingModel accounted_sampling) {
   accounting::AccountantOptions options = e.privacy.options;
   options.sampling = accounted_sampling;
-  const accounting::Schedule schedule = e.privacy.ClientSchedule(e.plans[static_cast<size_t>(client)], rounds);
+  const accounting::Schedule schedule =
+      e.privacy.ClientSchedule(e.plans[static_cast<size_t>(client)], rounds);
   Accounted out;
   for (const AccountantKind kind : accounting::kMechanismAccountants) {
     auto accountant = accounting::MakeAccountant(kind, options);
@@ -95,7 +97,8 @@ void ParallelRuns(int64_t count, int64_t jobs, const F& f) {
     tbb::parallel_for(int64_t{0}, count, [&](int64_t i) {
       f(i);
       const int64_t finished = done.fetch_add(1) + 1;
-      if (finished % step == 0 || finished == count) spdlog::info("audit: {} / {} trainings", finished, count);
+      if (finished % step == 0 || finished == count)
+        spdlog::info("audit: {} / {} trainings", finished, count);
     });
   });
 }
@@ -122,20 +125,27 @@ AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
   report.options = options;
   report.resolved_config = e.config;
   report.sampling = std::string(ToString(e.sampling));
-  const SamplingModel accounted_sampling = options.accounted_sampling.empty()
-                                               ? e.sampling
-                                               : ParseSamplingModel(options.accounted_sampling, "--test-accounted-sampling");
+  const SamplingModel accounted_sampling =
+      options.accounted_sampling.empty()
+          ? e.sampling
+          : ParseSamplingModel(options.accounted_sampling, "--test-accounted-sampling");
   report.accounted_sampling = std::string(ToString(accounted_sampling));
   report.neighbours = std::string(ToString(NaturalNeighbours(e.sampling)));
   report.statistic = std::string(ToString(canary.score_rule().statistic));
   report.delta = e.delta;
   report.sigma = e.sigma;
   report.client_records = canary.client_records();
-  spdlog::info("audit: client {} of {} (N_c = {}), {} sampling, sigma = {:.6g}, delta = {:.3g}, {} audit, {} view, "
-               "{} canary, {} statistic",
-               options.client, e.config.clients.count, report.client_records, report.sampling, e.sigma, e.delta,
-               ToString(options.mode), ToString(options.view), ToString(options.canary), report.statistic);
+  spdlog::info(
+      "audit: client {} of {} (N_c = {}), {} sampling, sigma = {:.6g}, delta = {:.3g}, {} audit, {} view, "
+      "{} canary, {} statistic",
+      options.client, e.config.clients.count, report.client_records, report.sampling, e.sigma, e.delta,
+      ToString(options.mode), ToString(options.view), ToString(options.canary), report.statistic);
 
+  if (e.runtime.kind != RuntimeKind::kVirtual) {
+    spdlog::info(
+        "audit: every training runs on the virtual runtime (same protocol; protocol.runtime = threads "
+        "would time the runs by the wall clock, which the audited guarantee does not cover)");
+  }
   int64_t rounds = 0;
   if (options.mode == AuditMode::kMultiRun) {
     const int64_t n = options.runs;
@@ -156,12 +166,14 @@ AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
     report.trainings = 2 * n;
     const auto [fewest, most] = std::minmax_element(rounds_done.begin(), rounds_done.end());
     if (*fewest != *most) {
-      spdlog::warn("audit: the audited client ran between {} and {} rounds; accounting for {}", *fewest, *most, *most);
+      spdlog::warn("audit: the audited client ran between {} and {} rounds; accounting for {}", *fewest,
+                   *most, *most);
     }
     rounds = *most;
   } else {
     const int64_t m = options.canaries;
-    report.included = asyncdp::audit::DrawCanaryInclusion(e.config.seed, static_cast<uint32_t>(options.client), m);
+    report.included =
+        asyncdp::audit::DrawCanaryInclusion(e.config.seed, static_cast<uint32_t>(options.client), m);
     const RunTrace trace = canary.RunOneRun(e.config.seed, report.included);
     for (int64_t j = 0; j < m; ++j) report.canary_scores.push_back(canary.Score(trace, j));
     report.trainings = 1;
@@ -174,7 +186,17 @@ AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
   report.headline_accountant = e.config.dp.accountant;
   report.headline_epsilon = std::numeric_limits<double>::quiet_NaN();
   for (const auto& r : report.reported) {
-    if (r.accountant == report.headline_accountant) report.headline_epsilon = r.epsilon;
+    if (r.accountant == report.headline_accountant && r.available) report.headline_epsilon = r.epsilon;
+  }
+  if (std::isnan(report.headline_epsilon)) {
+    // dp.accountant does not apply (e.g. PLD with secure noise): the first upper bound that does.
+    for (const auto& r : report.reported) {
+      if (r.available && r.bound == "upper_bound") {
+        report.headline_accountant = r.accountant;
+        report.headline_epsilon = r.epsilon;
+        break;
+      }
+    }
   }
 
   if (options.mode == AuditMode::kMultiRun) {
@@ -194,12 +216,15 @@ AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
         }
       }
       report.verdict_detail = fmt::format(
-          "the runs show delta >= {:.4g} at eps = {:.4g} ({:.0f}% confidence), but the reported profile claims "
+          "the runs show delta >= {:.4g} at eps = {:.4g} ({:.0f}% confidence), but the reported profile "
+          "claims "
           "delta = {:.4g} there (refuted: {})",
-          p.delta_lower, p.epsilon, 100 * options.confidence, p.delta_reported, fmt::join(report.refuted_accountants, ", "));
+          p.delta_lower, p.epsilon, 100 * options.confidence, p.delta_reported,
+          fmt::join(report.refuted_accountants, ", "));
     } else {
       report.verdict_detail = fmt::format(
-          "no point of the reported delta(eps) profile ({} points, eps in [0, {:.4g}]) is refuted by the runs",
+          "no point of the reported delta(eps) profile ({} points, eps in [0, {:.4g}]) is refuted by the "
+          "runs",
           report.profile.size(), report.profile.back().epsilon);
     }
   } else {
@@ -219,8 +244,9 @@ AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
         report.violation
             ? fmt::format("the one-run lower bound exceeds the epsilon reported by {}",
                           fmt::join(report.refuted_accountants, ", "))
-            : fmt::format("{} of {} guesses correct; the one-run lower bound is below every reported upper bound",
-                          report.one_run.correct, report.one_run.guesses);
+            : fmt::format(
+                  "{} of {} guesses correct; the one-run lower bound is below every reported upper bound",
+                  report.one_run.correct, report.one_run.guesses);
   }
   report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

@@ -9,9 +9,8 @@
 // confidence, so a correct report is flagged with probability <= 1 - confidence.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -33,15 +32,15 @@ struct ReportedEpsilon {
 
 struct AuditReport {
   AuditOptions options;
-  TrainConfig resolved_config;  // with sigma and delta filled in
-  std::string sampling;         // the sampler the runs used
+  TrainConfig resolved_config;     // with sigma and delta filled in
+  std::string sampling;            // the sampler the runs used
   std::string accounted_sampling;  // the sampler the accountants assumed (differs only by fault injection)
-  std::string neighbours;       // the neighbour relation audited
-  std::string statistic;        // resolved: sum | likelihood-ratio
+  std::string neighbours;          // the neighbour relation audited
+  std::string statistic;           // resolved: sum | likelihood-ratio
   double delta = 0.0;
   double sigma = 0.0;
-  int64_t client_records = 0;   // N_c of the audited client
-  int64_t rounds = 0;           // local rounds of the audited client (the accountants compose these)
+  int64_t client_records = 0;  // N_c of the audited client
+  int64_t rounds = 0;          // local rounds of the audited client (the accountants compose these)
   std::vector<ReportedEpsilon> reported;
   std::string headline_accountant;  // dp.accountant: the eps on the verdict line
   double headline_epsilon = 0.0;

@@ -10,8 +10,8 @@ namespace asyncdp::sim::audit {
 namespace {
 
 [[noreturn]] void Unknown(std::string_view option, std::string_view text, std::string_view expected) {
-  throw ConfigError(std::string(option), "unknown value '" + std::string(text) + "' (expected " +
-                                             std::string(expected) + ")");
+  throw ConfigError(std::string(option),
+                    "unknown value '" + std::string(text) + "' (expected " + std::string(expected) + ")");
 }
 
 }  // namespace
@@ -31,9 +31,11 @@ void AuditOptions::Validate() const {
                                       std::string(ToString(canary)) + "'");
   }
   const bool loss = statistic == AuditStatistic::kNegativeLoss;
-  if (canary == CanaryKind::kMislabelled && (view != AuditView::kFinalModel || !(loss || statistic == AuditStatistic::kAuto))) {
-    throw ConfigError("--canary", "a mislabelled canary is scored by the final model's loss on it: use --view "
-                                  "final-model (and --statistic auto or loss)");
+  if (canary == CanaryKind::kMislabelled &&
+      (view != AuditView::kFinalModel || !(loss || statistic == AuditStatistic::kAuto))) {
+    throw ConfigError("--canary",
+                      "a mislabelled canary is scored by the final model's loss on it: use --view "
+                      "final-model (and --statistic auto or loss)");
   }
   if (loss && canary != CanaryKind::kMislabelled) {
     throw ConfigError("--statistic", "the loss statistic scores mislabelled canaries (--canary mislabelled)");
@@ -68,21 +70,30 @@ AuditStatistic ParseAuditStatistic(std::string_view text) {
 }
 
 std::string_view ToString(AuditMode mode) { return mode == AuditMode::kMultiRun ? "multi" : "one-run"; }
-std::string_view ToString(AuditView view) { return view == AuditView::kWhiteBox ? "white-box" : "final-model"; }
+std::string_view ToString(AuditView view) {
+  return view == AuditView::kWhiteBox ? "white-box" : "final-model";
+}
 std::string_view ToString(CanaryKind canary) {
   switch (canary) {
-    case CanaryKind::kDirac: return "dirac";
-    case CanaryKind::kOpposite: return "opposite";
-    case CanaryKind::kMislabelled: return "mislabelled";
+    case CanaryKind::kDirac:
+      return "dirac";
+    case CanaryKind::kOpposite:
+      return "opposite";
+    case CanaryKind::kMislabelled:
+      return "mislabelled";
   }
   return "?";
 }
 std::string_view ToString(AuditStatistic statistic) {
   switch (statistic) {
-    case AuditStatistic::kAuto: return "auto";
-    case AuditStatistic::kSum: return "sum";
-    case AuditStatistic::kLikelihoodRatio: return "likelihood-ratio";
-    case AuditStatistic::kNegativeLoss: return "loss";
+    case AuditStatistic::kAuto:
+      return "auto";
+    case AuditStatistic::kSum:
+      return "sum";
+    case AuditStatistic::kLikelihoodRatio:
+      return "likelihood-ratio";
+    case AuditStatistic::kNegativeLoss:
+      return "loss";
   }
   return "?";
 }

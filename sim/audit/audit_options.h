@@ -23,9 +23,9 @@ enum class AuditView {
 
 // The canary planted in the audited client's data.
 enum class CanaryKind {
-  kDirac,     // gradient canary C e on its own parameter; other records train normally (models/dirac_canary.h)
-  kOpposite,  // Dirac canary, every other record of the client -C e: the replace-one worst case
-              // (fixed-size and shuffled batches; needs a sampler analysed under replace-one)
+  kDirac,  // gradient canary C e on its own parameter; other records train normally (models/dirac_canary.h)
+  kOpposite,     // Dirac canary, every other record of the client -C e: the replace-one worst case
+                 // (fixed-size and shuffled batches; needs a sampler analysed under replace-one)
   kMislabelled,  // a real record with another label (models/data_canary.h), trained on by the configured
                  // model: the realistic black-box canary, scored by the final model's loss on it
 };

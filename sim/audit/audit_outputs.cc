@@ -14,33 +14,39 @@
 namespace asyncdp::sim::audit {
 namespace {
 
-nlohmann::json NumberOrNull(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+nlohmann::json NumberOrNull(double x) {
+  return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
+}
 
 nlohmann::json BoundJson(const asyncdp::audit::ThresholdBound& b, int64_t in_runs, int64_t out_runs) {
-  return {{"epsilon", NumberOrNull(b.epsilon)},
-          {"threshold", NumberOrNull(b.threshold)},
-          {"true_positives", b.true_positives},
-          {"false_positives", b.false_positives},
-          {"evaluation_in_runs", in_runs},
-          {"evaluation_out_runs", out_runs},
-          {"tpr", in_runs > 0 ? static_cast<double>(b.true_positives) / static_cast<double>(in_runs) : 0.0},
-          {"fpr", out_runs > 0 ? static_cast<double>(b.false_positives) / static_cast<double>(out_runs) : 0.0},
-          {"tpr_lower", NumberOrNull(b.tpr_lower)},
-          {"fpr_upper", NumberOrNull(b.fpr_upper)}};
+  return {
+      {"epsilon", NumberOrNull(b.epsilon)},
+      {"threshold", NumberOrNull(b.threshold)},
+      {"true_positives", b.true_positives},
+      {"false_positives", b.false_positives},
+      {"evaluation_in_runs", in_runs},
+      {"evaluation_out_runs", out_runs},
+      {"tpr", in_runs > 0 ? static_cast<double>(b.true_positives) / static_cast<double>(in_runs) : 0.0},
+      {"fpr", out_runs > 0 ? static_cast<double>(b.false_positives) / static_cast<double>(out_runs) : 0.0},
+      {"tpr_lower", NumberOrNull(b.tpr_lower)},
+      {"fpr_upper", NumberOrNull(b.fpr_upper)}};
 }
 
 double Ratio(double lower, double reported) {
-  return std::isfinite(reported) && reported > 0.0 ? lower / reported : std::numeric_limits<double>::quiet_NaN();
+  return std::isfinite(reported) && reported > 0.0 ? lower / reported
+                                                   : std::numeric_limits<double>::quiet_NaN();
 }
 
 std::string ThreatModel(const AuditReport& r) {
-  const std::string view =
-      r.options.view == AuditView::kWhiteBox
-          ? "the server, which sees every (i, U) client " + std::to_string(r.options.client) +
-                " sends (white-box: each update projected on the canary direction)"
-          : "an observer of the final global model only (the canary coordinate of v̂ after training, which also "
-            "carries the other clients' noise)";
-  return "Record-level DP of client " + std::to_string(r.options.client) + "'s local data set against " + view +
+  const std::string view = r.options.view == AuditView::kWhiteBox
+                               ? "the server, which sees every (i, U) client " +
+                                     std::to_string(r.options.client) +
+                                     " sends (white-box: each update projected on the canary direction)"
+                               : "an observer of the final global model only (the canary coordinate of v̂ "
+                                 "after training, which also "
+                                 "carries the other clients' noise)";
+  return "Record-level DP of client " + std::to_string(r.options.client) + "'s local data set against " +
+         view +
          ". The observer knows the seed family but not the runs' randomness; each run draws its own noise, "
          "batches, initial model and latencies from its own seed (scores.csv)";
 }
@@ -56,18 +62,21 @@ nlohmann::json AuditJson(const AuditReport& r) {
   j["verdict_rule"] =
       multi ? "VIOLATION iff the reported profile delta(eps) (pointwise the smallest over the upper-bound "
               "accountants) is refuted at some eps by delta_lower(eps) = max(1 - FPR_hi - e^eps FNR_hi, "
-              "1 - FNR_hi - e^eps FPR_hi) (Kairouz et al. 2015, Theorem 2.1; Clopper-Pearson bounds; one test at "
+              "1 - FNR_hi - e^eps FPR_hi) (Kairouz et al. 2015, Theorem 2.1; Clopper-Pearson bounds; one "
+              "test at "
               "the stated confidence)"
-            : "VIOLATION iff the one-run lower bound (Steinke, Nasr & Jagielski 2023, Corollary 5.4) exceeds an "
+            : "VIOLATION iff the one-run lower bound (Steinke, Nasr & Jagielski 2023, Corollary 5.4) exceeds "
+              "an "
               "upper-bound accountant's epsilon at the run's delta";
   j["eps_lower"] = {
       {"epsilon", r.eps_lower},
       {"confidence", r.options.confidence},
       {"delta", r.delta},
-      {"method", multi ? "definition: max(ln((TPR_lo - delta)/FPR_hi), ln((TNR_lo - delta)/FNR_hi)), threshold "
-                         "chosen on held-out runs, Clopper-Pearson bounds"
-                       : "one-run audit: largest eps whose p-value is below 1 - confidence, best of several guess "
-                         "counts (Bonferroni)"},
+      {"method",
+       multi ? "definition: max(ln((TPR_lo - delta)/FPR_hi), ln((TNR_lo - delta)/FNR_hi)), threshold "
+               "chosen on held-out runs, Clopper-Pearson bounds"
+             : "one-run audit: largest eps whose p-value is below 1 - confidence, best of several guess "
+               "counts (Bonferroni)"},
       {"assumes", multi ? "independent runs only" : "independent fair canary coins drawn before training"}};
   nlohmann::json reported;
   for (const auto& e : r.reported) {
@@ -97,13 +106,15 @@ nlohmann::json AuditJson(const AuditReport& r) {
     out["gdp_counts"] = BoundJson(m.gdp_counts, m.evaluation_in, m.evaluation_out);
     out["gdp_counts"]["mu_lower"] = NumberOrNull(m.gdp_counts.mu_lower);
     out["gdp_counts"]["assumes"] =
-        "a Gaussian trade-off curve (exact for the full-batch Dirac canary, CLT-approximate for many subsampled "
+        "a Gaussian trade-off curve (exact for the full-batch Dirac canary, CLT-approximate for many "
+        "subsampled "
         "steps); a tightness diagnostic, never the verdict (Nasr et al. 2023)";
-    out["gdp_fit"] = {{"epsilon", NumberOrNull(m.gdp_fit.epsilon)},
-                      {"mu_hat", NumberOrNull(m.gdp_fit.mu_hat)},
-                      {"mu_lower", NumberOrNull(m.gdp_fit.mu_lower)},
-                      {"variance_ratio", NumberOrNull(m.gdp_fit.variance_ratio)},
-                      {"assumes", "Gaussian scores of equal variance in and out, and a Gaussian trade-off curve"}};
+    out["gdp_fit"] = {
+        {"epsilon", NumberOrNull(m.gdp_fit.epsilon)},
+        {"mu_hat", NumberOrNull(m.gdp_fit.mu_hat)},
+        {"mu_lower", NumberOrNull(m.gdp_fit.mu_lower)},
+        {"variance_ratio", NumberOrNull(m.gdp_fit.variance_ratio)},
+        {"assumes", "Gaussian scores of equal variance in and out, and a Gaussian trade-off curve"}};
     out["profile"] = {{"refuted", m.profile.refuted},
                       {"points", r.profile.size()},
                       {"most_contradicted_epsilon", NumberOrNull(m.profile.epsilon)},
@@ -126,8 +137,9 @@ nlohmann::json AuditJson(const AuditReport& r) {
                     {"k_plus", o.k_plus},
                     {"k_minus", o.k_minus},
                     {"beta", o.beta},
-                    {"note", "the one-run bound is loose for the Gaussian mechanism by design (Steinke et al. 2023): "
-                             "expect it well below the reported epsilon"}};
+                    {"note",
+                     "the one-run bound is loose for the Gaussian mechanism by design (Steinke et al. 2023): "
+                     "expect it well below the reported epsilon"}};
   }
   j["ratio"] = ratio;
   j["audit"] = {{"mode", std::string(ToString(r.options.mode))},
@@ -145,8 +157,9 @@ nlohmann::json AuditJson(const AuditReport& r) {
     j["fault_injection"] = {
         {"noise_scale", r.options.noise_scale},
         {"accounted_sampling", r.accounted_sampling},
-        {"note", "TEST ONLY: the reported epsilons are deliberately wrong (noise added = noise_scale * accounted "
-                 "sigma; accounted sampler may differ from the one run)"}};
+        {"note",
+         "TEST ONLY: the reported epsilons are deliberately wrong (noise added = noise_scale * accounted "
+         "sigma; accounted sampler may differ from the one run)"}};
   } else {
     j["fault_injection"] = nullptr;
   }
@@ -163,16 +176,19 @@ nlohmann::json AuditJson(const AuditReport& r) {
   j["public"] = kPublicAssumption;
   switch (r.options.canary) {
     case CanaryKind::kDirac:
-      j["canary"] = "Dirac gradient canary (Nasr et al. 2023): clipped gradient exactly C on its own parameter, "
-                    "which no other record's gradient touches; the other records train the configured model";
+      j["canary"] =
+          "Dirac gradient canary (Nasr et al. 2023): clipped gradient exactly C on its own parameter, "
+          "which no other record's gradient touches; the other records train the configured model";
       break;
     case CanaryKind::kOpposite:
-      j["canary"] = "Dirac canary +C e with every other record of the client at -C e: a batch's canary "
-                    "coordinate moves by 2C when the canary displaces a record (the replace-one worst case)";
+      j["canary"] =
+          "Dirac canary +C e with every other record of the client at -C e: a batch's canary "
+          "coordinate moves by 2C when the canary displaces a record (the replace-one worst case)";
       break;
     case CanaryKind::kMislabelled:
-      j["canary"] = "mislabelled record: a copy of one of the client's records with another label (chosen from the "
-                    "seed), trained on by the configured model; score = -(final model's loss on it), black-box";
+      j["canary"] =
+          "mislabelled record: a copy of one of the client's records with another label (chosen from the "
+          "seed), trained on by the configured model; score = -(final model's loss on it), black-box";
       break;
   }
   j["trainings"] = r.trainings;
@@ -186,8 +202,8 @@ nlohmann::json AuditJson(const AuditReport& r) {
 void WriteAuditOutputs(const AuditReport& r, const std::string& out_dir) {
   OutputDirectory out(out_dir);
   out.Write("audit.json", AuditJson(r).dump(2) + "\n");
-  out.Write("config.resolved.toml", "# asyncdp " ASYNCDP_VERSION " resolved configuration (audited)\n" +
-                                        ToToml(r.resolved_config));
+  out.Write("config.resolved.toml",
+            "# asyncdp " ASYNCDP_VERSION " resolved configuration (audited)\n" + ToToml(r.resolved_config));
   if (r.options.mode == AuditMode::kMultiRun) {
     std::string scores = "side,run,seed,score\n";
     for (size_t i = 0; i < r.in_scores.size(); ++i) {
@@ -205,8 +221,9 @@ void WriteAuditOutputs(const AuditReport& r, const std::string& out_dir) {
     const auto out_hist = asyncdp::audit::Histogram(r.out_scores, lo, hi, kBins);
     std::string histogram = "bin_low,bin_high,in_count,out_count\n";
     for (int b = 0; b < kBins; ++b) {
-      histogram += fmt::format("{:.9g},{:.9g},{},{}\n", lo + (hi - lo) * b / kBins, lo + (hi - lo) * (b + 1) / kBins,
-                               in_hist[static_cast<size_t>(b)], out_hist[static_cast<size_t>(b)]);
+      histogram +=
+          fmt::format("{:.9g},{:.9g},{},{}\n", lo + (hi - lo) * b / kBins, lo + (hi - lo) * (b + 1) / kBins,
+                      in_hist[static_cast<size_t>(b)], out_hist[static_cast<size_t>(b)]);
     }
     out.Write("histogram.csv", histogram);
     std::string roc = "threshold,fpr,tpr\n";

@@ -32,8 +32,8 @@ class PlanRatePoissonSampler final : public BatchSampler {
   SamplingModel model() const override { return SamplingModel::kPoisson; }
   void Sample(uint32_t round, int64_t sample_size, std::vector<int64_t>& batch) override {
     ASYNCDP_CHECK(sample_size >= 0 && sample_size <= plan_records_);
-    SamplePoisson(RoundKey(round), num_records(), static_cast<double>(sample_size) / static_cast<double>(plan_records_),
-                  batch);
+    SamplePoisson(RoundKey(round), num_records(),
+                  static_cast<double>(sample_size) / static_cast<double>(plan_records_), batch);
   }
 
  private:
@@ -51,7 +51,8 @@ class UpdateRecorder final : public RunObserver {
     ASYNCDP_CHECK(t >= 0 && t < static_cast<int64_t>(trace_.received.size()));
     const int64_t m = trace_.canaries;
     for (int64_t j = 0; j < m; ++j) {
-      trace_.projections[static_cast<size_t>(t * m + j)] = static_cast<double>(message.update[first_ + j]) / clip_;
+      trace_.projections[static_cast<size_t>(t * m + j)] =
+          static_cast<double>(message.update[first_ + j]) / clip_;
     }
     trace_.received[static_cast<size_t>(t)] = 1;
   }
@@ -63,7 +64,9 @@ class UpdateRecorder final : public RunObserver {
   RunTrace& trace_;
 };
 
-bool ReplaceOne(SamplingModel sampling) { return NaturalNeighbours(sampling) == NeighbourRelation::kReplaceOne; }
+bool ReplaceOne(SamplingModel sampling) {
+  return NaturalNeighbours(sampling) == NeighbourRelation::kReplaceOne;
+}
 
 }  // namespace
 
@@ -73,20 +76,23 @@ CanaryExperiment::CanaryExperiment(const TrainConfig& config, const AuditOptions
   const Experiment& e = experiment_;
   if (!e.privacy.enabled) throw ConfigError("dp.enabled", "an audit needs a private run (dp.enabled = true)");
   if (options_.client >= e.config.clients.count) {
-    throw ConfigError("--client", "client " + std::to_string(options_.client) + " does not exist (clients.count = " +
-                                      std::to_string(e.config.clients.count) + ")");
+    throw ConfigError("--client",
+                      "client " + std::to_string(options_.client) +
+                          " does not exist (clients.count = " + std::to_string(e.config.clients.count) + ")");
   }
   const bool replace_one = ReplaceOne(e.sampling);
   if (options_.canary == CanaryKind::kOpposite && !replace_one) {
-    throw ConfigError("--canary", "opposite canaries are the replace-one worst case: they need dp.sampling = "
-                                  "fixed_size_without_replacement or shuffle");
+    throw ConfigError("--canary",
+                      "opposite canaries are the replace-one worst case: they need dp.sampling = "
+                      "fixed_size_without_replacement or shuffle");
   }
   const int64_t records = client_records();
   if (options_.mode == AuditMode::kOneRun) {
     canaries_ = options_.canaries;
     if (replace_one && canaries_ > records) {
-      throw ConfigError("--canaries", "a replace-one one-run audit puts each canary in place of one of the client's " +
-                                          std::to_string(records) + " records: use at most that many");
+      throw ConfigError("--canaries",
+                        "a replace-one one-run audit puts each canary in place of one of the client's " +
+                            std::to_string(records) + " records: use at most that many");
     }
   } else if (replace_one && records < 2) {
     throw ConfigError("data.rows_per_client", "a replace-one audit needs >= 2 records in the audited client");
@@ -112,7 +118,8 @@ CanaryExperiment::CanaryExperiment(const TrainConfig& config, const AuditOptions
   for (int64_t t = 0; t < plan.rounds(); ++t) {
     const bool opposite_batch = options_.canary == CanaryKind::kOpposite && !shuffle;
     // Fixed-size batch of s_t records, all -C e but the canary: x_t = -s_t + 2 b_t.
-    rule_.offset.push_back(opposite_batch ? -static_cast<double>(plan.sample_sizes[static_cast<size_t>(t)]) : 0.0);
+    rule_.offset.push_back(opposite_batch ? -static_cast<double>(plan.sample_sizes[static_cast<size_t>(t)])
+                                          : 0.0);
     rule_.scale.push_back(opposite_batch ? 2.0 : 1.0);
     rule_.rate.push_back(plan.rate(t));
     rule_.sigma.push_back(plan.noise_multipliers[static_cast<size_t>(t)]);
@@ -127,15 +134,18 @@ CanaryExperiment::CanaryExperiment(const TrainConfig& config, const AuditOptions
     mislabelled_row_ = data::Subset(shard, source);
     mislabelled_row_.labels[0] = mislabelled_.label;
   } else if (statistic == AuditStatistic::kAuto) {
-    statistic = subsampled && !shuffle && options_.view == AuditView::kWhiteBox ? AuditStatistic::kLikelihoodRatio
-                                                                                 : AuditStatistic::kSum;
+    statistic = subsampled && !shuffle && options_.view == AuditView::kWhiteBox
+                    ? AuditStatistic::kLikelihoodRatio
+                    : AuditStatistic::kSum;
   }
   if (statistic == AuditStatistic::kLikelihoodRatio && shuffle) {
-    throw ConfigError("--statistic", "the likelihood ratio assumes the canary is in each batch independently "
-                                     "(Poisson or fixed-size sampling); shuffled batches need --statistic sum");
+    throw ConfigError("--statistic",
+                      "the likelihood ratio assumes the canary is in each batch independently "
+                      "(Poisson or fixed-size sampling); shuffled batches need --statistic sum");
   }
   if (statistic == AuditStatistic::kLikelihoodRatio && options_.view == AuditView::kFinalModel) {
-    throw ConfigError("--statistic", "the final model shows only the sum of the updates: use --statistic sum");
+    throw ConfigError("--statistic",
+                      "the final model shows only the sum of the updates: use --statistic sum");
   }
   rule_.statistic = statistic;
 
@@ -145,7 +155,8 @@ CanaryExperiment::CanaryExperiment(const TrainConfig& config, const AuditOptions
   }
 }
 
-CanaryExperiment::AuditedClient CanaryExperiment::MakeAuditedClient(const std::vector<uint8_t>& included) const {
+CanaryExperiment::AuditedClient CanaryExperiment::MakeAuditedClient(
+    const std::vector<uint8_t>& included) const {
   ASYNCDP_CHECK(static_cast<int64_t>(included.size()) == canaries_);
   const data::Dataset& shard = experiment_.shards[static_cast<size_t>(options_.client)];
   std::vector<int64_t> canary_of_row;
@@ -169,8 +180,8 @@ CanaryExperiment::AuditedClient CanaryExperiment::MakeAuditedClient(const std::v
   canary.num_canaries = canaries_;
   canary.first_canary_row = planted > 0 && !mislabelled ? kept : kNoCanaryRow;
   if (planted > 0 && canaries_ > 1) canary.canary_of_row = std::move(canary_of_row);
-  canary.other_records =
-      options_.canary == CanaryKind::kOpposite ? models::OtherRecords::kOpposite : models::OtherRecords::kBaseModel;
+  canary.other_records = options_.canary == CanaryKind::kOpposite ? models::OtherRecords::kOpposite
+                                                                  : models::OtherRecords::kBaseModel;
   client.model = std::make_unique<models::DiracCanaryModel>(base_model_, canary);
   return client;
 }
@@ -202,7 +213,8 @@ RunTrace CanaryExperiment::RunOnce(const AuditedClient& audited, uint64_t seed) 
     client_options.stop_at_round = e.faults.clients[c].dropout_round;
     if (std::isfinite(e.privacy.epsilon_budget)) client_options.budget_rounds = e.privacy.budget_rounds[c];
     const data::Dataset& shard = is_audited ? audited.shard : e.shards[c];
-    const models::Model& model = is_audited ? static_cast<const models::Model&>(*audited.model) : *plain_model_;
+    const models::Model& model =
+        is_audited ? static_cast<const models::Model&>(*audited.model) : *plain_model_;
     // As in training (sim/experiment.cc): secure noise draws the batches from OS entropy too.
     const uint64_t batch_seed = secure ? OsRandomSeed() : seed;
     std::unique_ptr<BatchSampler> sampler =
@@ -210,8 +222,8 @@ RunTrace CanaryExperiment::RunOnce(const AuditedClient& audited, uint64_t seed) 
             ? std::make_unique<PlanRatePoissonSampler>(shard.rows(), e.shards[c].rows(), batch_seed,
                                                        static_cast<uint32_t>(c))
             : MakeSampler(e.sampling, shard.rows(), batch_seed, static_cast<uint32_t>(c));
-    clients.push_back(std::make_unique<ClientProtocol>(client_options, shard, model, run_plans_[c], *e.delay_rule,
-                                                       std::move(sampler), initial));
+    clients.push_back(std::make_unique<ClientProtocol>(client_options, shard, model, run_plans_[c],
+                                                       *e.delay_rule, std::move(sampler), initial));
   }
   ServerProtocol server(static_cast<int64_t>(n), initial);
 
@@ -235,7 +247,8 @@ RunTrace CanaryExperiment::RunOnce(const AuditedClient& audited, uint64_t seed) 
     trace.final_coordinates[static_cast<size_t>(j)] = static_cast<double>(server.model()[first + j]);
   }
   if (options_.canary == CanaryKind::kMislabelled) {
-    const std::span<const float> base_params(server.model().data(), static_cast<size_t>(base_model_->NumParams()));
+    const std::span<const float> base_params(server.model().data(),
+                                             static_cast<size_t>(base_model_->NumParams()));
     trace.canary_loss = base_model_->Evaluate(base_params, mislabelled_row_).loss;
   }
   return trace;
@@ -252,12 +265,13 @@ double CanaryExperiment::Score(const RunTrace& trace, int64_t canary) const {
   double score = 0.0;
   for (size_t t = 0; t < trace.received.size(); ++t) {
     if (trace.received[t] == 0) continue;
-    const double x = (trace.projections[t * static_cast<size_t>(trace.canaries) + static_cast<size_t>(canary)] -
-                      rule_.offset[t]) /
-                     rule_.scale[t];
-    score += rule_.statistic == AuditStatistic::kSum
-                 ? x
-                 : asyncdp::audit::CanaryStepLogLikelihoodRatio(x, rule_.rate[t], rule_.sigma[t] / rule_.scale[t]);
+    const double x =
+        (trace.projections[t * static_cast<size_t>(trace.canaries) + static_cast<size_t>(canary)] -
+         rule_.offset[t]) /
+        rule_.scale[t];
+    score += rule_.statistic == AuditStatistic::kSum ? x
+                                                     : asyncdp::audit::CanaryStepLogLikelihoodRatio(
+                                                           x, rule_.rate[t], rule_.sigma[t] / rule_.scale[t]);
   }
   return score;
 }

@@ -2,9 +2,9 @@
 // its output files with the resolved configuration, and `run_experiments.sh audit` at the tiny scale.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "tests/apps/cli_runner.h"
@@ -21,8 +21,8 @@ std::string SmallAuditArgs(const std::string& out, const std::string& extra = ""
          " --set data.train=" + Quoted(SharedFile("datasets/libsvm/a9a.gz")) +
          " --set data.test=" + Quoted(SharedFile("datasets/libsvm/a9a.t.gz")) +
          " --set clients.count=3 --set data.rows_per_client=60 --set schedule.sample_size=60"
-         " --set schedule.rounds=4 --set dp.sigma=2 --jobs 2 --runs " + std::to_string(runs) + " --out " +
-         Quoted(out) + " " + extra;
+         " --set schedule.rounds=4 --set dp.sigma=2 --jobs 2 --runs " +
+         std::to_string(runs) + " --out " + Quoted(out) + " " + extra;
 }
 
 TEST(AuditCommand, ConsistentConfigExitsZeroWithVerdictLineAndOutputs) {
@@ -30,8 +30,9 @@ TEST(AuditCommand, ConsistentConfigExitsZeroWithVerdictLineAndOutputs) {
   const std::string out = dir.Path("audit");
   const CliResult r = RunAsyncdp(SmallAuditArgs(out), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, ::testing::MatchesRegex("eps_lower = [0-9.e+-]+ \\(95%\\) <= eps_reported\\(pld\\) = 4\\.38[0-9]* "
-                                             ": consistent\n"));
+  EXPECT_THAT(r.out, ::testing::MatchesRegex(
+                         "eps_lower = [0-9.e+-]+ \\(95%\\) <= eps_reported\\(pld\\) = 4\\.38[0-9]* "
+                         ": consistent\n"));
   for (const char* f : {"audit.json", "config.resolved.toml", "scores.csv", "histogram.csv", "roc.csv"}) {
     EXPECT_TRUE(std::filesystem::exists(out + "/" + f)) << f;
   }
@@ -74,11 +75,13 @@ TEST(AuditCommand, UnderReportedNoiseIsAViolationWithExitCodeThree) {
 // end on the replace-one worst case.
 TEST(AuditCommand, OldFixedSizeAccountingIsAViolation) {
   TempDir dir;
-  const std::string fixed = "--set dp.sampling=fixed_size_without_replacement --set data.rows_per_client=40 "
-                            "--set schedule.sample_size=20 --set schedule.rounds=1 --set dp.sigma=1 --canary opposite";
+  const std::string fixed =
+      "--set dp.sampling=fixed_size_without_replacement --set data.rows_per_client=40 "
+      "--set schedule.sample_size=20 --set schedule.rounds=1 --set dp.sigma=1 --canary opposite";
   const CliResult honest = RunAsyncdp(SmallAuditArgs(dir.Path("honest"), fixed, 500), dir);
   EXPECT_EQ(honest.exit_code, 0) << honest.out << honest.err;
-  const CliResult old = RunAsyncdp(SmallAuditArgs(dir.Path("old"), fixed + " --test-accounted-sampling poisson", 500), dir);
+  const CliResult old =
+      RunAsyncdp(SmallAuditArgs(dir.Path("old"), fixed + " --test-accounted-sampling poisson", 500), dir);
   EXPECT_EQ(old.exit_code, 3) << old.out << old.err;
   const auto j = nlohmann::json::parse(ReadFile(dir.Path("old") + "/audit.json"));
   EXPECT_EQ(j["audited"]["sampling"], "fixed_size_without_replacement");
@@ -99,7 +102,8 @@ TEST(AuditCommand, BadInputIsExitCodeTwo) {
   TempDir dir;
   for (const std::string bad :
        {"--canaries 3", "--mode sometimes", "--view side", "--canary opposite", "--confidence 1.5",
-        "--test-noise-scale 2", "--client 7", "--set dp.enabled=false", "--statistic likelihood-ratio --view final-model"}) {
+        "--test-noise-scale 2", "--client 7", "--set dp.enabled=false",
+        "--statistic likelihood-ratio --view final-model"}) {
     const CliResult r = RunAsyncdp(SmallAuditArgs(dir.Path("bad"), bad), dir);
     EXPECT_EQ(r.exit_code, 2) << bad << "\n" << r.err;
     EXPECT_THAT(r.err, HasSubstr("error: ")) << bad;
@@ -114,15 +118,16 @@ TEST(AuditCommand, BadInputIsExitCodeTwo) {
 TEST(AuditCommand, RunExperimentsAuditWritesReportTableAndPlots) {
   TempDir dir;
   const std::string out = dir.Path("audit");
-  const CliResult r = RunCommand("ASYNCDP_EXPERIMENTS_SCALE=tiny ASYNCDP_RUN_TIMEOUT=240 ASYNCDP_BIN=" +
-                                     Quoted(AsyncdpBinary()) + " ASYNCDP_SHARED_DIR=" + Quoted(SharedDir()) + " " +
-                                     Quoted(SourceDir() + "/run_experiments.sh") + " audit --out " + Quoted(out),
-                                 dir);
+  const CliResult r = RunCommand(
+      "ASYNCDP_EXPERIMENTS_SCALE=tiny ASYNCDP_RUN_TIMEOUT=240 ASYNCDP_BIN=" + Quoted(AsyncdpBinary()) +
+          " ASYNCDP_SHARED_DIR=" + Quoted(SharedDir()) + " " + Quoted(SourceDir() + "/run_experiments.sh") +
+          " audit --out " + Quoted(out),
+      dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string report = ReadFile(out + "/REPORT.md");
-  for (const char* text : {"## Audits", "| config | what | reported ε RDP | ε PLD |", "ε_lower (95%)", "verdict",
-                           "poisson_full_T10", "fixed_q0.5_T1_opposite", "shuffle_2_epochs", "mlp_poisson_q0.1_T10",
-                           "FAULT_noise_0.7sigma", "plots/poisson_full_T10.png"}) {
+  for (const char* text : {"## Audits", "| config | what | reported ε RDP | ε PLD |", "ε_lower (95%)",
+                           "verdict", "poisson_full_T10", "fixed_q0.5_T1_opposite", "shuffle_2_epochs",
+                           "mlp_poisson_q0.1_T10", "FAULT_noise_0.7sigma", "plots/poisson_full_T10.png"}) {
     EXPECT_THAT(report, HasSubstr(text));
   }
   EXPECT_THAT(report, ::testing::Not(HasSubstr("failed")));

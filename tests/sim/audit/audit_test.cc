@@ -15,7 +15,8 @@ namespace asyncdp::sim::audit {
 namespace {
 
 // Logistic regression on a9a, 3 clients of `rows` records, T = `rounds` rounds of s records.
-TrainConfig AuditConfig(const std::string& sampling, int64_t rows, int64_t sample_size, int64_t rounds, double sigma) {
+TrainConfig AuditConfig(const std::string& sampling, int64_t rows, int64_t sample_size, int64_t rounds,
+                        double sigma) {
   TrainConfig c = testing::SmallA9aConfig(3, rows);
   c.model.kind = "logistic";
   c.dp.sampling = sampling;
@@ -50,7 +51,8 @@ void ExpectSound(const AuditReport& r) {
 
 // Full-batch Dirac canary, white-box: the in/out scores are exactly N(T, T sigma^2) and N(0, T sigma^2),
 // the worst case every accountant assumes, so the audit must stay below and come close (gdp_counts
-// resolves a Gaussian trade-off: docs/audit.md measured >= 0.57 of eps with 2,000 runs a side; 600 give less).
+// resolves a Gaussian trade-off: docs/audit.md measured >= 0.57 of eps with 2,000 runs a side; 600 give
+// less).
 TEST(AuditTest, FullBatchPoissonIsConsistentAndTight) {
   const AuditReport r = RunAudit(AuditConfig("poisson", 60, 60, 4, 2.0), Runs(600));
   ExpectSound(r);
@@ -73,6 +75,21 @@ TEST(AuditTest, SubsampledSamplersAreConsistent) {
     EXPECT_EQ(r.statistic, sampling == "shuffle" ? "sum" : "likelihood-ratio");
     EXPECT_EQ(r.neighbours, sampling == "poisson" ? "add_remove" : "replace_one");
   }
+}
+
+// A full short run (one epoch, L2-regularised logistic regression, inverse-sqrt steps) and a small MLP.
+TEST(AuditTest, ShortRunAndMlpAreConsistent) {
+  TrainConfig short_run = AuditConfig("poisson", 60, 10, 0, 1.0);
+  short_run.model.kind = "logistic_l2";
+  short_run.schedule.epochs = 1.0;
+  short_run.schedule.step_rule = "inverse_sqrt";
+  const AuditReport a = RunAudit(short_run, Runs(200));
+  ExpectSound(a);
+  EXPECT_EQ(a.rounds, 6);
+  TrainConfig mlp = AuditConfig("fixed_size_without_replacement", 60, 20, 4, 1.0);
+  mlp.model.kind = "mlp";
+  mlp.model.hidden = {8};
+  ExpectSound(RunAudit(mlp, Runs(120)));
 }
 
 TEST(AuditTest, FinalModelViewIsConsistent) {

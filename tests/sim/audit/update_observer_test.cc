@@ -32,16 +32,21 @@ void ExpectEveryUpdateOnce(RuntimeKind kind) {
   auto clients = MakeClients(e);
   ServerProtocol server(c.clients.count, e.initial_model);
   UpdateLog log(e.initial_model);
-  const RuntimeReport report = kind == RuntimeKind::kVirtual ? RunVirtual(e.runtime, e.faults, clients, server, log)
-                                                             : RunThreads(e.runtime, e.faults, clients, server, log);
+  const RuntimeReport report = kind == RuntimeKind::kVirtual
+                                   ? RunVirtual(e.runtime, e.faults, clients, server, log)
+                                   : RunThreads(e.runtime, e.faults, clients, server, log);
   EXPECT_EQ(report.updates, 18);
   ASSERT_EQ(log.seen.size(), 18u);
   for (const auto& [key, count] : log.seen) EXPECT_EQ(count, 1) << key.first << "," << key.second;
   EXPECT_LT((log.replay - server.model().cast<double>()).cwiseAbs().maxCoeff(), 1e-4);
 }
 
-TEST(UpdateObserverTest, VirtualRuntimeReportsEveryUpdateOnce) { ExpectEveryUpdateOnce(RuntimeKind::kVirtual); }
-TEST(UpdateObserverTest, ThreadsRuntimeReportsEveryUpdateOnce) { ExpectEveryUpdateOnce(RuntimeKind::kThreads); }
+TEST(UpdateObserverTest, VirtualRuntimeReportsEveryUpdateOnce) {
+  ExpectEveryUpdateOnce(RuntimeKind::kVirtual);
+}
+TEST(UpdateObserverTest, ThreadsRuntimeReportsEveryUpdateOnce) {
+  ExpectEveryUpdateOnce(RuntimeKind::kThreads);
+}
 
 }  // namespace
 }  // namespace asyncdp::sim
