@@ -49,8 +49,13 @@ TEST_P(ProactiveBothRuntimes, PausedClientsNeverStallTheRunAndEveryDecisionMatch
     for (const auto& event : client["events"]) {
       const std::string text = event.get<std::string>();
       const double accuracy = std::stod(text.substr(text.find("acc=") + 4));
-      if (text.rfind("pause", 0) == 0) EXPECT_GE(accuracy, client["target_accuracy"].get<double>()) << text;
-      if (text.rfind("rejoin", 0) == 0) EXPECT_LT(accuracy, client["target_accuracy"].get<double>()) << text;
+      const double target = client["target_accuracy"].get<double>();
+      if (text.rfind("pause", 0) == 0) {
+        EXPECT_GE(accuracy, target) << text;
+      }
+      if (text.rfind("rejoin", 0) == 0) {
+        EXPECT_LT(accuracy, target) << text;
+      }
     }
   }
   EXPECT_GE(paused, 2);  // clients 0 and 1 reach 0.5 / 0.6 after phase 0 on a9a
@@ -84,7 +89,9 @@ TEST(Proactive, NoClientExceedsItsEpsilonTargetUnderAnyUpperBoundAccountant) {
       EXPECT_LE(rdp, target) << sizing << " client " << k;
       EXPECT_LE(pld, target) << sizing << " client " << k;
       EXPECT_TRUE(client["within_target"].get<bool>());
-      if (std::string(sizing) == "calibrated") EXPECT_GT(std::max(rdp, pld), 0.98 * target) << "client " << k;
+      if (std::string(sizing) == "calibrated") {
+        EXPECT_GT(std::max(rdp, pld), 0.98 * target) << "client " << k;
+      }
     }
   }
 }
