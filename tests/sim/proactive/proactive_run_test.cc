@@ -49,11 +49,12 @@ TEST_P(ProactiveBothRuntimes, PausedClientsNeverStallTheRunAndEveryDecisionMatch
     for (const auto& event : client["events"]) {
       const std::string text = event.get<std::string>();
       const double accuracy = std::stod(text.substr(text.find("acc=") + 4));
+      const double target = client["target_accuracy"].get<double>();
       if (text.rfind("pause", 0) == 0) {
-        EXPECT_GE(accuracy, client["target_accuracy"].get<double>()) << text;
+        EXPECT_GE(accuracy, target) << text;
       }
       if (text.rfind("rejoin", 0) == 0) {
-        EXPECT_LT(accuracy, client["target_accuracy"].get<double>()) << text;
+        EXPECT_LT(accuracy, target) << text;
       }
     }
   }
@@ -110,10 +111,12 @@ TEST(Proactive, AClientWhoseBudgetCannotReachItsTargetDoesNotJoinAndSaysSo) {
 }
 
 TEST(Proactive, PhaseOneMissesTheTargetAndPhaseTwoReachesIt) {
-  // The closing-note run of the issue, at test scale: one client, target 0.8 on its held-out rows.
+  // The closing-note run of the issue (experiments/proactive_flow.toml): five clients on the whole a9a
+  // training set (5,209 training + 1,303 held-out rows each); client 0 has target 0.78.
   TrainConfig c = ProactiveConfig("virtual");
-  c.clients.count = 1;
-  c.data.rows_per_client = 6000;
+  c.data.rows_per_client = 0;
+  c.seed = 3;
+  c.targets.client_accuracy = {0.78, 0.80, 0.82, 0.84, 0.90};
   const TrainResult r = RunTraining(c, {.progress = false});
   const auto& client = r.summary["proactive"]["clients"][0];
   ASSERT_GE(client["events"].size(), 2u);
@@ -121,7 +124,8 @@ TEST(Proactive, PhaseOneMissesTheTargetAndPhaseTwoReachesIt) {
   EXPECT_EQ(first.rfind("check", 0), 0u) << first;  // phase 0 ended below target: went on to phase 1
   const std::string last = client["events"].back().get<std::string>();
   EXPECT_EQ(last.rfind("stop", 0), 0u);
-  EXPECT_GE(std::stod(last.substr(last.find("acc=") + 4)), 0.8) << last;
+  EXPECT_LT(std::stod(first.substr(first.find("acc=") + 4)), 0.78) << first;
+  EXPECT_GE(std::stod(last.substr(last.find("acc=") + 4)), 0.78) << last;
   EXPECT_EQ(client["phases_run"].get<int64_t>(), 2);
 }
 
