@@ -39,4 +39,7 @@ class ConfigError(InputError):
 
     def __init__(self, text, where, message):
         super().__init__(text, where, message)
-        self.key = where
+        # An override's range error is located at "--set" with the key leading the message
+        # ("dp.clip: the value must be ..."): the key path is that leading name.
+        head = message.split(": ", 1)[0] if ": " in message else ""
+        self.key = head if where == "--set" and head and " " not in head else where

@@ -106,7 +106,7 @@ def test_bad_arguments_raise_with_the_cli_text(tmp_path):
         asyncdp.account(q=0.1, sigma=1.0, steps=1e4, delta=1e-5)  # the CLI refuses 1e4 too
     with pytest.raises(asyncdp.ConfigError, match=r"schedule\[1\]: sigma must be"):
         asyncdp.account(schedule=[(0.1, 1.0, 3), (0.1, -1.0, 3)], delta=1e-5)
-    with pytest.raises(asyncdp.ConfigError, match="sampling: expected poisson, fixed or shuffle"):
+    with pytest.raises(asyncdp.ConfigError, match="sampling: expected poisson, fixed, shuffle or random_allocation"):
         asyncdp.account(q=0.1, sigma=1.0, steps=10, delta=1e-5, sampling="uniform")
     bad = tmp_path / "bad.csv"
     bad.write_text("q,sigma\n0.1,abc\n")

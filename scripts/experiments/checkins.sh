@@ -102,7 +102,7 @@ checkins_table_md() {  # the closing table: every bound per (sigma, m, E) beside
 checkins_part_b() {
   local runs=$OUT_DIR/runs eps n=$CK_CLIENTS
   local rounds=$((n * CK_WINDOWS / CK_BATCH))
-  local -a data=(--set "data.train=$SHARED_DIR/datasets/libsvm/a9a.gz" --set "data.test=$SHARED_DIR/datasets/libsvm/a9a.t.gz"
+  local -a data=(--set "data.train=$LIBSVM_TRAIN" --set "data.test=$LIBSVM_TEST"
     --set data.features=123 --set model.kind=logistic --set dp.clip=1 --set "dp.delta=$CK_DELTA"
     --set schedule.step_rule=constant --set schedule.eta0=0.5 --set eval.points=4)
   local -a checkin=(--set protocol.participation=check_in --set "clients.count=$n" --set "checkin.steps=$n"
@@ -155,7 +155,7 @@ checkins_part_b() {
 
 checkins_part_c() {
   local runs=$OUT_DIR/runs/empty m p0 seed
-  local -a data=(--set "data.train=$SHARED_DIR/datasets/libsvm/a9a.gz" --set "data.test=$SHARED_DIR/datasets/libsvm/a9a.t.gz"
+  local -a data=(--set "data.train=$LIBSVM_TRAIN" --set "data.test=$LIBSVM_TEST"
     --set data.features=123 --set model.kind=logistic --set dp.enabled=false --set eval.points=0 --set data.eval_rows=100
     --set protocol.participation=check_in --set "clients.count=$CK_CLIENTS")
   for m in $CK_EMPTY_MS; do
@@ -287,7 +287,8 @@ checkins_main() {
   OUT_DIR=${OUT_ARG:-$REPO_DIR/results/checkins}
   prepare_out_dir
   checkins_scale
-  [ -f "$SHARED_DIR/datasets/libsvm/a9a.gz" ] || die "a9a not found under $SHARED_DIR/datasets/libsvm"
+  resolve_libsvm "$LIBSVM_ARG"  # the repository's datasets/ first (a9a ships with it)
+  [ -n "$LIBSVM_TEST" ] || die "checkins needs a LIBSVM test file beside $LIBSVM_TRAIN"
   local start
   start=$(now_seconds)
   log "checkins (a): epsilon vs m and p0, and the closing table"

@@ -23,10 +23,16 @@ using ::testing::StartsWith;
 
 bool IsNumeric(const ConfigField& f) {
   return std::holds_alternative<int64_t*>(f.target) || std::holds_alternative<uint64_t*>(f.target) ||
-         std::holds_alternative<double*>(f.target) || std::holds_alternative<std::vector<int64_t>*>(f.target);
+         std::holds_alternative<double*>(f.target) || std::holds_alternative<std::vector<int64_t>*>(f.target) ||
+         std::holds_alternative<std::vector<double>*>(f.target);
 }
-bool IsList(const ConfigField& f) { return std::holds_alternative<std::vector<int64_t>*>(f.target); }
-bool IsDouble(const ConfigField& f) { return std::holds_alternative<double*>(f.target); }
+bool IsList(const ConfigField& f) {
+  return std::holds_alternative<std::vector<int64_t>*>(f.target) ||
+         std::holds_alternative<std::vector<double>*>(f.target);
+}
+bool IsDouble(const ConfigField& f) {
+  return std::holds_alternative<double*>(f.target) || std::holds_alternative<std::vector<double>*>(f.target);
+}
 
 std::vector<ConfigField> Registry() {
   static TrainConfig defaults;
