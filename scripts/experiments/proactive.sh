@@ -103,7 +103,7 @@ proactive_main() {
       d=$runs/alloc_${strategy}_s$seed
       [ -f "$d/summary.json" ] || continue
       printf '%s,%s,%s,%s\n' "$strategy" "$seed" "$(json_get "$d/summary.json" test_accuracy)" \
-        "$(json_get "$d/summary.json" epsilon)" >>"$OUT_DIR/allocation.csv"
+        "$(json_get "$d/summary.json" epsilon.pld)" >>"$OUT_DIR/allocation.csv"
     done
     d=$runs/alloc_${strategy}_s1
     if [ -f "$d/metrics.csv" ]; then

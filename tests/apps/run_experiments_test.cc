@@ -145,6 +145,7 @@ TEST(RunExperiments, ProactiveRunsTheFigure15FlowAndComparesAllocationsAtEqualEp
     EXPECT_THAT(report, HasSubstr(section));
   }
   EXPECT_EQ(CountLines(ReadFile(out + "/allocation.csv")), 1 + 4 * 3);  // 4 strategies x 3 seeds (tiny)
+  EXPECT_THAT(ReadFile(out + "/allocation.csv"), Not(HasSubstr(",NA")));  // every strategy's PLD epsilon read back
   EXPECT_THAT(ReadFile(out + "/flow.csv"), HasSubstr("not admitted"));  // client 4's budget is too small
   ExpectRunsRecordConfigAndSeed(out + "/runs");
 }
