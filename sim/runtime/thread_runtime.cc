@@ -151,7 +151,6 @@ class ThreadRun {
     if (options_.exclude_after > 0) watchdog = std::thread([this] { WatchdogLoop(); });
 
     ServerLoop();
-    courier_.reset();  // nothing protocol-relevant is left in it (Done() waited for every exit/settle)
 
     for (auto& mailbox : mailboxes_) {
       std::lock_guard lock(mailbox.mutex);
@@ -160,6 +159,10 @@ class ThreadRun {
       mailbox.changed.notify_all();
     }
     for (auto& w : workers) w.join();
+    // Only now: a client may still Post to the courier until it has exited (destroying it earlier raced
+    // with Post — ThreadSanitizer). Nothing protocol-relevant is left in it (Done() waited for every
+    // exit/settle), so its remaining deliveries go to a queue nobody reads.
+    courier_.reset();
     {
       std::lock_guard lock(watchdog_mutex_);
       watchdog_stop_ = true;
