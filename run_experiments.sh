@@ -8,7 +8,9 @@
 #   ./run_experiments.sh paper [--full] [--libsvm PATH] [--images DIR]
 #                                     the paper's utility graphs, Figures 1-3 & 7-14, Tables 9-11
 #   ./run_experiments.sh sweep --config FILE.toml --sample-sizes 1,5,10,26 --epsilons 0.05,0.1,0.5,1
-#                                     [--seeds 3] [--jobs N]      a grid of your own, mean ± std over seeds
+#                                     [--seeds 3] [--jobs N | --mpi P]   a grid of your own, mean ± std over seeds;
+#                                     --mpi P spreads the independent runs over P MPI ranks (one run per rank
+#                                     at a time; ASYNCDP_MPIRUN=srun inside a Slurm allocation)
 #   ./run_experiments.sh audit        empirical privacy audit (asyncdp audit) of 11 configurations and 2
 #                                     deliberately wrong accountants: eps_lower vs reported eps, verdicts
 #   ./run_experiments.sh proactive    accuracy/epsilon targets, phases, stop and re-join (Figure 15), and
@@ -36,6 +38,8 @@ source "$EXP_DIR/report.sh"
 source "$EXP_DIR/quick.sh"
 # shellcheck source=scripts/experiments/paper.sh
 source "$EXP_DIR/paper.sh"
+# shellcheck source=scripts/experiments/mpi.sh
+source "$EXP_DIR/mpi.sh"
 # shellcheck source=scripts/experiments/sweep.sh
 source "$EXP_DIR/sweep.sh"
 # shellcheck source=scripts/experiments/audit.sh
@@ -61,12 +65,13 @@ case $MODE in
 esac
 
 OUT_ARG="" LIBSVM_ARG="" IMAGES_ARG="" CONFIG_ARG="" SAMPLE_SIZES_ARG="" EPSILONS_ARG="" SEEDS_ARG=1
-JOBS_ARG=""
+JOBS_ARG="" MPI_ARG=""
 need_value() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a value"; }
 while [ $# -gt 0 ]; do
   case $1 in
     --out) need_value "$@"; OUT_ARG=$(mkdir -p "$2" && cd "$2" && pwd); shift 2 ;;
     --jobs) need_value "$@"; JOBS_ARG=$2; shift 2 ;;
+    --mpi) need_value "$@"; MPI_ARG=$2; shift 2 ;;
     --libsvm) need_value "$@"; LIBSVM_ARG=$2; shift 2 ;;
     --images) need_value "$@"; IMAGES_ARG=$(cd "$2" 2>/dev/null && pwd) || die "--images $2: no such folder"; shift 2 ;;
     --full) SCALE=full; shift ;;
@@ -85,6 +90,13 @@ if [ -n "$JOBS_ARG" ]; then
   JOBS=$JOBS_ARG
 elif [ "$MODE" = paper ] || [ "$MODE" = proactive ]; then
   JOBS=2
+fi
+if [ -n "$MPI_ARG" ]; then
+  [ "$MODE" = sweep ] || die "--mpi belongs to 'sweep'"
+  [ -z "$JOBS_ARG" ] || die "--mpi and --jobs exclude each other (with --mpi every rank runs one run at a time)"
+  [[ $MPI_ARG =~ ^[1-9][0-9]*$ ]] || die "--mpi needs a positive number of ranks, got '$MPI_ARG'"
+  MPI_RANKS=$MPI_ARG
+  mpi_check_launcher
 fi
 [[ $SEEDS_ARG =~ ^[1-9][0-9]*$ ]] || die "--seeds needs a positive integer, got '$SEEDS_ARG'"
 if [ "$MODE" != sweep ] && [ -n "$CONFIG_ARG$SAMPLE_SIZES_ARG$EPSILONS_ARG" ]; then

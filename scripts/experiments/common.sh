@@ -9,6 +9,7 @@ SHARED_DIR=${ASYNCDP_SHARED_DIR:-$REPO_DIR/../shared}
 FASHION_DIR=${ASYNCDP_FASHION_DIR:-/usr/share/datasets/fashion-mnist}
 ASYNCDP=${ASYNCDP_BIN:-}
 JOBS=${JOBS:-1}
+MPI_RANKS=${MPI_RANKS:-0}  # --mpi P: independent runs spread over P MPI ranks (scripts/experiments/mpi.sh)
 SCALE=${ASYNCDP_EXPERIMENTS_SCALE:-default}  # tiny | default | full
 
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
@@ -130,12 +131,18 @@ train_run() {
 }
 
 # Parallel execution: spawn CMD... in the background, at most $JOBS at a time. Failures are counted in
-# $OUT_DIR/.failed; wait_all waits for the rest and reports them.
+# $OUT_DIR/.failed; wait_all waits for the rest and reports them. With --mpi P (MPI_RANKS > 0) spawn only
+# queues CMD (shell-quoted, one per line) and wait_all runs the queue over P MPI ranks (mpi_run_queue).
 spawn() {
+  if [ "$MPI_RANKS" -gt 0 ]; then
+    { printf '%q ' "$@"; printf '\n'; } >>"$OUT_DIR/.mpi_queue"
+    return
+  fi
   while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
   ("$@" || echo "$*" >>"$OUT_DIR/.failed") &
 }
 wait_all() {
+  [ "$MPI_RANKS" -gt 0 ] && mpi_run_queue
   wait
   if [ -s "$OUT_DIR/.failed" ]; then
     warn "$(wc -l <"$OUT_DIR/.failed") run(s) failed:"
@@ -144,9 +151,10 @@ wait_all() {
   fi
 }
 
-# Threads inside one run: with several parallel jobs each run gets one worker thread (2 cores shared).
+# Threads inside one run: with several parallel jobs (or MPI ranks, placed one per core) each run gets one
+# worker thread.
 thread_overrides() {
-  if [ "$JOBS" -gt 1 ]; then
+  if [ "$JOBS" -gt 1 ] || [ "$MPI_RANKS" -gt 1 ]; then
     printf '%s\n' --set protocol.worker_threads=1 --set model.threads=1
   fi
 }
@@ -154,7 +162,7 @@ thread_overrides() {
 # Prepares OUT_DIR for a fresh run of a mode: removes only what a previous run of this script wrote.
 prepare_out_dir() {
   mkdir -p "$OUT_DIR"
-  rm -rf "$OUT_DIR/runs" "$OUT_DIR/plots" "$OUT_DIR/data" "$OUT_DIR/.failed"
+  rm -rf "$OUT_DIR/runs" "$OUT_DIR/plots" "$OUT_DIR/data" "$OUT_DIR/.failed" "$OUT_DIR/.mpi_queue"
   rm -f "$OUT_DIR"/*.csv "$OUT_DIR/REPORT.md" "$OUT_DIR/manifest.tsv"
   mkdir -p "$OUT_DIR/runs" "$OUT_DIR/plots" "$OUT_DIR/data"
   MANIFEST=$OUT_DIR/manifest.tsv

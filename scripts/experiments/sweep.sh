@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# `run_experiments.sh sweep --config FILE.toml --sample-sizes LIST --epsilons LIST [--seeds N] [--jobs N]`:
+# `run_experiments.sh sweep --config FILE.toml --sample-sizes LIST --epsilons LIST [--seeds N] [--jobs N | --mpi P]`:
 # the grid the user asks for. For every seed, sample size s and target ε, one DP run in which asyncdp
 # derives σ from ε (dp.epsilon = ε, dp.sigma = 0: calibrated by the configured accountant, which also
 # halts clients at the budget), plus one non-private run per (s, seed). The sample size `max` asks the
@@ -239,6 +239,16 @@ sweep_checks() {
     }' "$OUT_DIR/sweep.csv"
 }
 
+# How the runs were executed, for the report (the results themselves do not depend on it: every run has its
+# own seed and output directory).
+sweep_execution() {
+  if [ "$MPI_RANKS" -gt 0 ]; then
+    printf 'spread over %s MPI ranks with `%s`, one run per rank at a time' "$MPI_RANKS" "$(mpi_launcher)"
+  else
+    printf '%s run(s) at a time on this machine' "$JOBS"
+  fi
+}
+
 sweep_report() {
   local name=$1 config=$2 run_seconds=$3
   cat <<EOF
@@ -246,7 +256,7 @@ sweep_report() {
 
 $(report_provenance sweep --config "${config#"$REPO_DIR"/}" --sample-sizes "$SAMPLE_SIZES_ARG" --epsilons "$EPSILONS_ARG" --seeds "$SEEDS_ARG")
 
-Wall time of the runs: **$run_seconds s**. Base configuration: \`${config#"$REPO_DIR"/}\` (its data, model, K,
+Wall time of the runs: **$run_seconds s** ($(sweep_execution)). Base configuration: \`${config#"$REPO_DIR"/}\` (its data, model, K,
 clients and accountant); per run only \`schedule.sample_size\`, \`dp.*\` and \`seed\` change (\`manifest.tsv\`).
 DP runs set \`dp.epsilon\` = the target and \`dp.sigma = 0\`, so asyncdp calibrates σ with the configured
 accountant (\`dp.accountant\`) and halts a client before it would exceed the budget; \`s_max\` runs use the
