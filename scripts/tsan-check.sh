@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the simulator tests with ThreadSanitizer (the tsan preset) and runs every test that starts
-# threads: both runtimes, the virtual runtime's compute pool, the client protocol. Fails on any report.
+# threads: every runtime (virtual, threads, and MPI's ranks when MPI is installed), the virtual runtime's
+# compute pool, the client protocol. Fails on any report.
 # Usage: scripts/tsan-check.sh [gtest filter]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,4 +13,12 @@ cmake --build build/tsan --target asyncdp_sim_tests -j "$jobs"
 # halt_on_error: the first report fails the run; second_deadlock_stack: full lock-order reports.
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}" \
   ./build/tsan/tests/asyncdp_sim_tests --gtest_filter="$filter" --gtest_brief=1
+# The MPI runtime's own threads (clients, each rank's MPI loop, the server) run inside ranks started by
+# mpirun: build the instrumented asyncdp binary and run its end-to-end tests, which pass the Open MPI
+# suppressions (scripts/sanitizers/openmpi.tsan.supp) to the ranks. Only when CMake found MPI.
+if cmake --build build/tsan --target help | grep -q '^asyncdp_mpi_tests'; then
+  cmake --build build/tsan --target asyncdp asyncdp_mpi_tests -j "$jobs"
+  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}" \
+    ./build/tsan/tests/asyncdp_mpi_tests --gtest_brief=1
+fi
 echo "tsan-check: no ThreadSanitizer reports"
