@@ -63,7 +63,11 @@ PrivacySetup ResolvePrivacy(TrainConfig& config, std::vector<RoundPlan>& plans, 
   for (const RoundPlan& plan : plans) p.budget_rounds.push_back(plan.rounds());
   if (!p.enabled) return p;
   if (const std::string why = accounting::MakeAccountant(p.accountant, p.options)->Limitation(); !why.empty()) {
-    throw ConfigError("dp.accountant", why + " (dp.secure_noise = true: set dp.accountant = \"rdp\")");
+    throw ConfigError("dp.accountant",
+                      why + (p.secure_noise ? " (dp.secure_noise = true: set dp.accountant = \"rdp\")"
+                             : sampling == SamplingModel::kRandomAllocation
+                                 ? " (dp.sampling = random_allocation: set dp.accountant = \"random_allocation\")"
+                                 : ""));
   }
   if (config.dp.sigma == 0.0) {
     // Calibrate the accounted multiplier σ_acc over every distinct plan, then the configured σ whose

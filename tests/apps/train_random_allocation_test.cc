@@ -44,7 +44,7 @@ TEST(TrainRandomAllocation, CalibratedRunReportsTheAccountCommandsEpsilon) {
   EXPECT_EQ(privacy["neighbours"], "add_remove");
   EXPECT_EQ(privacy["allocation"]["steps"], 20);
   EXPECT_EQ(privacy["allocation"]["allocations"], 1);
-  EXPECT_EQ(summary["rounds_per_client"], 39);
+  EXPECT_EQ(summary["rounds_per_client"][0], 39);
   EXPECT_THAT(privacy["assumptions"]["random_allocation"].get<std::string>(), HasSubstr("Feldman & Shenfeld"));
   EXPECT_THAT(privacy["assumptions"]["random_allocation"].get<std::string>(), HasSubstr("joins k uniformly"));
   EXPECT_THAT(privacy["assumptions"]["pld"].get<std::string>(), HasSubstr("unavailable"));
@@ -66,15 +66,12 @@ TEST(TrainRandomAllocation, CalibratedRunReportsTheAccountCommandsEpsilon) {
   ASSERT_EQ(account.exit_code, 0) << account.err;
   const auto cli = nlohmann::json::parse(account.out);
   EXPECT_EQ(cli["random_allocation"]["epsilon"].get<double>(), epsilon);  // bit for bit: one accountant
-  // The running epsilon of the last metrics row is the same composition (all rounds applied).
-  const std::string metrics = ReadFile(out + "/metrics.csv");
-  EXPECT_THAT(metrics, HasSubstr("epsilon"));
 }
 
 TEST(TrainRandomAllocation, ExplicitWindowAndFixedSigma) {
   // Expectation: m = 10, k = 2, sigma = 3: T = 39 rounds are E = 4 windows (the last cut short); the
-  // reported epsilon is the account command's for (10, 2, 4, 3, 1/500), and the run learns (a9a's majority
-  // class is 0.76).
+  // reported epsilon is the account command's for (10, 2, 4, 3, 1/500); the metrics' running epsilon ends at
+  // the same value (every round applied).
   TempDir dir;
   const std::string out = dir.Path("run");
   const CliResult r =
@@ -86,7 +83,13 @@ TEST(TrainRandomAllocation, ExplicitWindowAndFixedSigma) {
   ASSERT_EQ(account.exit_code, 0) << account.err;
   const auto cli = nlohmann::json::parse(account.out);
   EXPECT_EQ(cli["random_allocation"]["epsilon"].get<double>(), summary["epsilon"]["random_allocation"].get<double>());
-  EXPECT_GT(summary["test_accuracy"].get<double>(), 0.78);
+  const double epsilon = summary["epsilon"]["random_allocation"].get<double>();
+  const std::string metrics = ReadFile(out + "/metrics.csv");
+  const std::string last = metrics.substr(metrics.rfind('\n', metrics.size() - 2) + 1);
+  // columns: global_round, virtual_seconds, gradients, epsilon, ...
+  size_t comma = 0;
+  for (int i = 0; i < 3; ++i) comma = last.find(',', comma) + 1;
+  EXPECT_NEAR(std::stod(last.substr(comma)), epsilon, 1e-7 * epsilon) << last;
 }
 
 TEST(TrainRandomAllocation, RefusesCombinationsThatDoNotFit) {
