@@ -92,6 +92,24 @@ TEST(TrainRandomAllocation, ExplicitWindowAndFixedSigma) {
   EXPECT_NEAR(std::stod(last.substr(comma)), epsilon, 1e-7 * epsilon) << last;
 }
 
+TEST(TrainRandomAllocation, BudgetHaltsAtAWholeWindow) {
+  // Expectation: sigma = 1, derived m = 20: one window costs epsilon 1.058 and two 1.655 (account command),
+  // so a budget of 1.3 halts every client after round 20 — the second window would start, and a started
+  // window is charged whole — and the reported epsilon is the one-window value.
+  TempDir dir;
+  const std::string out = dir.Path("run");
+  const CliResult r = RunAsyncdp(AllocationArgs(out, "--set dp.sigma=1 --set dp.epsilon=1.3"), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto summary = nlohmann::json::parse(ReadFile(out + "/summary.json"));
+  EXPECT_EQ(summary["privacy"]["halted_by"], "random_allocation");
+  for (const auto& rounds : summary["rounds_per_client"]) EXPECT_EQ(rounds, 20);
+  const CliResult account =
+      RunAsyncdp("account --sampling random_allocation --steps 20 --windows 1 --sigma 1 --delta 0.002", dir);
+  ASSERT_EQ(account.exit_code, 0) << account.err;
+  EXPECT_EQ(nlohmann::json::parse(account.out)["random_allocation"]["epsilon"].get<double>(),
+            summary["epsilon"]["random_allocation"].get<double>());
+}
+
 TEST(TrainRandomAllocation, RefusesCombinationsThatDoNotFit) {
   // Expectation: each senseless combination exits 2 and names the key to change.
   TempDir dir;
