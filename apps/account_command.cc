@@ -126,24 +126,29 @@ nlohmann::ordered_json Calibrate(const AccountRequest& args, int64_t steps, Samp
   return out;
 }
 
-void RunRandomAllocation(const AccountArgs& args, const CLI::App& command) {
-  if (command.count("--q") || command.count("--schedule") || command.count("--epsilon") ||
-      command.count("--accountant")) {
-    throw ConfigError("--sampling random_allocation",
-                      "takes --steps (m), --k, --windows, --p0, --sigma and --delta; not --q, --schedule, "
-                      "--epsilon or --accountant (q = p0 k / m)");
+// sampling = random_allocation: the window (steps = m, k, windows, p0) with sigma or a target epsilon.
+nlohmann::ordered_json RandomAllocationJson(const AccountRequest& args) {
+  const std::string& dash = args.option_prefix;
+  const std::string takes = "takes " + dash + "steps (m), " + dash + "k, " + dash + "windows, " + dash + "p0, " +
+                            dash + "sigma (or " + dash + "epsilon) and " + dash + "delta";
+  if (args.q || args.schedule || (args.accountant != "all" && args.accountant != "random_allocation")) {
+    throw ConfigError(dash + "sampling random_allocation",
+                      takes + "; not " + dash + "q, " + dash + "schedule or another " + dash +
+                          "accountant (q = p0 k / m; the random-allocation bounds account it)");
   }
-  if (!command.count("--steps") || !command.count("--sigma")) {
-    throw ConfigError("--sampling random_allocation", "needs --steps (m) and --sigma");
+  if (!args.steps || args.sigma.has_value() == args.epsilon.has_value()) {
+    throw ConfigError(dash + "sampling random_allocation",
+                      "needs " + dash + "steps (m) and exactly one of " + dash + "sigma / " + dash + "epsilon");
   }
   RandomAllocationCliArgs a;
-  a.steps = ParseSteps(args.steps);
-  a.allocations = args.allocations;
-  a.windows = args.windows;
-  a.participation = args.participation;
-  a.sigma = args.sigma;
+  a.steps = *args.steps;
+  a.allocations = args.allocations.value_or(1);
+  a.windows = args.windows.value_or(1);
+  a.participation = args.participation.value_or(1.0);
+  a.sigma = args.sigma.value_or(0.0);
   a.delta = args.delta;
-  std::cout << AccountRandomAllocation(a).dump() << '\n';
+  a.option_prefix = dash;
+  return args.epsilon ? CalibrateRandomAllocation(a, *args.epsilon) : AccountRandomAllocation(a);
 }
 
 }  // namespace
@@ -151,10 +156,11 @@ void RunRandomAllocation(const AccountArgs& args, const CLI::App& command) {
 nlohmann::ordered_json AccountJson(const AccountRequest& args) {
   const std::string& dash = args.option_prefix;
   const SamplingModel sampling = ParseSampling(args.sampling, dash + "sampling");
+  if (sampling == SamplingModel::kRandomAllocation) return RandomAllocationJson(args);
   const std::vector<AccountantKind> accountants = RequestedAccountants(args.accountant, dash + "accountant");
-  if (sampling == SamplingModel::kRandomAllocation) {
-    throw ConfigError(dash + "sampling", "random_allocation is accounted by its own bounds: give --steps (m), "
-                                         "--k, --windows, --p0, --sigma and --delta (asyncdp account --help)");
+  if (args.allocations || args.windows || args.participation) {
+    throw ConfigError(dash + "k", dash + "k, " + dash + "windows and " + dash +
+                                      "p0 apply to sampling random_allocation only");
   }
   const bool requested_alone = args.accountant != "all";
   const bool from_file = args.schedule.has_value();
@@ -249,14 +255,15 @@ nlohmann::ordered_json AccountJson(const AccountRequest& args) {
 namespace {
 
 void RunAccount(const AccountArgs& args, const CLI::App& command) {
-  if (ParseSampling(args.sampling, "--sampling") == SamplingModel::kRandomAllocation) {
-    RunRandomAllocation(args, command);
-    return;
-  }
-  if (command.count("--k") || command.count("--windows") || command.count("--p0")) {
-    throw ConfigError("--k", "--k, --windows and --p0 apply to --sampling random_allocation only");
-  }
   AccountRequest request;
+  if (command.count("--accountant") && args.accountant != "all" &&
+      ParseSampling(args.sampling, "--sampling") == SamplingModel::kRandomAllocation) {
+    throw ConfigError("--sampling random_allocation", "takes no --accountant: the random-allocation bounds "
+                                                      "account it (every one is printed)");
+  }
+  if (command.count("--k")) request.allocations = args.allocations;
+  if (command.count("--windows")) request.windows = args.windows;
+  if (command.count("--p0")) request.participation = args.participation;
   if (command.count("--q")) request.q = args.q;
   if (command.count("--sigma")) request.sigma = args.sigma;
   if (command.count("--epsilon")) request.epsilon = args.epsilon;
@@ -288,6 +295,8 @@ With --epsilon E: <accountant>.sigma is the smallest noise multiplier (1e-4 rela
 <accountant>.epsilon its epsilon; null if no sigma up to 1e4 suffices.
 Schedule CSV: lines "q,sigma[,count]" (count defaults to 1), optional header, '#' comments.
 --sampling random_allocation --steps M --k K --windows E [--p0 P] --sigma S --delta D (random check-ins):
+  (with --epsilon in place of --sigma: random_allocation.sigma is the smallest sigma, 1e-4 relative, whose
+  reported epsilon is <= the target, random_allocation.epsilon that epsilon; null if none up to 1e4)
   random_allocation.epsilon        the reported upper bound: per direction (add/remove of one record) the
                                    best applicable bound, the worse direction; binding_bound, theorem
   random_allocation.bounds[]       every bound: renyi_remove, amgm_add, decomposition, recursive, each with

@@ -4,8 +4,10 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/accounting/accountant.h"
+#include "core/accounting/calibration.h"
 #include "core/accounting/random_allocation/random_allocation_accountant.h"
 #include "core/accounting/report.h"
 #include "core/accounting/shuffle/clones.h"
@@ -18,16 +20,48 @@ nlohmann::ordered_json Number(double x) {
   return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr);
 }
 
-void Validate(const RandomAllocationCliArgs& a) {
-  if (a.steps < 1) throw ConfigError("--steps", "random allocation needs m >= 1 steps per window");
-  if (a.allocations < 1 || a.allocations > a.steps) throw ConfigError("--k", "must be in [1, --steps]");
-  if (a.windows < 1) throw ConfigError("--windows", "must be >= 1");
-  if (a.windows > accounting::Accountant::kMaxRounds / a.steps) {
-    throw ConfigError("--windows", "steps x windows exceeds 2^53 rounds");
+// Validates everything but sigma (calibration does not take one).
+void ValidateWindow(const RandomAllocationCliArgs& a) {
+  const std::string& dash = a.option_prefix;
+  if (a.steps < 1) throw ConfigError(dash + "steps", "random allocation needs m >= 1 steps per window");
+  if (a.allocations < 1 || a.allocations > a.steps) {
+    throw ConfigError(dash + "k", "must be in [1, " + dash + "steps]");
   }
-  if (!(a.participation > 0.0 && a.participation <= 1.0)) throw ConfigError("--p0", "must be in (0, 1]");
-  if (!(a.sigma > 0.0 && std::isfinite(a.sigma))) throw ConfigError("--sigma", "must be a positive finite number");
-  if (!(a.delta > 0.0 && a.delta < 1.0)) throw ConfigError("--delta", "must be in (0, 1)");
+  if (a.windows < 1) throw ConfigError(dash + "windows", "must be >= 1");
+  if (a.windows > accounting::Accountant::kMaxRounds / a.steps) {
+    throw ConfigError(dash + "windows", "steps x windows exceeds 2^53 rounds");
+  }
+  if (!(a.participation > 0.0 && a.participation <= 1.0)) throw ConfigError(dash + "p0", "must be in (0, 1]");
+  if (!(a.delta > 0.0 && a.delta < 1.0)) throw ConfigError(dash + "delta", "must be in (0, 1)");
+}
+
+void Validate(const RandomAllocationCliArgs& a) {
+  ValidateWindow(a);
+  if (!(a.sigma > 0.0 && std::isfinite(a.sigma))) {
+    throw ConfigError(a.option_prefix + "sigma", "must be a positive finite number");
+  }
+}
+
+accounting::AccountantOptions FacadeOptions(const RandomAllocationCliArgs& a) {
+  accounting::AccountantOptions options;
+  options.sampling = SamplingModel::kRandomAllocation;
+  options.allocation = {a.steps, a.allocations, a.participation};
+  return options;
+}
+
+double Rate(const RandomAllocationCliArgs& a) {
+  return a.participation * static_cast<double>(a.allocations) / static_cast<double>(a.steps);
+}
+
+// The inputs every output starts with.
+nlohmann::ordered_json Header(const RandomAllocationCliArgs& a) {
+  nlohmann::ordered_json out;
+  out["sampling"] = "random_allocation";
+  out["steps"] = a.steps;
+  out["k"] = a.allocations;
+  out["windows"] = a.windows;
+  out["p0"] = a.participation;
+  return out;
 }
 
 nlohmann::ordered_json AllocationSection(const accounting::RandomAllocationAccountant& accountant, double delta) {
@@ -111,23 +145,16 @@ nlohmann::ordered_json ShuffleSection(const RandomAllocationCliArgs& a) {
 
 nlohmann::ordered_json AccountRandomAllocation(const RandomAllocationCliArgs& a) {
   Validate(a);
-  accounting::AccountantOptions options;
-  options.sampling = SamplingModel::kRandomAllocation;
-  options.allocation = {a.steps, a.allocations, a.participation};
   const std::unique_ptr<accounting::Accountant> accountant =
-      accounting::MakeAccountant(accounting::AccountantKind::kRandomAllocation, options);
-  if (const std::string why = accountant->Limitation(); !why.empty()) throw ConfigError("--sampling", why);
-  const double rate = a.participation * static_cast<double>(a.allocations) / static_cast<double>(a.steps);
-  const accounting::Schedule schedule = {{rate, a.sigma, a.steps * a.windows}};
+      accounting::MakeAccountant(accounting::AccountantKind::kRandomAllocation, FacadeOptions(a));
+  if (const std::string why = accountant->Limitation(); !why.empty()) {
+    throw ConfigError(a.option_prefix + "sampling", why);
+  }
+  const accounting::Schedule schedule = {{Rate(a), a.sigma, a.steps * a.windows}};
   accountant->AddSchedule(schedule);
   const auto& allocation = static_cast<const accounting::RandomAllocationAccountant&>(*accountant);
 
-  nlohmann::ordered_json out;
-  out["sampling"] = "random_allocation";
-  out["steps"] = a.steps;
-  out["k"] = a.allocations;
-  out["windows"] = a.windows;
-  out["p0"] = a.participation;
+  nlohmann::ordered_json out = Header(a);
   out["sigma"] = a.sigma;
   out["delta"] = a.delta;
   out["neighbors"] = std::string(ToString(NaturalNeighbours(SamplingModel::kRandomAllocation)));
@@ -135,6 +162,27 @@ nlohmann::ordered_json AccountRandomAllocation(const RandomAllocationCliArgs& a)
   out["random_allocation"] = AllocationSection(allocation, a.delta);
   out["poisson"] = PoissonSection(schedule, a.delta);
   out["shuffle"] = ShuffleSection(a);
+  return out;
+}
+
+nlohmann::ordered_json CalibrateRandomAllocation(const RandomAllocationCliArgs& a, double epsilon) {
+  ValidateWindow(a);
+  if (!(epsilon > 0.0 && std::isfinite(epsilon))) throw ConfigError(a.option_prefix + "epsilon", "must be positive");
+  const accounting::AccountantOptions options = FacadeOptions(a);
+  // sigma column = the noise relative to the calibrated multiplier: 1 for every round.
+  const std::vector<accounting::Schedule> client = {
+      accounting::Schedule{accounting::RoundGroup{Rate(a), 1.0, a.steps * a.windows}}};
+  const accounting::CalibrationResult r =
+      accounting::CalibrateSigma(accounting::AccountantKind::kRandomAllocation, options, client, epsilon, a.delta);
+  nlohmann::ordered_json out = Header(a);
+  out["epsilon"] = epsilon;
+  out["delta"] = a.delta;
+  out["neighbors"] = std::string(ToString(NaturalNeighbours(SamplingModel::kRandomAllocation)));
+  out["public"] = "m, k, p0, the number of windows and delta are treated as public";
+  out["random_allocation"] = {{"sigma", r.found ? nlohmann::ordered_json(r.sigma) : nlohmann::ordered_json(nullptr)},
+                              {"epsilon", r.found ? Number(r.epsilon) : nlohmann::ordered_json(nullptr)},
+                              {"bound", "upper_bound"},
+                              {"assumptions", std::string(accounting::kRandomAllocationAssumptions)}};
   return out;
 }
 

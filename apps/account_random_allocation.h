@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <nlohmann/json.hpp>
 
 namespace asyncdp::apps {
@@ -15,9 +16,17 @@ struct RandomAllocationCliArgs {
   double participation = 1.0;  // p0
   double sigma = 0.0;
   double delta = 0.0;
+  // Prefix of the argument names in error messages: "--" for the CLI, "" for Python keyword arguments.
+  std::string option_prefix = "--";
 };
 
 // The JSON object printed by the command (inputs validated here; ConfigError names the flag).
 nlohmann::ordered_json AccountRandomAllocation(const RandomAllocationCliArgs& args);
+
+// `account --sampling random_allocation --epsilon E`: the smallest sigma (1e-4 relative, by bisection
+// through the accountant facade, accounting/calibration.h) whose reported epsilon is <= `epsilon`;
+// args.sigma is ignored. Fields: the inputs, then random_allocation {sigma, epsilon, ...} (sigma null when
+// no sigma up to 1e4 suffices).
+nlohmann::ordered_json CalibrateRandomAllocation(const RandomAllocationCliArgs& args, double epsilon);
 
 }  // namespace asyncdp::apps

@@ -21,8 +21,13 @@ struct AccountRequest {
   // ... or heterogeneous rounds (q, sigma, count), e.g. read from a --schedule CSV.
   std::optional<accounting::Schedule> schedule;
   double delta = 0.0;                // target delta in (0, 1)
-  std::string accountant = "all";    // rdp | pld | gdp | all
-  std::string sampling = "poisson";  // poisson | fixed | shuffle
+  std::string accountant = "all";    // rdp | pld | gdp | all (random_allocation: all | random_allocation)
+  std::string sampling = "poisson";  // poisson | fixed | shuffle | random_allocation
+  // sampling = random_allocation: `steps` is m (rounds per window), with sigma (account) or epsilon
+  // (calibrate sigma), and these (defaults 1); q and schedule do not apply (q = p0 k / m).
+  std::optional<int64_t> allocations;  // k, rounds each record joins per window
+  std::optional<int64_t> windows;      // E, windows composed
+  std::optional<double> participation; // p0, probability a record takes part in a window
   // Prefix of the argument names in error messages: "--" for the CLI ("--q: must be in (0, 1]"), "" for
   // keyword arguments in Python ("q: must be in (0, 1]").
   std::string option_prefix = "--";

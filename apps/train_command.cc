@@ -41,7 +41,9 @@ void TrainAndWrite(const TrainArgs& args, const sim::TrainConfig& config, bool p
   sim::WriteTrainOutputs(result, out_dir);
   const auto& s = result.summary;
   // Check-in runs report one epsilon (or null: no bound); the async protocol one per accountant.
-  const std::string epsilon = s["epsilon"].is_object()
+  const std::string epsilon = s["epsilon"].contains("random_allocation")
+                                  ? "random_allocation " + s["epsilon"]["random_allocation"].dump()
+                              : s["epsilon"].is_object()
                                   ? "rdp " + s["epsilon"]["rdp"].dump() + " / pld " + s["epsilon"]["pld"].dump()
                                   : s["epsilon"].dump();
   const bool diverged = s.value("diverged", false);

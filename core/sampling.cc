@@ -1,5 +1,6 @@
 #include "core/sampling.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -12,12 +13,12 @@ namespace asyncdp {
 
 SamplingModel ParseSamplingModel(std::string_view name, std::string_view key_path) {
   for (const auto m : {SamplingModel::kPoisson, SamplingModel::kFixedSizeWithoutReplacement,
-                       SamplingModel::kShuffle}) {
+                       SamplingModel::kShuffle, SamplingModel::kRandomAllocation}) {
     if (name == ToString(m)) return m;
   }
   throw ConfigError(std::string(key_path),
                     "unknown sampling model '" + std::string(name) +
-                        "' (expected poisson, fixed_size_without_replacement or shuffle)");
+                        "' (expected poisson, fixed_size_without_replacement, shuffle or random_allocation)");
 }
 
 void SamplePoisson(const StreamKey& key, int64_t num_records, double rate, std::vector<int64_t>& batch) {
@@ -102,15 +103,71 @@ void ShuffleSampler::Sample(uint32_t round, int64_t sample_size, std::vector<int
   position_ += take;
 }
 
+AllocationSampler::AllocationSampler(int64_t num_records, uint64_t seed, uint32_t client, AllocationSlots slots)
+    : BatchSampler(num_records, seed, client), slots_(slots) {
+  ASYNCDP_CHECK(slots.steps >= 1 && slots.allocations >= 1 && slots.allocations <= slots.steps);
+  // Slot indices are stored as int32 (m is a round count per window; far below 2^31 in any plan).
+  ASYNCDP_CHECK(slots.steps < (int64_t{1} << 31));
+  const int64_t entries = num_records * slots.allocations;
+  members_.resize(static_cast<size_t>(entries));
+  choices_.resize(static_cast<size_t>(entries));
+  offsets_.resize(static_cast<size_t>(slots.steps + 1));
+  marks_.assign(static_cast<size_t>(slots.steps), -1);
+}
+
+double AllocationSampler::expected_batch() const {
+  return static_cast<double>(num_records()) * static_cast<double>(slots_.allocations) /
+         static_cast<double>(slots_.steps);
+}
+
+void AllocationSampler::Tabulate(int64_t window) {
+  const int64_t n = num_records(), m = slots_.steps, k = slots_.allocations;
+  RandomStream stream(RoundKey(static_cast<uint32_t>(window)));
+  std::fill(offsets_.begin(), offsets_.end(), int64_t{0});
+  // Floyd's algorithm: for j = m-k .. m-1 draw t uniform in [0, j]; take t unless already taken, else j.
+  // The result is a uniform k-subset of [0, m). marks_ remembers, per slot, the last record that took it.
+  for (int64_t r = 0; r < n; ++r) {
+    int32_t* chosen = choices_.data() + r * k;
+    for (int64_t j = m - k, h = 0; j < m; ++j, ++h) {
+      auto t = static_cast<int64_t>(stream.NextBelow(static_cast<uint64_t>(j + 1)));
+      if (marks_[static_cast<size_t>(t)] == r) t = j;
+      marks_[static_cast<size_t>(t)] = r;
+      chosen[h] = static_cast<int32_t>(t);
+      ++offsets_[static_cast<size_t>(t) + 1];
+    }
+  }
+  // marks_ holds record indices; reset so that record 0 of the next window starts clean.
+  std::fill(marks_.begin(), marks_.end(), int64_t{-1});
+  for (int64_t j = 0; j < m; ++j) offsets_[static_cast<size_t>(j) + 1] += offsets_[static_cast<size_t>(j)];
+  // Counting sort, records in increasing order: each slot's group comes out sorted. offsets_[j] serves as
+  // slot j's write cursor, then is shifted back.
+  for (int64_t r = 0; r < n; ++r) {
+    for (int64_t h = 0; h < k; ++h) {
+      const auto slot = static_cast<size_t>(choices_[static_cast<size_t>(r * k + h)]);
+      members_[static_cast<size_t>(offsets_[slot]++)] = r;
+    }
+  }
+  for (int64_t j = m; j > 0; --j) offsets_[static_cast<size_t>(j)] = offsets_[static_cast<size_t>(j) - 1];
+  offsets_[0] = 0;
+  window_ = window;
+}
+
+void AllocationSampler::Sample(uint32_t round, int64_t /*sample_size*/, std::vector<int64_t>& batch) {
+  const int64_t window = static_cast<int64_t>(round) / slots_.steps;
+  if (window != window_) Tabulate(window);
+  const auto slot = static_cast<size_t>(static_cast<int64_t>(round) % slots_.steps);
+  batch.assign(members_.begin() + offsets_[slot], members_.begin() + offsets_[slot + 1]);
+}
+
 std::unique_ptr<BatchSampler> MakeSampler(SamplingModel model, int64_t num_records, uint64_t seed,
-                                          uint32_t client) {
+                                          uint32_t client, AllocationSlots slots) {
   switch (model) {
     case SamplingModel::kPoisson: return std::make_unique<PoissonSampler>(num_records, seed, client);
     case SamplingModel::kFixedSizeWithoutReplacement:
       return std::make_unique<FixedSizeSampler>(num_records, seed, client);
     case SamplingModel::kShuffle: return std::make_unique<ShuffleSampler>(num_records, seed, client);
     case SamplingModel::kRandomAllocation:
-      break;  // needs its window: MakeAllocationSampler
+      return std::make_unique<AllocationSampler>(num_records, seed, client, slots);
   }
   ASYNCDP_CHECK_MSG(false, "unknown SamplingModel");
   return nullptr;

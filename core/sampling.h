@@ -6,16 +6,23 @@
 //   FixedSizeSampler   exactly s_i distinct records, uniformly without replacement (the paper's pseudocode,
 //                      Algorithms 1 and 4); analysed under replace-one neighbours.
 //   ShuffleSampler     a fresh uniform permutation each epoch, cut into consecutive disjoint batches.
+//   AllocationSampler  random allocation ("balls in bins", Feldman & Shenfeld 2025 §2.1): the rounds are cut
+//                      into windows of m rounds; in each window every record joins k distinct rounds chosen
+//                      uniformly, independently of the other records and of the other windows. A round's
+//                      batch is the records allocated to it (variable size, mean N k / m, possibly empty).
+//                      Add/remove neighbours; accounted by the random-allocation accountant with {m, k}.
 //
 // Each sampler names the SamplingModel it implements and the NeighbourRelation the accountant must use
 // (core/privacy_assumptions.h). Randomness: round i of client c draws from
 // StreamKey{seed, c, i, kBatchSampling}, so a batch depends on (seed, client, round) only — never on the
 // thread, or on earlier rounds (except ShuffleSampler, whose epoch e permutation is keyed by round = e and
-// whose position within the epoch depends on the earlier batch sizes).
+// whose position within the epoch depends on the earlier batch sizes; and AllocationSampler, whose window w
+// is keyed by round = w, so a window's allocation depends on (seed, client, w) only).
 //
 // Allocation: batches are written into a caller-owned vector, cleared first; its capacity grows to the
 // largest batch seen and is then reused, so steady-state rounds allocate nothing. The fixed-size and
-// shuffle samplers keep an O(N) index buffer, allocated once at construction.
+// shuffle samplers keep an O(N) index buffer, allocated once at construction; the allocation sampler an
+// O(N k + m) table of the current window, also allocated once and refilled once per window.
 //
 // Thread safety: a sampler has mutable state; give each client its own.
 #pragma once
@@ -31,7 +38,8 @@
 
 namespace asyncdp {
 
-// Parses ToString(SamplingModel) names ("poisson", "fixed_size_without_replacement", "shuffle");
+// Parses ToString(SamplingModel) names ("poisson", "fixed_size_without_replacement", "shuffle",
+// "random_allocation");
 // throws ConfigError(key_path, ...) listing them otherwise.
 SamplingModel ParseSamplingModel(std::string_view name, std::string_view key_path);
 
@@ -107,7 +115,42 @@ class ShuffleSampler final : public BatchSampler {
   bool started_ = false;
 };
 
+// The window of random allocation: m rounds per window, k allocations of every record per window.
+struct AllocationSlots {
+  int64_t steps = 0;        // m >= 1 (0: not random allocation)
+  int64_t allocations = 1;  // k in [1, m]
+};
+
+// Random allocation over windows of m = slots.steps rounds: window w = round / m covers rounds
+// [w m, (w + 1) m). Window w's allocation is drawn from StreamKey{seed, client, w, kBatchSampling}: for
+// records 0, 1, ..., N-1 in turn, k distinct slots of [0, m) by Floyd's algorithm (uniform over k-subsets).
+// The window is tabulated once (a counting sort of the N k slot choices) and every round of it is a slice
+// of the table, sorted increasing. Rounds may be requested in any order: a round of another window
+// re-tabulates that window (pure in its key), so a batch depends on (seed, client, round) only.
+// Cost: O(N k + m) per window, O(batch) per round; no allocation after construction.
+class AllocationSampler final : public BatchSampler {
+ public:
+  AllocationSampler(int64_t num_records, uint64_t seed, uint32_t client, AllocationSlots slots);
+  SamplingModel model() const override { return SamplingModel::kRandomAllocation; }
+  // `sample_size` is ignored: the batch is whatever the window allocated to `round`.
+  void Sample(uint32_t round, int64_t sample_size, std::vector<int64_t>& batch) override;
+  const AllocationSlots& slots() const { return slots_; }
+  // The expected batch size N k / m.
+  double expected_batch() const;
+
+ private:
+  void Tabulate(int64_t window);
+
+  AllocationSlots slots_;
+  int64_t window_ = -1;             // the window tabulated in members_ (-1: none yet)
+  std::vector<int64_t> members_;    // N k record indices grouped by slot, each group increasing
+  std::vector<int64_t> offsets_;    // m + 1: slot j's records are members_[offsets_[j] .. offsets_[j+1])
+  std::vector<int32_t> choices_;    // N k: the slots drawn, record by record (input of the counting sort)
+  std::vector<int64_t> marks_;      // m: marks_[j] == stamp when slot j is already taken by this record
+};
+
+// A sampler for `model`; random allocation needs `slots` (steps >= 1, 1 <= allocations <= steps).
 std::unique_ptr<BatchSampler> MakeSampler(SamplingModel model, int64_t num_records, uint64_t seed,
-                                          uint32_t client);
+                                          uint32_t client, AllocationSlots slots = {});
 
 }  // namespace asyncdp

@@ -79,8 +79,14 @@ struct DpConfig {
   double epsilon = 0.0;              // target ε: calibrates σ (if sigma = 0) and halts at the budget
   double delta = 0.0;                // δ; 0 = 1/N_c (the paper's choice)
   std::vector<double> sigma_schedule;  // σ multipliers, piecewise over equal parts of the plan; empty = constant
-  std::string sampling = "poisson";  // poisson | fixed_size_without_replacement | shuffle
-  std::string accountant = "pld";    // accountant for calibration, the budget halt and ε so far: pld | rdp
+  std::string sampling = "poisson";  // poisson | fixed_size_without_replacement | shuffle | random_allocation
+  // random_allocation: m rounds per allocation window (0 = derived: about k N_max / s rounds, adjusted so
+  // that whole windows tile the longest plan) and k rounds per record per window.
+  int64_t allocation_steps = 0;
+  int64_t allocation_k = 1;
+  // accountant for calibration, the budget halt and ε so far: pld | rdp | random_allocation (the only one
+  // for dp.sampling = random_allocation)
+  std::string accountant = "pld";
   bool halt_at_budget = true;        // with epsilon > 0: stop a client before it would exceed ε
   bool secure_noise = false;         // lattice + discrete Gaussian noise from OS entropy (needs rdp); not reproducible
 };

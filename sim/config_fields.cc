@@ -194,13 +194,24 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
       {"dp.sampling", &c.dp.sampling,
        "Mini-batch sampling: poisson (rate s/N; add/remove neighbours, what the theorems assume), "
        "fixed_size_without_replacement (exactly s, the paper's pseudocode; replace-one), shuffle (epoch "
-       "permutation; replace-one).",
-       {"poisson", "fixed_size_without_replacement", "shuffle"}},
+       "permutation; replace-one), random_allocation (balls in bins: every record joins dp.allocation_k "
+       "uniformly chosen rounds of each window of dp.allocation_steps rounds; variable batches of mean "
+       "N k / m; add/remove; needs dp.accountant = \"random_allocation\"; docs/theory.md).",
+       {"poisson", "fixed_size_without_replacement", "shuffle", "random_allocation"}},
+      {"dp.allocation_steps", &c.dp.allocation_steps,
+       "random_allocation: m, rounds per allocation window (the same for every client; a started window "
+       "counts as whole); 0 = derived: E = max(1, round(T s / (k N_max))) windows tile the longest plan of "
+       "T rounds, m = max(k, ceil(T / E)) (N_max the largest shard, s schedule.sample_size: an expected "
+       "batch of about s). The resolved config records m.",
+       Closed(0, 1e7)},
+      {"dp.allocation_k", &c.dp.allocation_k,
+       "random_allocation: k, rounds each record joins per window (1 <= k <= m).", Closed(1, 1e7)},
       {"dp.accountant", &c.dp.accountant,
        "Accountant that calibrates sigma, halts a client at its budget and gives the running epsilon: pld "
-       "(the tightest upper bound) or rdp (looser; the only one for secure noise). Every accountant is "
-       "reported either way.",
-       {"pld", "rdp"}},
+       "(the tightest upper bound) or rdp (looser; the only one for secure noise), random_allocation (the "
+       "Feldman-Shenfeld bounds; required by, and only for, dp.sampling = \"random_allocation\"). Every "
+       "accountant that covers the sampling is reported either way.",
+       {"pld", "rdp", "random_allocation"}},
       {"dp.halt_at_budget", &c.dp.halt_at_budget,
        "With dp.epsilon > 0: a client stops before a round that would exceed its budget (the round is "
        "computed from the public plan before training)."},

@@ -157,6 +157,38 @@ void CheckImpliedRounds(const TrainConfig& c) {
   }
 }
 
+// dp.sampling = "random_allocation" inside the Proactive-DP clients: what it combines with. Every round has
+// the same rate k/m and is accounted by the random-allocation accountant only.
+void ValidateAllocation(const TrainConfig& c) {
+  const auto require = [](bool ok, const std::string& key, const std::string& what) {
+    if (!ok) throw ConfigError(key, what);
+  };
+  const bool allocation = c.dp.sampling == "random_allocation";
+  if (!allocation) {
+    require(c.dp.accountant != "random_allocation", "dp.accountant",
+            "the random_allocation accountant covers dp.sampling = \"random_allocation\" only (got dp.sampling = "
+            "\"" + c.dp.sampling + "\")");
+    return;
+  }
+  require(c.protocol.participation == "async_rounds", "dp.sampling",
+          "random_allocation samples a Proactive-DP client's records (protocol.participation = "
+          "\"async_rounds\"); check-ins (\"check_in\") allocate clients to steps themselves: leave dp.sampling "
+          "at its default");
+  require(c.dp.accountant == "random_allocation", "dp.accountant",
+          "dp.sampling = \"random_allocation\" is accounted by the random-allocation bounds only (the "
+          "subsampled-Gaussian accountants assume independent rounds): set dp.accountant = "
+          "\"random_allocation\"");
+  require(!c.dp.secure_noise, "dp.secure_noise",
+          "the random-allocation bounds assume continuous Gaussian noise; secure noise is not covered");
+  require(c.schedule.sample_sizes == "constant", "schedule.sample_sizes",
+          "random allocation gives every round the same expected batch N k / m: use \"constant\"");
+  require(c.targets.accuracy == 0 && c.targets.client_accuracy.empty(), "targets.accuracy",
+          "the proactive phases are planned for Poisson sampling; random_allocation runs without them");
+  require(c.dp.allocation_steps == 0 || c.dp.allocation_k <= c.dp.allocation_steps, "dp.allocation_k",
+          fmt::format("k = {} allocations per window exceed the window's m = {} rounds", c.dp.allocation_k,
+                      c.dp.allocation_steps));
+}
+
 // The proactive framework's keys (targets.*, proactive.*) and dp.sigma_schedule.
 void ValidateTargets(const TrainConfig& c) {
   const auto require = [](bool ok, const std::string& key, const std::string& what) {
@@ -287,6 +319,7 @@ void ValidateConfig(const TrainConfig& c) {
   require(static_cast<int64_t>(c.clients.dropout_ids.size()) < c.clients.count, "clients.dropout_ids",
           "at least one client must not drop out");
   ValidateTargets(c);
+  ValidateAllocation(c);
   require(!c.dp.enabled || c.dp.sigma > 0 || c.dp.epsilon > 0 || c.targets.accuracy > 0, "dp.sigma",
           "DP is enabled: set dp.sigma > 0, or dp.epsilon > 0 to calibrate sigma (or dp.enabled = false)");
   require(c.schedule.sample_sizes != "list" || !c.schedule.sample_size_list.empty(),

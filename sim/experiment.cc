@@ -125,6 +125,35 @@ PrivacySetup ProactivePrivacy(const Experiment& e, int64_t dimension) {
   return p;
 }
 
+// dp.sampling = random_allocation: one window of m rounds with k allocations per record for every client
+// (derived from the largest shard and the longest plan when dp.allocation_steps = 0), written back into
+// the resolved config;
+// every plan's rate becomes k/m, the rate the random-allocation accountant checks every round against.
+void ResolveAllocationWindow(Experiment& e) {
+  DpConfig& dp = e.config.dp;
+  const int64_t k = dp.allocation_k;
+  int64_t largest = 0;
+  for (const auto& shard : e.shards) largest = std::max(largest, shard.rows());
+  if (dp.allocation_steps == 0) {
+    // E windows of about k N_max / s rounds each (an expected batch of about s), with m chosen so that E
+    // windows tile the longest plan: a window cut short is charged as a whole one.
+    const int64_t rounds = LongestPlan(e);
+    const double per_window = static_cast<double>(k) * static_cast<double>(largest) /
+                              static_cast<double>(e.config.schedule.sample_size);
+    const int64_t windows = std::max<int64_t>(1, std::llround(static_cast<double>(rounds) / per_window));
+    dp.allocation_steps = std::max<int64_t>(k, (rounds + windows - 1) / windows);
+  }
+  if (k > dp.allocation_steps) {
+    throw ConfigError("dp.allocation_k", fmt::format("k = {} allocations per window exceed the window's m = {} "
+                                                     "rounds", k, dp.allocation_steps));
+  }
+  const double rate = static_cast<double>(k) / static_cast<double>(dp.allocation_steps);
+  for (RoundPlan& plan : e.plans) plan.allocation_rate = rate;
+  spdlog::info("random allocation: windows of m = {} rounds, k = {} per record (expected batch N_c k / m = {:.3g} "
+               "for the largest client)", dp.allocation_steps, k,
+               rate * static_cast<double>(largest));
+}
+
 }  // namespace
 
 Experiment BuildExperiment(const TrainConfig& input) {
@@ -199,6 +228,7 @@ Experiment BuildExperiment(const TrainConfig& input) {
     config.dp.sigma = e.privacy.sigma;
   } else {
     for (const auto& shard : e.shards) e.plans.push_back(MakeRoundPlan(config.schedule, shard.rows()));
+    if (e.sampling == SamplingModel::kRandomAllocation) ResolveAllocationWindow(e);
     // σ (calibrated if asked), every plan's σ_i and every client's budget round, before training.
     e.privacy = ResolvePrivacy(config, e.plans, e.sampling, e.delta, e.model->NumParams());
   }
@@ -245,6 +275,11 @@ FaultPlan ResolveFaultPlan(const TrainConfig& config) {
   return plan;
 }
 
+AllocationSlots AllocationSlotsOf(const Experiment& e) {
+  if (e.sampling != SamplingModel::kRandomAllocation) return {};
+  return {e.config.dp.allocation_steps, e.config.dp.allocation_k};
+}
+
 int64_t LongestPlan(const Experiment& e) {
   int64_t rounds = 0;
   for (const auto& plan : e.plans) rounds = std::max(rounds, plan.rounds());
@@ -278,7 +313,8 @@ std::vector<std::unique_ptr<ClientProtocol>> MakeClients(const Experiment& e) {
     const uint64_t batch_seed = secure ? OsRandomSeed() : e.config.seed;
     clients.push_back(std::make_unique<ClientProtocol>(
         options, e.shards[c], *e.model, e.plans[c], *e.delay_rule,
-        MakeSampler(e.sampling, e.shards[c].rows(), batch_seed, static_cast<uint32_t>(c)), e.initial_model,
+        MakeSampler(e.sampling, e.shards[c].rows(), batch_seed, static_cast<uint32_t>(c), AllocationSlotsOf(e)),
+        e.initial_model,
         std::move(accuracy_check)));
     if (e.proactive.enabled && !e.phase_plans[c].admitted) clients.back()->MarkNotAdmitted();
   }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/privacy_assumptions.h"
+#include "core/sampling.h"
 #include "data/dataset.h"
 #include "models/model.h"
 #include "models/reference_optimum.h"
@@ -56,6 +57,9 @@ struct Experiment {
 // The typed runtime options and per-client faults of a configuration (pure in the config and its seed).
 RuntimeOptions ResolveRuntimeOptions(const TrainConfig& config);
 FaultPlan ResolveFaultPlan(const TrainConfig& config);
+
+// The allocation window of dp.sampling = random_allocation (resolved m, k); empty for other samplers.
+AllocationSlots AllocationSlotsOf(const Experiment& experiment);
 
 // The most local rounds any client plans (the global round a run ends at if nothing stops early).
 int64_t LongestPlan(const Experiment& experiment);

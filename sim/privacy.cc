@@ -68,6 +68,16 @@ nlohmann::json PrivacySummaryJson(const Experiment& e, const accounting::Populat
   put("pld_lower", find(AccountantKind::kPld) ? &report.pld_lower : nullptr);
   put("gdp", find(AccountantKind::kGdp));
   put("proactive", &report.proactive.epsilon);
+  if (e.sampling == SamplingModel::kRandomAllocation) {
+    put("random_allocation", find(AccountantKind::kRandomAllocation));
+    // What ran: the window every client's batches were allocated over (config: dp.allocation_*).
+    const accounting::AllocationWindow& w = p.options.allocation;
+    nlohmann::json allocation = {{"steps", w.steps}, {"allocations", w.allocations}};
+    if (const auto* ra = find(AccountantKind::kRandomAllocation)) {
+      allocation["renyi_order"] = NumberOrNull(ra->result.order);  // null: a PLD-based bound binds
+    }
+    out["allocation"] = allocation;
+  }
   if (const auto* rdp = find(AccountantKind::kRdp)) out["rdp_order"] = NumberOrNull(rdp->result.order);
   if (const auto* gdp = find(AccountantKind::kGdp)) out["gdp_mu"] = NumberOrNull(gdp->result.mu);
   for (const auto& [kind, a] : report.assumptions) assumptions[std::string(accounting::ToString(kind))] = a.ToString();

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -35,6 +36,12 @@ accounting::Schedule PrivacySetup::ClientSchedule(const RoundPlan& plan, int64_t
 
 accounting::Schedule PrivacySetup::AppliedSchedule(const RoundPlan& plan, int64_t prefix,
                                                    const std::set<int64_t>& early) const {
+  if (options.sampling == SamplingModel::kRandomAllocation && !early.empty()) {
+    // The allocation accountant counts started windows as ceil(rounds / m); a round delivered early may
+    // start a window the prefix has not reached, so account every round up to the last one applied (a
+    // superset of the applied rounds: more rounds never lower epsilon).
+    return ClientSchedule(plan, std::max(prefix, *early.rbegin() + 1));
+  }
   return plan.PrivacySchedule(prefix, early, [this](double sigma) { return AccountedSigma(sigma); });
 }
 
@@ -44,6 +51,10 @@ PrivacySetup ResolvePrivacy(TrainConfig& config, std::vector<RoundPlan>& plans, 
   p.enabled = config.dp.enabled;
   p.accountant = accounting::ParseAccountantKind(config.dp.accountant, "dp.accountant");
   p.options.sampling = sampling;
+  if (sampling == SamplingModel::kRandomAllocation) {
+    // m and k are resolved (config.dp.allocation_steps > 0) by BuildExperiment before this runs.
+    p.options.allocation = {config.dp.allocation_steps, config.dp.allocation_k, 1.0};
+  }
   p.secure_noise = config.dp.secure_noise;
   p.options.noise = p.secure_noise ? accounting::NoiseModel::kDiscreteGaussian : accounting::NoiseModel::kGaussian;
   p.delta = delta;
@@ -52,7 +63,11 @@ PrivacySetup ResolvePrivacy(TrainConfig& config, std::vector<RoundPlan>& plans, 
   for (const RoundPlan& plan : plans) p.budget_rounds.push_back(plan.rounds());
   if (!p.enabled) return p;
   if (const std::string why = accounting::MakeAccountant(p.accountant, p.options)->Limitation(); !why.empty()) {
-    throw ConfigError("dp.accountant", why + " (dp.secure_noise = true: set dp.accountant = \"rdp\")");
+    throw ConfigError("dp.accountant",
+                      why + (p.secure_noise ? " (dp.secure_noise = true: set dp.accountant = \"rdp\")"
+                             : sampling == SamplingModel::kRandomAllocation
+                                 ? " (dp.sampling = random_allocation: set dp.accountant = \"random_allocation\")"
+                                 : ""));
   }
   if (config.dp.sigma == 0.0) {
     // Calibrate the accounted multiplier σ_acc over every distinct plan, then the configured σ whose
@@ -129,6 +144,11 @@ accounting::PopulationReport AccountRun(const PrivacySetup& privacy, const std::
   accounting::PopulationOptions options;
   options.delta = privacy.delta;
   options.accounting = privacy.options;
+  if (privacy.options.sampling == SamplingModel::kRandomAllocation) {
+    // The subsampled-Gaussian accountants are listed too: the report says why they do not apply.
+    options.accountants = {accounting::AccountantKind::kRandomAllocation, accounting::AccountantKind::kRdp,
+                           accounting::AccountantKind::kPld, accounting::AccountantKind::kGdp};
+  }
   return accounting::ReportPopulation(ClientRoundsOf(privacy, plans, rounds_done), options);
 }
 

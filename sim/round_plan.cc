@@ -26,6 +26,7 @@ int64_t SampleSizeAt(const ScheduleConfig& s, int64_t round) {
 }  // namespace
 
 double RoundPlan::rate(int64_t i) const {
+  if (allocation_rate > 0.0) return allocation_rate;
   return std::min(1.0, static_cast<double>(sample_sizes[static_cast<size_t>(i)]) / static_cast<double>(n_records));
 }
 

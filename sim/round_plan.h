@@ -20,8 +20,11 @@ struct RoundPlan {
   std::vector<int64_t> sample_sizes;      // s_i, i = 0..T-1
   std::vector<double> step_sizes;         // η̄_i (divided by s_i when that option is on)
   std::vector<double> noise_multipliers;  // σ_i (0 = no noise); set once σ is known (SetNoise)
+  // Random allocation (dp.sampling = random_allocation): every round's rate is k/m, whatever s_i is (s_i
+  // then only sets the plan's length and step sizes); 0 = q_i = s_i / N_c.
+  double allocation_rate = 0.0;
   int64_t rounds() const { return static_cast<int64_t>(sample_sizes.size()); }
-  double rate(int64_t i) const;           // q_i = s_i / N_c
+  double rate(int64_t i) const;           // q_i = s_i / N_c, or allocation_rate when set
   int64_t iterations() const;             // K = Σ s_i
   int64_t max_sample_size() const;        // s_max
 

@@ -64,6 +64,15 @@ class AccountResult:
     rdp: Optional[AccountantResult] = None
     pld: Optional[AccountantResult] = None
     gdp: Optional[AccountantResult] = None
+    # sampling="random_allocation": the window (steps = m) and the allocation bounds; ``random_allocation``
+    # holds the reported epsilon (or the calibrated sigma), its ``extra`` the binding bound and every bound;
+    # ``poisson`` / ``shuffle`` the CLI's comparison sections as dicts.
+    k: Optional[int] = None
+    windows: Optional[int] = None
+    p0: Optional[float] = None
+    random_allocation: Optional[AccountantResult] = None
+    poisson: Optional[dict] = None
+    shuffle: Optional[dict] = None
     extra: dict = dataclasses.field(default_factory=dict)
     json: dict = dataclasses.field(default_factory=dict, repr=False, compare=False)
 
@@ -75,7 +84,8 @@ class AccountResult:
 
     def accountants(self):
         """{name: AccountantResult} for the accountants present, in report order."""
-        return {name: getattr(self, name) for name in ("rdp", "pld", "gdp") if getattr(self, name) is not None}
+        names = ("rdp", "pld", "gdp", "random_allocation")
+        return {name: getattr(self, name) for name in names if getattr(self, name) is not None}
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
@@ -122,7 +132,8 @@ class CalcResult:
 
 def _account_result(obj):
     section = lambda value: from_json(AccountantResult, value)  # noqa: E731
-    return from_json(AccountResult, obj, {"rdp": section, "pld": section, "gdp": section})
+    return from_json(AccountResult, obj,
+                     {"rdp": section, "pld": section, "gdp": section, "random_allocation": section})
 
 
 def _real(name, value):
@@ -159,38 +170,70 @@ def _schedule_groups(schedule):
     return groups
 
 
-def _account(q, sigma, epsilon, steps, delta, schedule, accountant, sampling):
+def _whole(name, value):
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise TypeError(f"{name}: expected a whole number, got bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name}: expected a whole number, got {value!r}") from None
+
+
+def _account(q, sigma, epsilon, steps, delta, schedule, accountant, sampling, m=None, k=None, windows=None,
+             p0=None):
     if delta is None:
         raise TypeError("delta: required (the target delta in (0, 1))")
+    allocation = sampling == "random_allocation"
+    if accountant is None:
+        accountant = "random_allocation" if allocation else "pld"
+    if not allocation and (m is not None or k is not None or windows is not None or p0 is not None):
+        message = "m, k, windows and p0 apply to sampling random_allocation only"
+        raise ConfigError(f"k: {message}", "k", message)
+    if allocation:
+        if steps is not None:
+            message = "give the window length as m (steps per window), not steps"
+            raise ConfigError(f"steps: {message}", "steps", message)
+        steps = m
     groups = path = None
     if isinstance(schedule, (str, os.PathLike)):
         path = os.fspath(schedule)
     elif schedule is not None:
         groups = _schedule_groups(schedule)
     obj = _asyncdp.account_json(
-        _real("q", q), _real("sigma", sigma), _real("epsilon", epsilon), _rounds("steps", steps), groups, path,
-        _real("delta", delta), accountant, sampling)
+        _real("q", q), _real("sigma", sigma), _real("epsilon", epsilon),
+        _rounds("m" if allocation else "steps", steps), groups, path, _real("delta", delta), accountant, sampling,
+        _whole("k", k), _whole("windows", windows), _real("p0", p0))
     return _account_result(obj)
 
 
-def account(q=None, sigma=None, steps=None, delta=None, *, schedule=None, accountant="pld",
-            sampling="poisson") -> AccountResult:
+def account(q=None, sigma=None, steps=None, delta=None, *, schedule=None, accountant=None,
+            sampling="poisson", m=None, k=None, windows=None, p0=None) -> AccountResult:
     """Epsilon of DP-SGD rounds at ``delta``, as ``asyncdp account`` computes it.
 
     Either ``q`` (sampling rate), ``sigma`` (noise multiplier) and ``steps`` (rounds), or ``schedule``:
     heterogeneous rounds as a list of ``(q, sigma, count)`` (count defaults to 1) or the path of a CSV
-    file in the CLI's ``--schedule`` format. ``accountant``: "pld" (tightest upper bound, with a lower
-    bound), "rdp", "gdp" (CLT approximation, not a guarantee) or "all". ``sampling``: "poisson"
+    file in the CLI's ``--schedule`` format. ``accountant``: "pld" (the default; tightest upper bound, with
+    a lower bound), "rdp", "gdp" (CLT approximation, not a guarantee) or "all". ``sampling``: "poisson"
     (add/remove neighbours), "fixed" or "shuffle" (replace-one).
+
+    ``sampling="random_allocation"`` (random check-ins / balls in bins, add/remove): ``m`` rounds per window,
+    ``k`` rounds per record per window (default 1), ``windows`` (E, default 1), ``p0`` (check-in
+    probability, default 1) and ``sigma``, as ``asyncdp account --sampling random_allocation --steps m``;
+    read ``result.random_allocation.epsilon`` (every bound is in its ``extra["bounds"]``).
     """
-    return _account(q, sigma, None, steps, delta, schedule, accountant, sampling)
+    return _account(q, sigma, None, steps, delta, schedule, accountant, sampling, m, k, windows, p0)
 
 
-def calibrate_sigma(epsilon, q, steps, delta, *, accountant="pld", sampling="poisson") -> AccountResult:
+def calibrate_sigma(epsilon, q=None, steps=None, delta=None, *, accountant=None, sampling="poisson", m=None,
+                    k=None, windows=None, p0=None) -> AccountResult:
     """The smallest noise multiplier (1e-4 relative) with epsilon <= ``epsilon`` after ``steps`` rounds at
     rate ``q``, as ``asyncdp account --epsilon`` finds it. Read it as ``result.pld.sigma`` (None if no
-    sigma up to 1e4 suffices); ``result.pld.epsilon`` is its epsilon."""
-    return _account(q, None, epsilon, steps, delta, None, accountant, sampling)
+    sigma up to 1e4 suffices); ``result.pld.epsilon`` is its epsilon. With ``sampling="random_allocation"``
+    give ``m``, ``k``, ``windows``, ``p0`` instead of ``q`` and ``steps``; read
+    ``result.random_allocation.sigma``."""
+    return _account(q, None, epsilon, steps, delta, None, accountant, sampling, m, k, windows, p0)
 
 
 def calc(N, delta, *, K=None, sigma=None, epsilon=None, theta=None, mode="paper", phases=None) -> CalcResult:

@@ -38,8 +38,12 @@ using Group = std::tuple<double, double, int64_t>;  // (q, sigma, count)
 py::object AccountJson(std::optional<double> q, std::optional<double> sigma, std::optional<double> epsilon,
                        std::optional<int64_t> steps, std::optional<std::vector<Group>> groups,
                        std::optional<std::string> schedule_path, double delta, const std::string& accountant,
-                       const std::string& sampling) {
+                       const std::string& sampling, std::optional<int64_t> allocations,
+                       std::optional<int64_t> windows, std::optional<double> participation) {
   apps::AccountRequest request;
+  request.allocations = allocations;
+  request.windows = windows;
+  request.participation = participation;
   request.q = q;
   request.sigma = sigma;
   request.epsilon = epsilon;
@@ -122,7 +126,8 @@ py::object CalcJson(double n_records, std::optional<double> iterations, double d
 void RegisterAccounting(py::module_& m) {
   m.def("account_json", &AccountJson, py::arg("q"), py::arg("sigma"), py::arg("epsilon"), py::arg("steps"),
         py::arg("schedule"), py::arg("schedule_path"), py::arg("delta"), py::arg("accountant"),
-        py::arg("sampling"), "The JSON object of `asyncdp account` as a dict.");
+        py::arg("sampling"), py::arg("k") = py::none(), py::arg("windows") = py::none(),
+        py::arg("p0") = py::none(), "The JSON object of `asyncdp account` as a dict.");
   m.def("calc_json", &CalcJson, py::arg("N"), py::arg("K"), py::arg("delta"), py::arg("sigma"), py::arg("epsilon"),
         py::arg("theta"), py::arg("mode"), py::arg("phases"), py::arg("phases_path"),
         "The JSON object of `asyncdp calc` as a dict.");

@@ -117,3 +117,53 @@ def test_bad_arguments_raise_with_the_cli_text(tmp_path):
     assert (error.value.file, error.value.line) == (str(bad), 2)
     with pytest.raises(asyncdp.ConfigError, match="K: required"):
         asyncdp.calc(N=100, delta=0.01, sigma=3.0)
+
+
+def _without_seconds(obj):
+    """The allocation section's ``seconds`` is the wall time of that call: the one field not reproducible."""
+    obj = dict(obj)
+    obj["random_allocation"] = {k: v for k, v in obj["random_allocation"].items() if k != "seconds"}
+    return obj
+
+
+def test_random_allocation_equals_cli():
+    result = asyncdp.account(sigma=1.0, delta=1e-6, sampling="random_allocation", m=200, k=2, windows=3)
+    cli = cli_json("account", "--sampling", "random_allocation", "--steps", "200", "--k", "2", "--windows", "3",
+                   "--sigma", "1", "--delta", "1e-6")
+    assert_same(_without_seconds(result.to_dict()), _without_seconds(cli))
+    section = result.random_allocation
+    assert section.epsilon == cli["random_allocation"]["epsilon"] and section.bound == "upper_bound"
+    assert "Feldman" in section.method and result.k == 2 and result.windows == 3 and result.steps == 200
+    assert {b["bound"] for b in section.extra["bounds"]} == {"renyi_remove", "amgm_add", "decomposition",
+                                                              "recursive"}
+    assert result.poisson["q"] == 0.01
+    with_p0 = asyncdp.account(sigma=2.0, delta=1e-6, sampling="random_allocation", m=50, p0=0.5)
+    cli = cli_json("account", "--sampling", "random_allocation", "--steps", "50", "--p0", "0.5", "--sigma", "2",
+                   "--delta", "1e-6")
+    assert_same(_without_seconds(with_p0.to_dict()), _without_seconds(cli))
+
+
+def test_random_allocation_calibrate_sigma_equals_cli():
+    result = asyncdp.calibrate_sigma(epsilon=1.0, delta=1e-6, sampling="random_allocation", m=100, k=2,
+                                     windows=2)
+    cli = cli_json("account", "--sampling", "random_allocation", "--steps", "100", "--k", "2", "--windows", "2",
+                   "--epsilon", "1", "--delta", "1e-6")
+    assert_same(result.to_dict(), cli)
+    assert result.random_allocation.sigma is not None and result.random_allocation.epsilon <= 1.0
+
+
+def test_random_allocation_bad_arguments_raise_with_the_cli_text():
+    cli = run_cli("account", "--sampling", "random_allocation", "--steps", "10", "--k", "11", "--sigma", "1",
+                  "--delta", "1e-6", check=False)
+    assert cli.returncode == 2 and "error: --k: must be in [1, --steps]" in cli.stderr
+    with pytest.raises(asyncdp.ConfigError) as error:
+        asyncdp.account(sigma=1.0, delta=1e-6, sampling="random_allocation", m=10, k=11)
+    assert str(error.value) == "k: must be in [1, steps]" and error.value.key == "k"
+    with pytest.raises(asyncdp.ConfigError, match="not q, schedule"):
+        asyncdp.account(q=0.1, sigma=1.0, delta=1e-6, sampling="random_allocation", m=10)
+    with pytest.raises(asyncdp.ConfigError, match="needs steps"):
+        asyncdp.account(sigma=1.0, delta=1e-6, sampling="random_allocation")
+    with pytest.raises(asyncdp.ConfigError, match="not steps"):
+        asyncdp.account(sigma=1.0, steps=10, delta=1e-6, sampling="random_allocation")
+    with pytest.raises(asyncdp.ConfigError, match="random_allocation only"):
+        asyncdp.account(q=0.1, sigma=1.0, steps=10, delta=1e-6, k=2)

@@ -10,7 +10,9 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <iterator>
 #include <limits>
+#include <vector>
 
 #include "core/accounting/accountant.h"
 #include "core/check.h"
@@ -41,7 +43,13 @@ Accounted AccountClient(const Experiment& e, int64_t client, int64_t rounds,
   const accounting::Schedule schedule =
       e.privacy.ClientSchedule(e.plans[static_cast<size_t>(client)], rounds);
   Accounted out;
-  for (const AccountantKind kind : accounting::kMechanismAccountants) {
+  std::vector<AccountantKind> kinds(std::begin(accounting::kMechanismAccountants),
+                                    std::end(accounting::kMechanismAccountants));
+  // Random allocation (dp.sampling = random_allocation) is covered by its own accountant only.
+  if (accounted_sampling == SamplingModel::kRandomAllocation) {
+    kinds.insert(kinds.begin(), AccountantKind::kRandomAllocation);
+  }
+  for (const AccountantKind kind : kinds) {
     auto accountant = accounting::MakeAccountant(kind, options);
     ReportedEpsilon r;
     r.accountant = std::string(accounting::ToString(kind));

@@ -221,7 +221,7 @@ RunTrace CanaryExperiment::RunOnce(const AuditedClient& audited, uint64_t seed) 
         is_audited && e.sampling == SamplingModel::kPoisson
             ? std::make_unique<PlanRatePoissonSampler>(shard.rows(), e.shards[c].rows(), batch_seed,
                                                        static_cast<uint32_t>(c))
-            : MakeSampler(e.sampling, shard.rows(), batch_seed, static_cast<uint32_t>(c));
+            : MakeSampler(e.sampling, shard.rows(), batch_seed, static_cast<uint32_t>(c), AllocationSlotsOf(e));
     clients.push_back(std::make_unique<ClientProtocol>(client_options, shard, model, run_plans_[c],
                                                        *e.delay_rule, std::move(sampler), initial));
   }

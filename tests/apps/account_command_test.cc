@@ -225,5 +225,30 @@ TEST(AccountCommandTest, RandomAllocationRejectsBadInput) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
+TEST(AccountCommandTest, RandomAllocationCalibratesSigma) {
+  // Expectation: --epsilon in place of --sigma returns the smallest sigma (1e-4 relative) whose reported
+  // epsilon is <= 1; accounting that sigma gives the same epsilon, 0.1% less noise exceeds the target.
+  testing::TempDir dir;
+  const std::string window = "account --sampling random_allocation --steps 100 --k 2 --windows 2 --delta 1e-6 ";
+  const CliResult r = RunAsyncdp(window + "--epsilon 1", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto out = nlohmann::ordered_json::parse(r.out);
+  const double sigma = out["random_allocation"]["sigma"].get<double>();
+  const double epsilon = out["random_allocation"]["epsilon"].get<double>();
+  EXPECT_LE(epsilon, 1.0);
+  const auto account = [&](double s) {
+    char text[64];
+    std::snprintf(text, sizeof(text), "%.17g", s);
+    const CliResult back = RunAsyncdp(window + "--sigma " + text, dir);
+    EXPECT_EQ(back.exit_code, 0) << back.err;
+    return nlohmann::ordered_json::parse(back.out)["random_allocation"]["epsilon"].get<double>();
+  };
+  EXPECT_EQ(account(sigma), epsilon);
+  EXPECT_GT(account(sigma * 0.999), 1.0);
+  const CliResult both = RunAsyncdp(window + "--epsilon 1 --sigma 2", dir);
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_THAT(both.err, HasSubstr("exactly one of --sigma / --epsilon"));
+}
+
 }  // namespace
 }  // namespace asyncdp::apps

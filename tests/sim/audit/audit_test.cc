@@ -77,6 +77,22 @@ TEST(AuditTest, SubsampledSamplersAreConsistent) {
   }
 }
 
+// Random allocation (k = 1 of m = 3 rounds per window, two windows): the canary joins exactly one round
+// of each window; the audit's lower bound must stay below the random-allocation accountant's epsilon (the
+// subsampled-Gaussian accountants are unavailable for this sampler).
+TEST(AuditTest, RandomAllocationIsConsistent) {
+  TrainConfig c = AuditConfig("random_allocation", 60, 20, 6, 1.0);
+  c.dp.accountant = "random_allocation";
+  c.dp.allocation_steps = 3;
+  const AuditReport r = RunAudit(c, Runs(300));
+  EXPECT_FALSE(r.violation) << VerdictLine(r);
+  const double reported = Reported(r, "random_allocation");
+  ASSERT_TRUE(std::isfinite(reported));
+  EXPECT_LE(r.eps_lower, reported) << VerdictLine(r);
+  EXPECT_TRUE(std::isnan(Reported(r, "pld")));
+  EXPECT_EQ(r.neighbours, "add_remove");
+}
+
 // A full short run (one epoch, L2-regularised logistic regression, inverse-sqrt steps) and a small MLP.
 TEST(AuditTest, ShortRunAndMlpAreConsistent) {
   TrainConfig short_run = AuditConfig("poisson", 60, 10, 0, 1.0);
