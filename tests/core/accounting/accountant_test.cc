@@ -78,7 +78,9 @@ TEST(AccountantTest, VanishingNoiseGivesInfiniteOrHugeEpsilonQuickly) {
   fixed.sampling = SamplingModel::kFixedSizeWithoutReplacement;
   EXPECT_EQ(AccountSchedule(AccountantKind::kPld, s, 1e-5, fixed).epsilon, kInf);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(seconds, 5.0) << "tiny sigma must not cost time proportional to 1/sigma";
+  // A hang guard, not a performance test (those live in bench/): the old cost was minutes; under the
+  // sanitizers on a loaded 2-core machine the fixed code takes ~5 s.
+  EXPECT_LT(seconds, 60.0) << "tiny sigma must not cost time proportional to 1/sigma";
 }
 
 TEST(AccountantTest, OverwhelmingNoiseGivesEpsilonNearZero) {

@@ -151,7 +151,8 @@ TEST(RdpTest, TinySigmaIsBoundedByIntegerOrdersQuickly) {
   const std::vector<double> orders = DefaultRdpOrders();
   const auto start = std::chrono::steady_clock::now();
   const std::vector<double> curve = SubsampledGaussianRdpCurve(0.01, 1e-6, orders, SamplingModel::kPoisson);
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 2.0);
+  // A hang guard (the old cost was minutes), generous enough for the sanitizer builds on a loaded machine.
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 30.0);
   for (size_t k = 0; k < orders.size(); ++k) {
     ASSERT_TRUE(curve[k] > 0.0) << orders[k];
     if (orders[k] == std::floor(orders[k])) continue;
