@@ -1,10 +1,21 @@
 #include "sim/runtime/task_scheduler.h"
 
+#include <time.h>
+
 #include <algorithm>
 
 #include "core/check.h"
 
 namespace asyncdp::sim {
+namespace {
+
+int64_t ThreadCpuNanos() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+}  // namespace
 
 TaskScheduler::TaskScheduler(int64_t tasks, Hooks hooks)
     : hooks_(std::move(hooks)), state_(static_cast<size_t>(tasks), State::kQueued) {
@@ -42,6 +53,7 @@ void TaskScheduler::Run(int workers, const char* config_key, const ThreadStarter
 }
 
 void TaskScheduler::WorkerLoopOrFail(int worker) {
+  const int64_t cpu_start = ThreadCpuNanos();
   try {
     WorkerLoop(worker);
   } catch (...) {
@@ -51,6 +63,14 @@ void TaskScheduler::WorkerLoopOrFail(int worker) {
     }
     Finish();
   }
+  const int64_t cpu = ThreadCpuNanos() - cpu_start;
+  std::lock_guard lock(mutex_);
+  worker_cpu_nanos_ += cpu;
+}
+
+double TaskScheduler::worker_cpu_seconds() const {
+  std::lock_guard lock(mutex_);
+  return static_cast<double>(worker_cpu_nanos_) * 1e-9;
 }
 
 void TaskScheduler::WorkerLoop(int worker) {

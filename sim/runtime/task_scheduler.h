@@ -87,6 +87,8 @@ class TaskScheduler {
   // Ends the run: drops the queue and the timers; running steps finish, then every worker returns.
   void Finish();
   bool finished() const;
+  // CPU time the workers spent between starting and returning (threads' own clocks), after Run().
+  double worker_cpu_seconds() const;
   // Tasks waiting in the queue (a hint for a running task: yield if others wait). Relaxed read.
   bool others_waiting() const { return queued_.load(std::memory_order_relaxed) > 0; }
 
@@ -122,6 +124,7 @@ class TaskScheduler {
   bool open_ = false;                                // guarded by mutex_: every worker thread has started
   int workers_ = 1;                                  // guarded by mutex_
   std::exception_ptr failure_;                       // guarded by mutex_: the first exception of a hook
+  int64_t worker_cpu_nanos_ = 0;                     // guarded by mutex_
 };
 
 }  // namespace asyncdp::sim

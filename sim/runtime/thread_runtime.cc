@@ -129,6 +129,8 @@ class ThreadRun {
       // Every client waits for a broadcast no one can send (a silent client and exclude_after = 0): the run
       // is over, reported as stalled.
       if (options_.cancel != nullptr && CancelRequested()) return CancelAll();
+      spdlog::warn("threads runtime: every client waits for a broadcast that cannot come (a client went silent "
+                   "and protocol.exclude_after = 0); the run is truncated after {:.3g} s", Seconds());
       EndRun();
     };
     return hooks;
@@ -450,6 +452,7 @@ RuntimeReport ThreadRun::Report() {
   report.compute_seconds = calibration_.Seconds(tsc_ticks) + static_cast<double>(cpu_nanos) * 1e-9;
   report.observer_seconds = calibration_.Seconds(observer_ticks_);
   report.cores = workers_;
+  report.worker_cpu_seconds = scheduler_.worker_cpu_seconds();
   report.gradients = clock_.gradients;
   report.updates = server_.updates_applied();
   report.excluded = server_.excluded_clients();
