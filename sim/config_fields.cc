@@ -133,8 +133,8 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "Extra message delay in seconds (virtual seconds, or wall seconds in the threads runtime).", Closed(0, 1e6)},
       // [protocol]
       {"protocol.runtime", &c.protocol.runtime,
-       "virtual: deterministic discrete-event clock (bit-reproducible); threads: one thread per client plus "
-       "a server thread; mpi: rank 0 runs the server, ranks 1..P-1 the clients (mpirun -np P, docs/mpi.md).",
+       "virtual: deterministic discrete-event clock (bit-reproducible); threads: clients as tasks on a "
+       "pool of worker threads in wall time (protocol.worker_threads); mpi: rank 0 runs the server, ranks 1..P-1 the clients (mpirun -np P, docs/mpi.md).",
        {"virtual", "threads", "mpi"}},
       {"protocol.delay_rule", &c.protocol.delay_rule,
        "Permissible-delay predicate: bounded = (k >= i - tau); unbounded = always true.",
