@@ -53,7 +53,7 @@ struct ProtocolConfig {
   std::string delay_rule = "bounded";  // bounded: Υ(k,i) = k ≥ i − τ | unbounded: Υ ≡ true
   int64_t tau = 1;                   // τ of the bounded rule (0 = synchronous, 1 = the paper's default)
   double exclude_after = 0.0;        // server drops a client silent this long (seconds); 0 = never
-  int64_t worker_threads = 0;        // virtual runtime: threads computing rounds; 0 = auto (all cores for long rounds)
+  int64_t worker_threads = 0;        // virtual: threads computing rounds, 0 = auto; threads: worker pool, 0 = cores
   double mpi_timeout = 60.0;         // mpi runtime: a rank silent this long (seconds) ends the run with an error
   // async_rounds: the Proactive-DP clients (each runs its own rounds); check_in: random check-ins of
   // Balle et al. 2020, one record per client ([checkin], sim/checkin/)

@@ -1,6 +1,7 @@
 #include "sim/runtime/compute_pool.h"
 
 #include "core/check.h"
+#include "sim/runtime/thread_start.h"
 
 namespace asyncdp::sim {
 
@@ -8,10 +9,19 @@ ComputePool::ComputePool(int threads, int64_t jobs, std::function<void(int64_t)>
     : work_(std::move(work)), state_(static_cast<size_t>(jobs), State::kIdle) {
   ASYNCDP_CHECK(threads >= 1 && jobs >= 0);
   threads_.reserve(static_cast<size_t>(threads));
-  for (int t = 0; t < threads; ++t) threads_.emplace_back([this] { WorkerLoop(); });
+  for (int t = 0; t < threads; ++t) {
+    try {
+      threads_.emplace_back([this] { WorkerLoop(); });
+    } catch (const std::system_error& e) {
+      StopAndJoin();  // a joinable std::thread destroyed while unwinding would call std::terminate
+      throw ThreadStartFailure("protocol.worker_threads", "compute", t, threads, e);
+    }
+  }
 }
 
-ComputePool::~ComputePool() {
+ComputePool::~ComputePool() { StopAndJoin(); }
+
+void ComputePool::StopAndJoin() {
   {
     std::lock_guard lock(mutex_);
     stop_ = true;

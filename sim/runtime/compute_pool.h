@@ -22,7 +22,8 @@ namespace asyncdp::sim {
 class ComputePool {
  public:
   // `work(job)` runs job ids in [0, jobs); each id is submitted again only after Wait(id) returned.
-  // `threads` background threads (≥ 1); the waiting thread also runs jobs no worker has started.
+  // `threads` background threads (≥ 1); the waiting thread also runs jobs no worker has started. Throws
+  // ThreadStartError (sim/runtime/thread_start.h) if the system refuses a thread.
   ComputePool(int threads, int64_t jobs, std::function<void(int64_t)> work);
   ~ComputePool();
   ComputePool(const ComputePool&) = delete;
@@ -36,6 +37,7 @@ class ComputePool {
  private:
   enum class State : uint8_t { kIdle, kQueued, kRunning, kDone };
   void WorkerLoop();
+  void StopAndJoin();
   // The next queued job (skipping entries claimed by Wait), or -1. Requires mutex_.
   int64_t PopQueued();
   // Runs `job` with mutex_ released, then marks it done. Requires mutex_ (held by `lock`).

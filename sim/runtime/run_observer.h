@@ -61,6 +61,9 @@ struct RuntimeReport {
   double compute_seconds = 0.0;   // wall time inside ComputeRound, summed over clients
   double observer_seconds = 0.0;  // wall time inside observers (evaluation, ε so far, progress)
   int cores = 1;                  // threads that ran ComputeRound: the work could use at most this many
+  // Threads runtime: CPU time of its worker threads (their own clocks); 0 = not measured. Against
+  // cores × wall it shows how much of the machine the run actually got (a shared machine gives less).
+  double worker_cpu_seconds = 0.0;
   int64_t gradients = 0;
   int64_t updates = 0;
   int64_t events = 0;             // virtual runtime: events processed

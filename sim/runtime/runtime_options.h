@@ -11,7 +11,7 @@ namespace asyncdp::sim {
 
 enum class RuntimeKind {
   kVirtual,  // deterministic discrete-event clock (sim/runtime/virtual_runtime.h)
-  kThreads,  // one thread per client plus the server thread (sim/runtime/thread_runtime.h)
+  kThreads,  // clients as tasks on a pool of worker threads, in wall time (sim/runtime/thread_runtime.h)
   kMpi,      // rank 0 the server, ranks 1..P-1 the clients (sim/runtime/mpi_runtime.h)
 };
 
@@ -27,10 +27,12 @@ struct RuntimeOptions {
   LatencyModel latency = LatencyModel::kConstant;
   double latency_mean = 1e-3;    // virtual seconds per message
   double exclude_after = 0.0;    // seconds (virtual or wall) of silence before exclusion; 0 = never
-  int64_t worker_threads = 0;    // virtual runtime: threads computing rounds; 0 = auto
+  // Virtual runtime: threads computing rounds, 0 = auto. Threads runtime: the worker pool the clients run on
+  // as tasks, 0 = one per core (sim/runtime/thread_runtime.h).
+  int64_t worker_threads = 0;
   // Not from the config: an embedding (the Python module's Ctrl-C) sets *cancel to end the run early. The
   // virtual runtime stops dispatching events; in the threads runtime each client stops before its next
-  // round. Either way the run ends as if the clients' plans ended there (RuntimeReport::cancelled).
+  // round (waiting clients are woken, pending delays dropped). Either way the run ends as if the clients' plans ended there (RuntimeReport::cancelled).
   const std::atomic<bool>* cancel = nullptr;
   double mpi_timeout = 60.0;     // mpi runtime: seconds of silence from a rank before the run fails
 };
@@ -40,7 +42,7 @@ struct ClientFaults {
   // Virtual runtime: a round takes gradient_cost * s_i * speed virtual seconds (lognormal speed times the
   // straggler factor for stragglers; 1 otherwise).
   double speed = 1.0;
-  // Threads runtime: a straggler sleeps (straggler_factor - 1) times its compute time after each round.
+  // Threads runtime: a straggler's round completes (straggler_factor - 1) times its compute time late.
   double straggler_factor = 1.0;
   double extra_delay = 0.0;    // seconds added to each message of this client (clients.delay_ids)
   int64_t dropout_round = -1;  // the client stops silently before this local round; -1 = never

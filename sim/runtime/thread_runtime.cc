@@ -1,6 +1,5 @@
 #include "sim/runtime/thread_runtime.h"
 
-#include <oneapi/tbb/concurrent_queue.h>
 #include <spdlog/spdlog.h>
 
 #include <time.h>
@@ -8,19 +7,22 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <functional>
-#include <map>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <thread>
 #include <variant>
 
 #include "core/check.h"
 #include "sim/runtime/cycle_clock.h"
+#include "sim/runtime/task_scheduler.h"
 
 namespace asyncdp::sim {
 namespace {
+
+using Clock = TaskScheduler::Clock;
+using Step = TaskScheduler::Step;
+using Next = TaskScheduler::Next;
 
 enum class NoticeKind { kStop, kPause, kResume };
 struct Notice {
@@ -29,7 +31,7 @@ struct Notice {
   int64_t round;  // stop/pause: rounds sent; resume: the next local round
 };
 // Run bookkeeping, not protocol messages: a paused client holds v̂_k (k = global_round) and stays paused;
-// a client thread has returned. They travel the client's message path, so they never overtake its updates.
+// a client has exited. They travel the client's message path, so they never overtake its updates.
 struct Settled {
   int64_t client;
   int64_t global_round;
@@ -37,73 +39,34 @@ struct Settled {
 struct ClientExit {
   int64_t client;
 };
-struct Tick {};
-using ServerEvent = std::variant<UpdateMessage, Notice, Settled, ClientExit, Tick>;
-using Clock = std::chrono::steady_clock;
+struct Tick {};     // exclude_after: look for silent laggards
+struct Recheck {};  // nothing to apply: only re-evaluate the end of the run
+using ServerEvent = std::variant<UpdateMessage, Notice, Settled, ClientExit, Tick, Recheck>;
 
-// Delivers a delayed client's messages (clients.delay_ids) to the server queue extra_delay after they were
-// sent, in send order, without holding up the client: message latency, as in the virtual runtime.
-// Thread safety: Post from any thread; one courier thread delivers.
-class Courier {
- public:
-  using Sink = std::function<void(ServerEvent&&)>;
-  explicit Courier(Sink sink) : sink_(std::move(sink)), thread_([this] { Loop(); }) {}
-  ~Courier() {
-    {
-      std::lock_guard lock(mutex_);
-      stop_ = true;
-    }
-    changed_.notify_all();
-    thread_.join();
-  }
-  void Post(Clock::time_point due, ServerEvent&& event) {
-    {
-      std::lock_guard lock(mutex_);
-      if (stop_) return;
-      pending_.emplace(std::make_pair(due, sequence_++), std::move(event));
-    }
-    changed_.notify_all();
-  }
+// A deadline `seconds` from now; saturating (a 10⁹ straggler factor must not overflow the clock).
+Clock::time_point DeadlineAfter(double seconds) {
+  const double capped = std::min(seconds, 1e9);  // ~31 years: never reached in a run
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(capped));
+}
 
- private:
-  void Loop() {
-    std::unique_lock lock(mutex_);
-    while (!stop_) {
-      if (pending_.empty()) {
-        changed_.wait(lock);
-        continue;
-      }
-      const Clock::time_point due = pending_.begin()->first.first;
-      if (Clock::now() < due) {
-        changed_.wait_until(lock, due);
-        continue;
-      }
-      auto node = pending_.extract(pending_.begin());
-      lock.unlock();
-      sink_(std::move(node.mapped()));
-      lock.lock();
-    }
-  }
-
-  Sink sink_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::map<std::pair<Clock::time_point, uint64_t>, ServerEvent> pending_;  // guarded by mutex_
-  uint64_t sequence_ = 0;                                                  // guarded by mutex_
-  bool stop_ = false;                                                      // guarded by mutex_
-  std::thread thread_;  // last: starts after the members above exist
-};
-
-// The newest broadcast for one client, and the update buffers the server has applied (handed back with
-// the broadcast, so client rounds allocate nothing). Thread safety: members guarded by mutex; `pending`
-// mirrors "newest or shutdown is set" so a client that may proceed checks it without taking the lock.
+// The newest broadcast for one client and the update buffers the server has applied (handed back with the
+// broadcast, so rounds allocate nothing). `pending` mirrors "something is here" so a client step checks it
+// without the lock; the scheduler's recheck reads it too (a wake racing with the client going idle).
 struct alignas(64) Mailbox {
   std::mutex mutex;
-  std::condition_variable changed;
-  std::optional<BroadcastMessage> newest;  // not yet absorbed by the client
-  std::vector<Eigen::VectorXf> returned;   // applied update buffers for the client to reuse
-  bool shutdown = false;
-  std::atomic<bool> pending{false};
+  std::optional<BroadcastMessage> newest;  // guarded by mutex
+  std::vector<Eigen::VectorXf> returned;   // guarded by mutex
+  std::atomic<bool> pending{false};        // written under mutex; read by the client's steps and recheck
+};
+
+// What only the client's own steps touch (the scheduler serialises them).
+struct ClientSlot {
+  bool started = false;
+  bool round_in_progress = false;  // computed; completes at its straggler deadline
+  bool long_rounds = true;         // time the next round with the thread CPU clock (see TimedCompute)
+  int64_t settled_at = -1;         // the newest v̂_k this paused client has told the server it holds
+  std::optional<BroadcastMessage> incoming;  // swapped with the mailbox's (no allocation)
+  std::vector<Eigen::VectorXf> buffers;      // swapped with the mailbox's
 };
 
 int64_t ThreadCpuNanos() {
@@ -112,15 +75,10 @@ int64_t ThreadCpuNanos() {
   return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-// Compute time of one client thread, on its own cache line (written by that thread, read after join).
-// More client threads than cores share the machine, so a long round is likely descheduled part-way and
-// its wall interval would count other threads' work: rounds whose previous round took over 50 µs are
-// timed with the thread's CPU clock (≈ 0.3 µs per read, negligible there); short rounds with the TSC
-// (≈ 10 ns per read; being descheduled inside a few µs is rare).
-struct alignas(64) ClientTally {
+// Compute time measured on one worker (written by that worker only; read after the run).
+struct alignas(64) WorkerTally {
   uint64_t tsc_ticks = 0;
   int64_t cpu_nanos = 0;
-  bool long_rounds = true;  // the first round: all threads start at once
 };
 
 class ThreadRun {
@@ -132,96 +90,171 @@ class ThreadRun {
         clients_(clients),
         server_(server),
         observer_(observer),
+        workers_(ThreadRuntimeWorkers(options, clients.size())),
         mailboxes_(clients.size()),
-        tallies_(clients.size()),
-        returned_(clients.size()) {
-    for (const ClientFaults& f : faults_) {
-      if (f.extra_delay > 0.0 && !courier_) {
-        courier_ = std::make_unique<Courier>([this](ServerEvent&& event) { server_queue_.push(std::move(event)); });
-      }
-    }
+        slots_(clients.size()),
+        tallies_(static_cast<size_t>(workers_)),
+        returned_(clients.size()),
+        all_clients_(clients.size()),
+        scheduler_(static_cast<int64_t>(clients.size()), MakeHooks()) {
+    std::iota(all_clients_.begin(), all_clients_.end(), int64_t{0});
   }
 
-  RuntimeReport Run() {
+  RuntimeReport Run(const ThreadStarter& starter) {
     start_ = Clock::now();
-    std::vector<std::thread> workers;
-    workers.reserve(clients_.size());
-    for (size_t c = 0; c < clients_.size(); ++c) workers.emplace_back([this, c] { ClientLoop(c); });
-    std::thread watchdog;
-    if (options_.exclude_after > 0) watchdog = std::thread([this] { WatchdogLoop(); });
-
-    ServerLoop();
-
-    for (auto& mailbox : mailboxes_) {
-      std::lock_guard lock(mailbox.mutex);
-      mailbox.shutdown = true;
-      mailbox.pending.store(true, std::memory_order_release);
-      mailbox.changed.notify_all();
+    if (options_.exclude_after > 0) {
+      const auto period = std::chrono::duration_cast<Clock::duration>(
+          std::chrono::duration<double>(options_.exclude_after / 4.0));
+      scheduler_.AddTimer(start_ + period, [this] { return PostToServer(Tick{}); }, period);
     }
-    for (auto& w : workers) w.join();
-    // Only now: a client may still Post to the courier until it has exited (destroying it earlier raced
-    // with Post — ThreadSanitizer). Nothing protocol-relevant is left in it (Done() waited for every
-    // exit/settle), so its remaining deliveries go to a queue nobody reads.
-    courier_.reset();
-    {
-      std::lock_guard lock(watchdog_mutex_);
-      watchdog_stop_ = true;
-    }
-    watchdog_cv_.notify_all();
-    if (watchdog.joinable()) watchdog.join();
-
-    RuntimeReport report;
-    report.wall_seconds = Seconds();
-    report.end_time = report.wall_seconds;
-    uint64_t tsc_ticks = 0;
-    int64_t cpu_nanos = 0;
-    for (const ClientTally& tally : tallies_) {
-      tsc_ticks += tally.tsc_ticks;
-      cpu_nanos += tally.cpu_nanos;
-    }
-    report.compute_seconds = calibration_.Seconds(tsc_ticks) + static_cast<double>(cpu_nanos) * 1e-9;
-    report.observer_seconds = calibration_.Seconds(observer_ticks_);
-    report.cores = static_cast<int>(std::clamp<size_t>(std::thread::hardware_concurrency(), 1, clients_.size()));
-    report.gradients = clock_.gradients;
-    report.updates = server_.updates_applied();
-    report.excluded = server_.excluded_clients();
-    report.cancelled = cancelled_.load(std::memory_order_relaxed);
-    for (size_t c = 0; c < clients_.size(); ++c) {
-      if (!clients_[c]->stopped() && !clients_[c]->paused()) report.unfinished.push_back(static_cast<int64_t>(c));
-    }
-    report.stalled = !report.cancelled && !report.unfinished.empty();
-    clock_.time = report.wall_seconds;
-    observer_.OnFinish(server_, clock_);
-    return report;
+    scheduler_.Run(workers_, "protocol.worker_threads", starter);
+    return Report();
   }
 
  private:
-  double Seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
-
-  // Adopts the newest broadcast, if any (ISRReceive). Returns false on shutdown.
-  bool Absorb(size_t c, bool wait) {
-    Mailbox& mailbox = mailboxes_[c];
-    if (!wait && !mailbox.pending.load(std::memory_order_acquire)) return true;  // nothing new: no lock
-    std::unique_lock lock(mailbox.mutex);
-    if (wait) mailbox.changed.wait(lock, [&] { return mailbox.newest.has_value() || mailbox.shutdown; });
-    if (mailbox.newest) {
-      const bool was_paused = clients_[c]->paused();
-      clients_[c]->OnBroadcast(*mailbox.newest);
-      mailbox.newest.reset();
-      if (was_paused && !clients_[c]->paused()) {
-        Send(c, Notice{NoticeKind::kResume, static_cast<int64_t>(c), clients_[c]->local_round()});
-      }
+  TaskScheduler::Hooks MakeHooks() {
+    TaskScheduler::Hooks hooks;
+    hooks.run = [this](int worker, int64_t c) { return RunStep(worker, static_cast<size_t>(c)); };
+    hooks.recheck = [this](int64_t c) {
+      if (mailboxes_[c].pending.load(std::memory_order_acquire)) scheduler_.Wake(c);
+    };
+    hooks.after_timers = [this] { DrainServer(); };
+    if (options_.cancel != nullptr) {
+      hooks.poll = [this] {
+        if (CancelRequested()) CancelAll();
+      };
+      hooks.poll_period = std::chrono::milliseconds(5);
     }
-    for (Eigen::VectorXf& buffer : mailbox.returned) clients_[c]->RecycleBuffer(std::move(buffer));
-    mailbox.returned.clear();
-    mailbox.pending.store(mailbox.shutdown, std::memory_order_relaxed);
-    return !mailbox.shutdown;
+    hooks.quiescent = [this] {
+      // Every client waits for a broadcast no one can send (a silent client and exclude_after = 0): the run
+      // is over, reported as stalled.
+      if (options_.cancel != nullptr && CancelRequested()) return CancelAll();
+      spdlog::warn("threads runtime: every client waits for a broadcast that cannot come (a client went silent "
+                   "and protocol.exclude_after = 0); the run is truncated after {:.3g} s", Seconds());
+      EndRun();
+    };
+    return hooks;
   }
 
-  // Runs the round's compute step and returns its duration in seconds.
-  double TimedCompute(ClientProtocol& client, ClientTally& tally) {
+  double Seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+  bool CancelRequested() const {
+    return cancelled_.load(std::memory_order_relaxed) ||
+           (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed));
+  }
+
+  // ---- client side: one step of client c on worker `worker` -------------------------------------------
+
+  Step RunStep(int worker, size_t c) {
+    ClientProtocol& client = *clients_[c];
+    ClientSlot& slot = slots_[c];
+    const auto id = static_cast<int64_t>(c);
+    if (CancelRequested()) return CancelClient(c);
+    if (!slot.started) {
+      slot.started = true;
+      if (client.stop_reason() == ClientStop::kNotAdmitted) {
+        Send(c, Notice{NoticeKind::kStop, id, 0});  // never joins, and says so
+        return Exit(c);
+      }
+    }
+    if (slot.round_in_progress) {  // the straggler's deadline has passed
+      slot.round_in_progress = false;
+      FinishRound(c);
+    }
+    while (true) {
+      if (over_.load(std::memory_order_relaxed)) return {Next::kExit};
+      Absorb(c);
+      if (CancelRequested()) return CancelClient(c);
+      if (!client.CanStartRound()) {
+        if (client.stopped()) return Exit(c);
+        if (client.paused() && client.global_round() != slot.settled_at) {
+          slot.settled_at = client.global_round();
+          Send(c, Settled{id, slot.settled_at});
+        }
+        return {Next::kIdle};  // Υ(k, i) is false or paused: runnable again when a newer v̂_k arrives
+      }
+      const int64_t round = client.local_round();
+      if (!client.BeginRound()) {
+        if (client.paused()) {
+          Send(c, Notice{NoticeKind::kPause, id, round});
+          slot.settled_at = -1;
+          continue;
+        }
+        if (client.stop_reason() != ClientStop::kDroppedOut) Send(c, Notice{NoticeKind::kStop, id, round});
+        return Exit(c);
+      }
+      const double seconds = TimedCompute(client, slot, tallies_[static_cast<size_t>(worker)]);
+      const double straggler_factor = faults_[c].straggler_factor;
+      if (straggler_factor > 1.0) {
+        // A straggler's round completes (factor − 1) × its compute time later; no worker waits for it.
+        slot.round_in_progress = true;
+        return {Next::kSleep, DeadlineAfter(seconds * (straggler_factor - 1.0))};
+      }
+      FinishRound(c);
+      if (scheduler_.others_waiting()) return {Next::kYield};  // many clients on few workers: take turns
+    }
+  }
+
+  // A broadcast that arrived during the round replaces ŵ before the local update (Algorithm 4). Once the
+  // run is over the round is abandoned: never completed, sent or counted.
+  void FinishRound(size_t c) {
+    if (over_.load(std::memory_order_relaxed)) return;
+    Absorb(c);
+    Send(c, clients_[c]->CompleteRound());
+  }
+
+  Step Exit(size_t c) {
+    local_exits_.fetch_add(1, std::memory_order_acq_rel);  // before the exit is posted (Done under cancel)
+    Send(c, ClientExit{static_cast<int64_t>(c)});
+    return {Next::kExit};
+  }
+
+  // Every completed round was sent: stop here as if the plan ended, so the server releases the rest.
+  Step CancelClient(size_t c) {
+    CancelAll();
+    ClientProtocol& client = *clients_[c];
+    if (!client.stopped()) Send(c, Notice{NoticeKind::kStop, static_cast<int64_t>(c), client.local_round()});
+    return Exit(c);
+  }
+
+  // The first to notice RuntimeOptions::cancel drops every timer (delays, straggler deadlines, ticks) and
+  // wakes every waiting client, which then stops at once.
+  void CancelAll() {
+    if (cancelled_.exchange(true)) return;
+    scheduler_.DropTimersAndWakeAll();
+    if (PostToServer(Recheck{})) DrainServer();  // every client may have exited already
+  }
+
+  // Adopts the newest broadcast, if any (ISRReceive), and takes back applied update buffers.
+  void Absorb(size_t c) {
+    Mailbox& mailbox = mailboxes_[c];
+    if (!mailbox.pending.load(std::memory_order_acquire)) return;  // nothing new: no lock
+    ClientSlot& slot = slots_[c];
+    {
+      std::lock_guard lock(mailbox.mutex);
+      slot.incoming.swap(mailbox.newest);
+      slot.buffers.swap(mailbox.returned);
+      mailbox.pending.store(false, std::memory_order_relaxed);
+    }
+    ClientProtocol& client = *clients_[c];
+    for (Eigen::VectorXf& buffer : slot.buffers) client.RecycleBuffer(std::move(buffer));
+    slot.buffers.clear();
+    if (slot.incoming) {
+      const bool was_paused = client.paused();
+      client.OnBroadcast(*slot.incoming);
+      slot.incoming.reset();
+      if (was_paused && !client.paused()) {
+        Send(c, Notice{NoticeKind::kResume, static_cast<int64_t>(c), client.local_round()});
+      }
+    }
+  }
+
+  // Runs the round's compute step and returns its duration in seconds. Rounds whose predecessor took over
+  // 50 µs are timed with the thread's CPU clock (≈ 0.3 µs a read, negligible there; a long round may be
+  // descheduled part-way on a shared machine), short ones with the TSC (≈ 10 ns a read).
+  double TimedCompute(ClientProtocol& client, ClientSlot& slot, WorkerTally& tally) {
     double seconds = 0.0;
-    if (tally.long_rounds) {
+    if (slot.long_rounds) {
       const int64_t t0 = ThreadCpuNanos();
       client.ComputeRound();
       const int64_t nanos = ThreadCpuNanos() - t0;
@@ -233,78 +266,59 @@ class ThreadRun {
       tally.tsc_ticks += ticks;
       seconds = calibration_.ApproxSeconds(ticks);
     }
-    tally.long_rounds = seconds > 50e-6;
+    slot.long_rounds = seconds > 50e-6;
     return seconds;
   }
 
-  // A message from client c to the server: straight into the queue, or through the courier after the
-  // client's extra delay (clients.delay_ids: message latency, the client itself goes on).
+  // A message from client c to the server: into its inbox now, or at a deadline extra_delay from now
+  // (clients.delay_ids: message latency; the client goes on). Timers fire in (deadline, insertion) order, so
+  // a client's messages keep their order. After a cancel nothing is delayed any more.
   void Send(size_t c, ServerEvent&& event) {
     const double delay = faults_[c].extra_delay;
-    if (delay > 0.0) {
-      courier_->Post(Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(delay)),
-                     std::move(event));
-    } else {
-      server_queue_.push(std::move(event));
+    if (delay > 0.0 && !cancelled_.load(std::memory_order_relaxed)) {
+      scheduler_.AddTimer(DeadlineAfter(delay),
+                          [this, e = std::move(event)]() mutable { return PostToServer(std::move(e)); });
+    } else if (PostToServer(std::move(event))) {
+      DrainServer();
     }
   }
 
-  void ClientLoop(size_t c) {
-    RunClient(c);
-    Send(c, ClientExit{static_cast<int64_t>(c)});
+  // ---- server side: whichever worker finds the inbox idle applies everything queued ---------------------
+
+  // Returns true when the caller must now DrainServer() (nobody else is draining).
+  bool PostToServer(ServerEvent&& event) {
+    std::lock_guard lock(server_mutex_);
+    if (over_.load(std::memory_order_relaxed)) return false;
+    inbox_.push_back(std::move(event));
+    if (draining_) return false;
+    draining_ = true;
+    return true;
   }
 
-  void RunClient(size_t c) {
-    ClientProtocol& client = *clients_[c];
-    const auto id = static_cast<int64_t>(c);
-    const double straggler_factor = faults_[c].straggler_factor;
-    if (client.stop_reason() == ClientStop::kNotAdmitted) {
-      Send(c, Notice{NoticeKind::kStop, id, 0});  // never joins, and says so
-      return;
-    }
-    int64_t settled_at = -1;  // the newest v̂_k this paused client has told the server it holds
+  // Applies everything queued, then publishes one broadcast per batch; repeats until the inbox is empty.
+  // One worker at a time (draining_), so the server and the observers see one thread at a time, each
+  // batch happening-after the previous one through server_mutex_.
+  void DrainServer() {
     while (true) {
-      if (!Absorb(c, /*wait=*/false)) return;
-      if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed) && !client.stopped()) {
-        // Every completed round was sent: stop here as if the plan ended, so the server releases the rest.
-        cancelled_.store(true, std::memory_order_relaxed);
-        server_queue_.push(Notice{NoticeKind::kStop, id, client.local_round()});
-        return;
-      }
-      if (!client.CanStartRound()) {
-        if (client.stopped()) return;
-        if (client.paused() && client.global_round() != settled_at) {
-          settled_at = client.global_round();
-          Send(c, Settled{id, settled_at});
+      {
+        std::lock_guard lock(server_mutex_);
+        if (inbox_.empty() || over_.load(std::memory_order_relaxed)) {
+          draining_ = false;
+          return;
         }
-        if (!Absorb(c, /*wait=*/true)) return;  // Υ(k, i) is false or paused: sleep until a newer v̂_k
-        continue;
+        batch_.swap(inbox_);
       }
-      const int64_t round = client.local_round();
-      if (!client.BeginRound()) {
-        if (client.paused()) {
-          Send(c, Notice{NoticeKind::kPause, id, round});
-          settled_at = -1;
-          continue;
-        }
-        if (client.stop_reason() != ClientStop::kDroppedOut) Send(c, Notice{NoticeKind::kStop, id, round});
-        return;
-      }
-      const double seconds = TimedCompute(client, tallies_[c]);
-      if (straggler_factor > 1.0) {
-        std::this_thread::sleep_for(std::chrono::duration<double>(seconds * (straggler_factor - 1.0)));
-      }
-      // A broadcast that arrived during the round replaces ŵ before the local update (Algorithm 4). On
-      // shutdown the round is abandoned: never completed, sent or counted.
-      if (!Absorb(c, /*wait=*/false)) return;
-      Send(c, client.CompleteRound());
+      std::optional<BroadcastMessage> newest;
+      for (ServerEvent& event : batch_) Handle(event, newest);
+      batch_.clear();
+      if (newest) Publish(*newest);
+      if (Done()) EndRun();
     }
   }
 
-  void WatchdogLoop() {
-    const auto period = std::chrono::duration<double>(options_.exclude_after / 4.0);
-    std::unique_lock lock(watchdog_mutex_);
-    while (!watchdog_cv_.wait_for(lock, period, [&] { return watchdog_stop_; })) server_queue_.push(Tick{});
+  void EndRun() {
+    over_.store(true, std::memory_order_relaxed);
+    scheduler_.Finish();
   }
 
   // Called once per global round as it forms, while v̂ is exactly v̂_k.
@@ -315,123 +329,166 @@ class ThreadRun {
     AddTicks(observer_ticks_, [&] { observer_.OnGlobalRound(server_, clock_); });
   }
 
-  // Delivers the newest broadcast (older ones of the same batch are superseded: a client only ever
-  // adopts the newest, Algorithm 3) and hands applied update buffers back.
+  // Delivers the newest broadcast (older ones of the same batch are superseded: a client only ever adopts
+  // the newest, Algorithm 3), hands applied update buffers back, and wakes the clients waiting for it.
   void Publish(const BroadcastMessage& broadcast) {
     for (size_t c = 0; c < mailboxes_.size(); ++c) {
+      if (exited_[c]) continue;
       Mailbox& mailbox = mailboxes_[c];
       std::lock_guard lock(mailbox.mutex);
       mailbox.newest = broadcast;
       for (Eigen::VectorXf& buffer : returned_[c]) mailbox.returned.push_back(std::move(buffer));
       returned_[c].clear();
       mailbox.pending.store(true, std::memory_order_release);
-      mailbox.changed.notify_one();
     }
+    scheduler_.WakeAll(all_clients_);  // after the mailboxes: a woken client finds the model there
   }
 
-  void Handle(ServerEvent& event, std::optional<BroadcastMessage>& newest) {
-    std::optional<BroadcastMessage> broadcast;
-    if (auto* update = std::get_if<UpdateMessage>(&event)) {
-      if (options_.exclude_after > 0) last_heard_[update->client] = Seconds();
-      // The planned s_i (the plan is immutable, so reading it from the server thread is safe): the server
-      // learns (i, U) only, never the realised batch size.
-      clock_.gradients += clients_[update->client]->plan().sample_sizes[update->local_round];
-      observer_.OnUpdate(*update, clock_);
-      broadcast = server_.OnUpdate(*update);
-      if (returned_[update->client].size() < 4) returned_[update->client].push_back(std::move(update->update));
-    } else if (auto* notice = std::get_if<Notice>(&event)) {
-      if (options_.exclude_after > 0) last_heard_[notice->client] = Seconds();
-      switch (notice->kind) {
-        case NoticeKind::kStop: broadcast = server_.OnClientStopped(notice->client, notice->round); break;
-        case NoticeKind::kPause: broadcast = server_.OnClientPaused(notice->client, notice->round); break;
-        case NoticeKind::kResume: broadcast = server_.OnClientResumed(notice->client); break;
-      }
-    } else if (auto* settled = std::get_if<Settled>(&event)) {
-      settled_at_[settled->client] = settled->global_round;
-    } else if (auto* exit = std::get_if<ClientExit>(&event)) {
-      exited_[exit->client] = true;
-    } else if (std::holds_alternative<Tick>(event)) {
-      const double now = Seconds();
-      // Only laggards can be at fault: a client that waits for v̂_k is silent because of them.
-      for (size_t c = 0; c < clients_.size(); ++c) {
-        if (!server_.lagging(static_cast<int64_t>(c)) || now - last_heard_[c] <= options_.exclude_after) {
-          continue;
-        }
-        spdlog::warn("server: excluding client {} (silent for {:.3g} s)", c, now - last_heard_[c]);
-        auto excluded = server_.Exclude(static_cast<int64_t>(c));
-        clock_.time = now;
-        AddTicks(observer_ticks_, [&] { observer_.OnClientExcluded(static_cast<int64_t>(c), clock_); });
-        if (excluded) {
-          OnGlobalRound();
-          newest = std::move(excluded);
-        }
-      }
-    }
-    if (broadcast) {
-      OnGlobalRound();
-      newest = std::move(broadcast);
-    }
-  }
-
-  // End of run (docs/design.md, "End of a run"; the same rule as the virtual runtime): nothing is left to
-  // happen — no client blocks, and every client thread has returned (its messages all handled: the exit
-  // travels behind them) or is paused holding the newest v̂_k. Excluded clients that still run keep the run
-  // going; their updates are applied and re-admit them.
-  bool Done() const {
-    if (!server_.all_released()) return false;
-    for (size_t c = 0; c < clients_.size(); ++c) {
-      const bool settled = server_.paused(static_cast<int64_t>(c)) && settled_at_[c] >= server_.global_round();
-      if (!exited_[c] && !settled) return false;
-    }
-    return true;
-  }
-
-  void ServerLoop() {
-    ServerEvent event;
-    while (!Done()) {
-      server_queue_.pop(event);  // blocks without spinning
-      // Apply everything that is already queued before waking clients: one delivery per batch.
-      std::optional<BroadcastMessage> newest;
-      Handle(event, newest);
-      while (server_queue_.try_pop(event)) Handle(event, newest);
-      if (newest) Publish(*newest);
-    }
-  }
+  void Handle(ServerEvent& event, std::optional<BroadcastMessage>& newest);
+  bool Done() const;
+  RuntimeReport Report();
 
   const RuntimeOptions& options_;
   const std::vector<ClientFaults>& faults_;
   std::vector<std::unique_ptr<ClientProtocol>>& clients_;
   ServerProtocol& server_;
   RunObserver& observer_;
+  const int workers_;
   std::vector<Mailbox> mailboxes_;
-  std::vector<ClientTally> tallies_;   // [c] written by client thread c only; read after join
-  std::vector<std::vector<Eigen::VectorXf>> returned_;  // server thread: buffers to hand back per client
+  std::vector<ClientSlot> slots_;       // [c]: client c's steps only
+  std::vector<WorkerTally> tallies_;    // [w]: worker w only; read after the run
+  std::vector<std::vector<Eigen::VectorXf>> returned_;  // server side: buffers to hand back per client
+  std::vector<int64_t> all_clients_;
   CycleCalibration calibration_;
-  uint64_t observer_ticks_ = 0;  // server thread only
-  std::atomic<bool> cancelled_{false};  // set by a client thread that saw options_.cancel; read after join
-  // std::allocator instead of oneTBB's default cache_aligned_allocator: that one recycles queue pages
-  // through libtbbmalloc, which Debian does not build for ThreadSanitizer, so TSan would see a page's
-  // reuse as a race between its last pop and the next push. malloc/free are visible to TSan.
-  tbb::concurrent_bounded_queue<ServerEvent, std::allocator<ServerEvent>> server_queue_;
-  std::mutex watchdog_mutex_;
-  std::condition_variable watchdog_cv_;
-  bool watchdog_stop_ = false;  // guarded by watchdog_mutex_
-  RunClock clock_;              // server thread only
-  std::vector<double> last_heard_ = std::vector<double>(clients_.size(), 0.0);  // server thread only
-  std::vector<int64_t> settled_at_ = std::vector<int64_t>(clients_.size(), -1);  // server thread only
-  std::vector<bool> exited_ = std::vector<bool>(clients_.size(), false);         // server thread only
-  std::unique_ptr<Courier> courier_;  // only with delayed clients
+  std::atomic<bool> cancelled_{false};  // set once cancel is seen; read by every step
+  std::atomic<bool> over_{false};       // the run has ended: steps abandon their rounds, posts are dropped
+  std::atomic<int64_t> local_exits_{0};  // clients whose steps have ended (read by Done under cancel)
+  std::mutex server_mutex_;
+  std::vector<ServerEvent> inbox_;  // guarded by server_mutex_
+  bool draining_ = false;           // guarded by server_mutex_: a worker is applying the inbox
+  // Server side (the draining worker only):
+  std::vector<ServerEvent> batch_;
+  uint64_t observer_ticks_ = 0;
+  RunClock clock_;
+  std::vector<double> last_heard_ = std::vector<double>(clients_.size(), 0.0);
+  std::vector<int64_t> settled_at_ = std::vector<int64_t>(clients_.size(), -1);
+  std::vector<char> exited_ = std::vector<char>(clients_.size(), 0);
   Clock::time_point start_;
+  TaskScheduler scheduler_;  // last: its hooks use the members above
 };
+
+void ThreadRun::Handle(ServerEvent& event, std::optional<BroadcastMessage>& newest) {
+  std::optional<BroadcastMessage> broadcast;
+  if (auto* update = std::get_if<UpdateMessage>(&event)) {
+    if (options_.exclude_after > 0) last_heard_[update->client] = Seconds();
+    // The planned s_i (the plan is immutable, so reading it here is safe): the server learns (i, U) only,
+    // never the realised batch size.
+    clock_.gradients += clients_[update->client]->plan().sample_sizes[update->local_round];
+    observer_.OnUpdate(*update, clock_);
+    broadcast = server_.OnUpdate(*update);
+    if (returned_[update->client].size() < 4) returned_[update->client].push_back(std::move(update->update));
+  } else if (auto* notice = std::get_if<Notice>(&event)) {
+    if (options_.exclude_after > 0) last_heard_[notice->client] = Seconds();
+    switch (notice->kind) {
+      case NoticeKind::kStop: broadcast = server_.OnClientStopped(notice->client, notice->round); break;
+      case NoticeKind::kPause: broadcast = server_.OnClientPaused(notice->client, notice->round); break;
+      case NoticeKind::kResume: broadcast = server_.OnClientResumed(notice->client); break;
+    }
+  } else if (auto* settled = std::get_if<Settled>(&event)) {
+    settled_at_[settled->client] = settled->global_round;
+  } else if (auto* exit = std::get_if<ClientExit>(&event)) {
+    exited_[exit->client] = 1;
+  } else if (std::holds_alternative<Tick>(event)) {
+    const double now = Seconds();
+    // Only laggards can be at fault: a client that waits for v̂_k is silent because of them.
+    for (size_t c = 0; c < clients_.size(); ++c) {
+      if (!server_.lagging(static_cast<int64_t>(c)) || now - last_heard_[c] <= options_.exclude_after) continue;
+      spdlog::warn("server: excluding client {} (silent for {:.3g} s)", c, now - last_heard_[c]);
+      auto excluded = server_.Exclude(static_cast<int64_t>(c));
+      clock_.time = now;
+      AddTicks(observer_ticks_, [&] { observer_.OnClientExcluded(static_cast<int64_t>(c), clock_); });
+      if (excluded) {
+        OnGlobalRound();
+        newest = std::move(excluded);
+      }
+    }
+  }
+  if (broadcast) {
+    OnGlobalRound();
+    newest = std::move(broadcast);
+  }
+}
+
+// End of run (docs/design.md, "End of a run"): no client blocks, and every client has exited (its messages
+// all handled: the exit travels behind them), is paused holding the newest v̂_k, or is excluded and has
+// stayed silent for exclude_after more (since the newest model or its last message): in wall time an
+// excluded client is not waited for beyond that, whatever its delay or straggler factor — it is cut off
+// (Report says so). The exclusion ticks re-evaluate this. After a cancel: every client has stopped stepping.
+bool ThreadRun::Done() const {
+  if (cancelled_.load(std::memory_order_relaxed)) {
+    return local_exits_.load(std::memory_order_acquire) == static_cast<int64_t>(clients_.size());
+  }
+  if (!server_.all_released()) return false;
+  const double now = Seconds();
+  for (size_t c = 0; c < clients_.size(); ++c) {
+    const auto id = static_cast<int64_t>(c);
+    const bool settled = server_.paused(id) && settled_at_[c] >= server_.global_round();
+    if (exited_[c] || settled) continue;
+    if (!server_.excluded(id) || now - last_heard_[c] <= options_.exclude_after) return false;
+  }
+  return true;
+}
+
+RuntimeReport ThreadRun::Report() {
+  RuntimeReport report;
+  report.wall_seconds = Seconds();
+  report.end_time = report.wall_seconds;
+  uint64_t tsc_ticks = 0;
+  int64_t cpu_nanos = 0;
+  for (const WorkerTally& tally : tallies_) {
+    tsc_ticks += tally.tsc_ticks;
+    cpu_nanos += tally.cpu_nanos;
+  }
+  report.compute_seconds = calibration_.Seconds(tsc_ticks) + static_cast<double>(cpu_nanos) * 1e-9;
+  report.observer_seconds = calibration_.Seconds(observer_ticks_);
+  report.cores = workers_;
+  report.worker_cpu_seconds = scheduler_.worker_cpu_seconds();
+  report.gradients = clock_.gradients;
+  report.updates = server_.updates_applied();
+  report.excluded = server_.excluded_clients();
+  report.cancelled = cancelled_.load(std::memory_order_relaxed);
+  for (size_t c = 0; c < clients_.size(); ++c) {
+    const auto id = static_cast<int64_t>(c);
+    if (clients_[c]->stopped() || clients_[c]->paused()) continue;
+    if (server_.excluded(id) && !report.cancelled) {
+      spdlog::warn("threads runtime: client {} was still excluded when the run ended; cut off after {} rounds "
+                   "(its round in progress and messages in flight are dropped)",
+                   c, clients_[c]->local_round());
+      continue;
+    }
+    report.unfinished.push_back(id);
+  }
+  report.stalled = !report.cancelled && !report.unfinished.empty();
+  clock_.time = report.wall_seconds;
+  observer_.OnFinish(server_, clock_);
+  return report;
+}
 
 }  // namespace
 
+int ThreadRuntimeWorkers(const RuntimeOptions& options, size_t clients) {
+  const int64_t wanted = options.worker_threads > 0
+                             ? options.worker_threads
+                             : static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+  return static_cast<int>(std::clamp<int64_t>(wanted, 1, std::max<int64_t>(1, static_cast<int64_t>(clients))));
+}
+
 RuntimeReport RunThreads(const RuntimeOptions& options, const FaultPlan& faults,
                          std::vector<std::unique_ptr<ClientProtocol>>& clients, ServerProtocol& server,
-                         RunObserver& observer) {
+                         RunObserver& observer, const ThreadStarter& starter) {
   ASYNCDP_CHECK(faults.clients.size() == clients.size());
   ThreadRun run(options, faults, clients, server, observer);
-  return run.Run();
+  return run.Run(starter);
 }
 
 }  // namespace asyncdp::sim

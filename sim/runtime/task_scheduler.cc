@@ -1,0 +1,222 @@
+#include "sim/runtime/task_scheduler.h"
+
+#include <time.h>
+
+#include <algorithm>
+
+#include "core/check.h"
+
+namespace asyncdp::sim {
+namespace {
+
+int64_t ThreadCpuNanos() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+}  // namespace
+
+TaskScheduler::TaskScheduler(int64_t tasks, Hooks hooks)
+    : hooks_(std::move(hooks)), state_(static_cast<size_t>(tasks), State::kQueued) {
+  ASYNCDP_CHECK(tasks >= 0 && hooks_.run && hooks_.recheck);
+  for (int64_t t = 0; t < tasks; ++t) ready_.push_back(t);
+  queued_.store(tasks, std::memory_order_relaxed);
+}
+
+void TaskScheduler::Run(int workers, const char* config_key, const ThreadStarter& starter) {
+  ASYNCDP_CHECK(workers >= 1);
+  {
+    std::lock_guard lock(mutex_);
+    workers_ = workers;
+  }
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<size_t>(workers - 1));  // push_back below cannot throw after a thread started
+  for (int w = 1; w < workers; ++w) {
+    try {
+      threads.push_back(starter([this, w] { WorkerLoopOrFail(w); }));
+    } catch (const std::system_error& e) {
+      Finish();
+      for (std::thread& t : threads) t.join();
+      throw ThreadStartFailure(config_key, "worker", w, workers, e);
+    }
+  }
+  {
+    std::lock_guard lock(mutex_);
+    open_ = true;  // no task runs before every thread exists: a refused start leaves no half-run behind
+  }
+  work_.notify_all();
+  WorkerLoopOrFail(0);
+  for (std::thread& t : threads) t.join();
+  std::lock_guard lock(mutex_);
+  if (failure_) std::rethrow_exception(failure_);
+}
+
+void TaskScheduler::WorkerLoopOrFail(int worker) {
+  const int64_t cpu_start = ThreadCpuNanos();
+  try {
+    WorkerLoop(worker);
+  } catch (...) {
+    {
+      std::lock_guard lock(mutex_);
+      if (!failure_) failure_ = std::current_exception();
+    }
+    Finish();
+  }
+  const int64_t cpu = ThreadCpuNanos() - cpu_start;
+  std::lock_guard lock(mutex_);
+  worker_cpu_nanos_ += cpu;
+}
+
+double TaskScheduler::worker_cpu_seconds() const {
+  std::lock_guard lock(mutex_);
+  return static_cast<double>(worker_cpu_nanos_) * 1e-9;
+}
+
+void TaskScheduler::WorkerLoop(int worker) {
+  std::unique_lock lock(mutex_);
+  work_.wait(lock, [&] { return open_ || finished_; });
+  auto last_poll = Clock::now();
+  while (!finished_) {
+    if (!timers_.empty()) {
+      const auto now = Clock::now();
+      if (timers_.top().due <= now) {
+        if (FireDueLocked(now) && hooks_.after_timers) {
+          lock.unlock();
+          hooks_.after_timers();
+          lock.lock();
+        }
+        continue;
+      }
+    }
+    if (!ready_.empty()) {
+      const int64_t task = ready_.front();
+      ready_.pop_front();
+      queued_.store(static_cast<int64_t>(ready_.size()), std::memory_order_relaxed);
+      state_[task] = State::kRunning;
+      lock.unlock();
+      const Step step = hooks_.run(worker, task);
+      lock.lock();
+      if (finished_) break;
+      switch (step.next) {
+        case Next::kIdle:
+          state_[task] = State::kIdle;
+          lock.unlock();
+          hooks_.recheck(task);  // a Wake() between the step's last look and kIdle above is not lost
+          lock.lock();
+          break;
+        case Next::kYield: QueueLocked(task); break;
+        case Next::kSleep:
+          state_[task] = State::kSleeping;
+          timers_.push(Timer{step.wake_at, timer_sequence_++, task, {}, {}});
+          break;
+        case Next::kExit: state_[task] = State::kExited; break;
+      }
+      continue;
+    }
+    // Nothing to do. If every other worker is idle too and no timer is pending, nothing ever will be.
+    if (timers_.empty() && idle_workers_ + 1 == workers_ && hooks_.quiescent) {
+      lock.unlock();
+      hooks_.quiescent();
+      lock.lock();
+      if (finished_ || !ready_.empty() || !timers_.empty()) continue;
+    }
+    // Sleep until a wake-up, the next deadline or the next poll.
+    auto until = Clock::time_point::max();
+    if (!timers_.empty()) until = timers_.top().due;
+    if (hooks_.poll_period.count() > 0) until = std::min(until, Clock::now() + hooks_.poll_period);
+    ++idle_workers_;
+    if (until == Clock::time_point::max()) {
+      work_.wait(lock);
+    } else {
+      work_.wait_until(lock, until);
+    }
+    --idle_workers_;
+    if (hooks_.poll && hooks_.poll_period.count() > 0 && !finished_) {
+      const auto now = Clock::now();
+      if (now - last_poll >= hooks_.poll_period) {
+        last_poll = now;
+        lock.unlock();
+        hooks_.poll();
+        lock.lock();
+      }
+    }
+  }
+}
+
+bool TaskScheduler::FireDueLocked(Clock::time_point now) {
+  bool after = false;
+  while (!timers_.empty() && timers_.top().due <= now && !finished_) {
+    Timer timer = timers_.top();
+    timers_.pop();
+    if (timer.task >= 0) {
+      if (state_[timer.task] == State::kSleeping) QueueLocked(timer.task);
+      continue;
+    }
+    after = timer.action() || after;
+    if (timer.period.count() > 0) {
+      timer.due += timer.period;
+      timer.sequence = timer_sequence_++;
+      timers_.push(std::move(timer));
+    }
+  }
+  return after;
+}
+
+void TaskScheduler::QueueLocked(int64_t task) {
+  state_[task] = State::kQueued;
+  ready_.push_back(task);
+  queued_.store(static_cast<int64_t>(ready_.size()), std::memory_order_relaxed);
+  if (idle_workers_ > 0) work_.notify_one();
+}
+
+void TaskScheduler::Wake(int64_t task) {
+  std::lock_guard lock(mutex_);
+  if (!finished_ && state_[task] == State::kIdle) QueueLocked(task);
+}
+
+void TaskScheduler::WakeAll(const std::vector<int64_t>& tasks) {
+  std::lock_guard lock(mutex_);
+  if (finished_) return;
+  for (int64_t task : tasks) {
+    if (state_[task] == State::kIdle) QueueLocked(task);
+  }
+}
+
+void TaskScheduler::DropTimersAndWakeAll() {
+  std::lock_guard lock(mutex_);
+  if (finished_) return;
+  timers_ = {};
+  for (size_t task = 0; task < state_.size(); ++task) {
+    if (state_[task] == State::kIdle || state_[task] == State::kSleeping) QueueLocked(static_cast<int64_t>(task));
+  }
+}
+
+void TaskScheduler::AddTimer(Clock::time_point due, std::function<bool()> action, Clock::duration period) {
+  std::lock_guard lock(mutex_);
+  AddTimerLocked(due, std::move(action), period);
+}
+
+void TaskScheduler::AddTimerLocked(Clock::time_point due, std::function<bool()> action, Clock::duration period) {
+  if (finished_) return;
+  timers_.push(Timer{due, timer_sequence_++, -1, std::move(action), period});
+  if (idle_workers_ > 0) work_.notify_one();  // it may be earlier than the deadline an idle worker waits for
+}
+
+void TaskScheduler::Finish() {
+  {
+    std::lock_guard lock(mutex_);
+    finished_ = true;
+    ready_.clear();
+    queued_.store(0, std::memory_order_relaxed);
+    timers_ = {};
+  }
+  work_.notify_all();
+}
+
+bool TaskScheduler::finished() const {
+  std::lock_guard lock(mutex_);
+  return finished_;
+}
+
+}  // namespace asyncdp::sim
