@@ -103,6 +103,8 @@ void ParallelRuns(int64_t count, int64_t jobs, const F& f) {
   });
 }
 
+}  // namespace
+
 std::vector<asyncdp::audit::GuessCounts> OneRunGuessChoices(int64_t m) {
   std::vector<asyncdp::audit::GuessCounts> choices;
   for (const int64_t divisor : {100, 50, 20, 10, 5, 2}) {
@@ -115,7 +117,9 @@ std::vector<asyncdp::audit::GuessCounts> OneRunGuessChoices(int64_t m) {
   return choices;
 }
 
-}  // namespace
+std::vector<ReportedEpsilon> ReportedEpsilons(const Experiment& e, int64_t client, int64_t rounds) {
+  return AccountClient(e, client, rounds, e.sampling).reported;
+}
 
 AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
   const auto start = std::chrono::steady_clock::now();
