@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "sim/audit/audit.h"
 #include "sim/experiment.h"
 #include "sim/train.h"
 #include "tests/sim/sim_test_util.h"
@@ -118,6 +119,34 @@ TEST(TrainAuditTest, MislabelledCanariesAreConsistent) {
   EXPECT_EQ(a["audited"]["records"], 300 + a["one_run"]["planted"].get<int64_t>());
   EXPECT_NE(a["threat_model"].get<std::string>().find("final global model"), std::string::npos);
   EXPECT_EQ(r.final_model.size(), 124);  // no canary parameters
+}
+
+// `asyncdp audit --mode one-run --canary mislabelled` runs the same training-run audit.
+TEST(TrainAuditTest, OneRunAuditCommandTakesMislabelledCanaries) {
+  AuditOptions o;
+  o.mode = AuditMode::kOneRun;
+  o.canary = CanaryKind::kMislabelled;
+  o.view = AuditView::kFinalModel;
+  o.canaries = 100;
+  TrainConfig c = AuditedRun("shuffle", 300, 30, 20, 1.0, 0);
+  const AuditReport r = RunAudit(c, o);
+  EXPECT_FALSE(r.violation) << VerdictLine(r);
+  EXPECT_EQ(r.canary_scores.size(), 100u);
+  EXPECT_EQ(r.included.size(), 100u);
+  EXPECT_EQ(r.client_records, 300);  // shuffle: replace-one, the canaries took the place of records
+  EXPECT_EQ(r.statistic, "loss");
+  EXPECT_EQ(r.trainings, 1);
+  for (const auto& e : r.reported) {
+    if (e.bound == "upper_bound" && e.available) {
+      EXPECT_LE(r.eps_lower, e.epsilon) << e.accountant;
+    }
+  }
+  const nlohmann::json j = AuditJson(r);
+  EXPECT_EQ(j["one_run"]["canaries"], 100);
+  EXPECT_NE(j["canary"].get<std::string>().find("m distinct records"), std::string::npos);
+  // Opposite canaries stay multi-run only.
+  o.canary = CanaryKind::kOpposite;
+  EXPECT_THROW(RunAudit(c, o), ConfigError);
 }
 
 // The deliberately wrong accountant through the train path: the audited client adds 0.05 sigma while
