@@ -108,6 +108,19 @@ TEST(TrainAuditTest, SubsampledSamplersAreConsistent) {
   }
 }
 
+// The threads runtime runs the same audit: a Dirac canary's projection is C times its batch count plus the
+// round's seeded noise, whatever model the client computed at, so the verdict and bound are the virtual
+// runtime's exactly.
+TEST(TrainAuditTest, ThreadsRuntimeGivesTheSameAudit) {
+  TrainConfig c = AuditedRun("fixed_size_without_replacement", 200, 50, 6, 1.0, 100);
+  const TrainResult virtual_run = RunTraining(c);
+  c.protocol.runtime = "threads";
+  const TrainResult threads_run = RunTraining(c);
+  EXPECT_EQ(Audit(threads_run)["eps_lower"], Audit(virtual_run)["eps_lower"]);
+  EXPECT_EQ(Audit(threads_run)["one_run"], Audit(virtual_run)["one_run"]);
+  ExpectConsistent(threads_run);
+}
+
 // Input-space canaries: relabelled copies of the client's own records, scored by the final model's loss.
 TEST(TrainAuditTest, MislabelledCanariesAreConsistent) {
   TrainConfig c = AuditedRun("poisson", 300, 30, 20, 1.0, 100);
