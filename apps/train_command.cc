@@ -52,6 +52,8 @@ void TrainAndWrite(const TrainArgs& args, const sim::TrainConfig& config, bool p
                                                            : fmt::format("{:.4f}", s["test_accuracy"].get<double>()),
                epsilon, s["delta"].get<double>(), s["wall_seconds"].get<double>(), out_dir);
   std::cout << s.dump(2) << "\n";
+  // audit.canaries > 0: the one-run audit's verdict, as `asyncdp audit` reports it (exit code 3).
+  if (s.contains("audit") && s["audit"]["verdict"] == "VIOLATION") throw CommandExit{kExitViolation};
 }
 
 #if ASYNCDP_WITH_MPI

@@ -137,6 +137,16 @@ struct ProactiveConfig {
   std::string gamma_mode = "exact";     // paper | exact
 };
 
+// The one-run privacy audit attached to a training run (docs/audit.md, "Auditing a training run"):
+// audit.canaries = m > 0 plants m canaries in client audit.client's data, each in with probability 1/2.
+struct AuditConfig {
+  int64_t canaries = 0;            // m; 0 = no audit (the run is unchanged)
+  int64_t client = 0;              // the audited client
+  std::string canary = "dirac";    // dirac (white-box gradient canary) | mislabelled (relabelled real records)
+  double confidence = 0.95;        // of eps_lower and of the VIOLATION test
+  double test_noise_scale = 1.0;   // test-only fault: the audited client adds this * sigma (1 = honest)
+};
+
 // Whether client `id` appears in a list of client ids (clients.straggler_ids, dropout_ids, delay_ids).
 inline bool ListsClient(const std::vector<int64_t>& ids, int64_t id) {
   return std::find(ids.begin(), ids.end(), id) != ids.end();
@@ -154,6 +164,7 @@ struct TrainConfig {
   OutputConfig output;
   TargetsConfig targets;
   ProactiveConfig proactive;
+  AuditConfig audit;
   uint64_t seed = 1;  // every random stream derives from it (docs/design.md)
 };
 

@@ -26,6 +26,8 @@ constexpr double kMaxSampleSize = 2147483647;
 // 160 MB per client. K above 10^9 gradient computations per client is beyond what a simulation finishes.
 constexpr double kMaxRoundsPerClient = 1e7;
 constexpr double kMaxIterationsPerClient = 1e9;
+// One-run audit canaries: each is a row of the audited client (and, Dirac, one model parameter).
+constexpr double kMaxAuditCanaries = 1e6;
 
 }  // namespace
 
@@ -289,6 +291,24 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
       {"eval.gradient_norm", &c.eval.gradient_norm,
        "Add the non-private diagnostic diag_gradient_norm = ||grad F(w)|| (full, unclipped) over the "
        "eval.train_rows rows to metrics.csv: what non-convex SGD bounds control."},
+      // [audit] (docs/audit.md, "Auditing a training run")
+      {"audit.canaries", &c.audit.canaries,
+       "m, canaries of the one-run privacy audit (Steinke, Nasr & Jagielski 2023) planted in client "
+       "audit.client's data, each included with probability 1/2 (by the run's seed); they are part of the "
+       "training data the run accounts (Poisson: N_c grows by the included canaries; fixed-size and shuffle: "
+       "each replaces one of the client's records). Adds summary.json \"audit\" and exits 3 on VIOLATION. "
+       "0 = no audit.", Closed(0, kMaxAuditCanaries)},
+      {"audit.client", &c.audit.client, "The audited client, in [0, clients.count).", Closed(0, kMaxClients - 1)},
+      {"audit.canary", &c.audit.canary,
+       "dirac = white-box gradient canaries (a test-only model wrapper gives each its own parameter; the "
+       "observer sees every update of the client) | mislabelled = copies of the client's records with another "
+       "label (the realistic view: the observer sees the final model only).",
+       {"dirac", "mislabelled"}},
+      {"audit.confidence", &c.audit.confidence, "Confidence of eps_lower and of the VIOLATION test.", Open(0, 1)},
+      {"audit.test_noise_scale", &c.audit.test_noise_scale,
+       "Test-only fault injection: the audited client adds test_noise_scale * sigma while every accountant "
+       "accounts sigma, so the audit must report VIOLATION. 1 = honest; never change it for a real run.",
+       LeftOpen(0, 1)},
       // [output]
       {"output.diagnostics", &c.output.diagnostics,
        "Also write non-private diagnostics (realised batch sizes and gradient counts, clip statistics, "

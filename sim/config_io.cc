@@ -12,6 +12,7 @@
 #include <toml++/toml.h>
 
 #include "core/error.h"
+#include "sim/audit/train_audit.h"
 #include "sim/config_fields.h"
 
 namespace asyncdp::sim {
@@ -325,6 +326,7 @@ void ValidateConfig(const TrainConfig& c) {
   require(c.schedule.sample_sizes != "list" || !c.schedule.sample_size_list.empty(),
           "schedule.sample_size_list", "required when schedule.sample_sizes = \"list\"");
   CheckImpliedRounds(c);
+  audit::ValidateTrainAudit(c);
 }
 
 std::string ToToml(const TrainConfig& config) {

@@ -27,6 +27,10 @@
 
 namespace asyncdp::sim {
 
+namespace audit {
+struct TrainCanaries;  // sim/audit/train_audit.h
+}
+
 struct Experiment {
   // The configuration with every derived value filled in (σ if calibrated, δ, λ), as written to
   // config.resolved.toml.
@@ -52,6 +56,9 @@ struct Experiment {
   std::vector<ClientTarget> targets;
   std::vector<data::Dataset> holdouts;
   std::vector<ClientPhasePlan> phase_plans;
+  // audit.canaries > 0: the one-run audit's canaries planted in the audited client's data (and its model);
+  // nullptr otherwise (sim/audit/train_audit.h).
+  std::shared_ptr<audit::TrainCanaries> train_canaries;
 };
 
 // The typed runtime options and per-client faults of a configuration (pure in the config and its seed).

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/noise.h"
+#include "sim/audit/train_audit.h"
 #include "sim/checkin/checkin_run.h"
 #include "sim/config_io.h"
 #include "sim/experiment.h"
@@ -104,6 +105,12 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   ProgressReporter progress(LongestPlan(experiment), std::move(phase_ends));
   if (options.progress) observers.Add(&progress);
   if (options.observer != nullptr) observers.Add(options.observer);
+  // audit.canaries > 0: the one-run audit's observer (sim/audit/train_audit.h).
+  std::unique_ptr<audit::TrainAuditRecorder> audit_recorder;
+  if (experiment.train_canaries) {
+    audit_recorder = std::make_unique<audit::TrainAuditRecorder>(experiment);
+    observers.Add(audit_recorder.get());
+  }
 
   const bool virtual_clock = experiment.runtime.kind == RuntimeKind::kVirtual;
   RuntimeOptions runtime = experiment.runtime;
@@ -209,6 +216,10 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   s["readmissions"] = readmitted;
   s["excluded_clients"] = report.excluded;
   s["model"] = {{"kind", resolved.model.kind}, {"parameters", experiment.model->NumParams()}};
+  if (audit_recorder) {
+    const auto audited = static_cast<size_t>(experiment.train_canaries->client);
+    s["audit"] = audit::TrainAuditJson(experiment, *audit_recorder, server.model(), rounds_done[audited]);
+  }
   if (experiment.proactive.enabled) {
     s["proactive"] = ProactiveSummaryJson(experiment, clients, server.model());
     result.phases_csv = PhasesCsv(experiment, clients);

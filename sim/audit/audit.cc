@@ -18,6 +18,8 @@
 #include "core/check.h"
 #include "core/sampling.h"
 #include "sim/audit/canary_runs.h"
+#include "sim/audit/train_audit.h"
+#include "sim/train.h"
 
 namespace asyncdp::sim::audit {
 namespace {
@@ -111,6 +113,8 @@ void ParallelRuns(int64_t count, int64_t jobs, const F& f) {
   });
 }
 
+}  // namespace
+
 std::vector<asyncdp::audit::GuessCounts> OneRunGuessChoices(int64_t m) {
   std::vector<asyncdp::audit::GuessCounts> choices;
   for (const int64_t divisor : {100, 50, 20, 10, 5, 2}) {
@@ -123,10 +127,77 @@ std::vector<asyncdp::audit::GuessCounts> OneRunGuessChoices(int64_t m) {
   return choices;
 }
 
+std::vector<ReportedEpsilon> ReportedEpsilons(const Experiment& e, int64_t client, int64_t rounds) {
+  return AccountClient(e, client, rounds, e.sampling).reported;
+}
+
+namespace {
+
+// One-run audit with mislabelled canaries (input-space: m distinct records of the client relabelled): one
+// training with audit.canaries = m (sim/audit/train_audit.h), its audit block turned into a report. The
+// canaries are added to (Poisson) or replace (fixed-size, shuffle) the client's records, and the
+// accountants account that data set.
+AuditReport RunOneRunMislabelledAudit(const TrainConfig& config, const AuditOptions& options,
+                                      std::chrono::steady_clock::time_point start) {
+  options.Validate();
+  TrainConfig run = config;
+  run.audit.canaries = options.canaries;
+  run.audit.client = options.client;
+  run.audit.canary = "mislabelled";
+  run.audit.confidence = options.confidence;
+  run.audit.test_noise_scale = options.noise_scale;
+  run.protocol.runtime = "virtual";
+  const TrainResult trained = RunTraining(run, TrainOptions{.progress = false});
+  const Experiment& e = *trained.experiment;
+  const TrainCanaries& t = *e.train_canaries;
+  const nlohmann::json& block = trained.summary.at("audit");
+  AuditReport report;
+  report.options = options;
+  report.resolved_config = e.config;
+  report.sampling = std::string(ToString(e.sampling));
+  report.accounted_sampling = report.sampling;
+  report.neighbours = std::string(ToString(NaturalNeighbours(e.sampling)));
+  report.statistic = std::string(ToString(AuditStatistic::kNegativeLoss));
+  report.delta = e.delta;
+  report.sigma = e.sigma;
+  report.client_records = e.shards[static_cast<size_t>(options.client)].rows();
+  report.rounds = block["audited"]["rounds"].get<int64_t>();
+  report.reported = ReportedEpsilons(e, options.client, report.rounds);
+  report.headline_accountant = block["headline"]["accountant"].get<std::string>();
+  report.headline_epsilon = block["headline"]["epsilon"].is_number() ? block["headline"]["epsilon"].get<double>()
+                                                                     : std::numeric_limits<double>::quiet_NaN();
+  const TrainAuditRecorder unused(e);  // mislabelled canaries are scored on the final model alone
+  report.canary_scores = TrainCanaryScores(e, unused, trained.final_model);
+  report.included = t.included;
+  const nlohmann::json& o = block["one_run"];
+  report.one_run.epsilon = block["eps_lower"]["epsilon"].get<double>();
+  report.one_run.canaries = o["canaries"].get<int64_t>();
+  report.one_run.guesses = o["guesses"].get<int64_t>();
+  report.one_run.correct = o["correct"].get<int64_t>();
+  report.one_run.k_plus = o["k_plus"].get<int64_t>();
+  report.one_run.k_minus = o["k_minus"].get<int64_t>();
+  report.one_run.beta = o["beta"].get<double>();
+  report.eps_lower = report.one_run.epsilon;
+  report.refuted_accountants = block["refuted_accountants"].get<std::vector<std::string>>();
+  report.violation = block["verdict"] == "VIOLATION";
+  report.verdict_detail =
+      report.violation ? fmt::format("the one-run lower bound exceeds the epsilon reported by {}",
+                                     fmt::join(report.refuted_accountants, ", "))
+                       : fmt::format("{} of {} guesses correct; the one-run lower bound is below every reported "
+                                     "upper bound ({} mislabelled canaries trained on as part of the data set)",
+                                     report.one_run.correct, report.one_run.guesses, t.planted);
+  report.trainings = 1;
+  report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
 }  // namespace
 
 AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
   const auto start = std::chrono::steady_clock::now();
+  if (options.mode == AuditMode::kOneRun && options.canary == CanaryKind::kMislabelled) {
+    return RunOneRunMislabelledAudit(config, options, start);
+  }
   const CanaryExperiment canary(config, options);
   const Experiment& e = canary.experiment();
   AuditReport report;

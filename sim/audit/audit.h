@@ -18,6 +18,7 @@
 #include "core/audit/one_run.h"
 #include "sim/audit/audit_options.h"
 #include "sim/config.h"
+#include "sim/experiment.h"
 
 namespace asyncdp::sim::audit {
 
@@ -64,6 +65,14 @@ struct AuditReport {
 };
 
 AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options);
+
+// The epsilon of every mechanism accountant (rdp, pld, gdp) for the first `rounds` rounds of `client`
+// in experiment e, at e.delta, as the accountants are configured (sim/train_audit.h uses it too).
+std::vector<ReportedEpsilon> ReportedEpsilons(const Experiment& e, int64_t client, int64_t rounds);
+
+// The (k_plus, k_minus) choices a one-run audit of m canaries tries (Bonferroni over all of them):
+// k = m/100, m/50, m/20, m/10, m/5, m/2 guesses, all IN or half IN half OUT.
+std::vector<asyncdp::audit::GuessCounts> OneRunGuessChoices(int64_t m);
 
 // `eps_lower = 0.84 (95%) <= eps_reported(pld) = 2.01 : consistent`, or `... > ... : VIOLATION (...)`.
 std::string VerdictLine(const AuditReport& report);

@@ -26,9 +26,12 @@ void AuditOptions::Validate() const {
     throw ConfigError("--test-noise-scale", "must be in (0, 1]");
   }
   if (!accounted_sampling.empty()) ParseSamplingModel(accounted_sampling, "--test-accounted-sampling");
-  if (mode == AuditMode::kOneRun && canary != CanaryKind::kDirac) {
-    throw ConfigError("--canary", "the one-run audit plants Dirac canaries: use --mode multi for '" +
-                                      std::string(ToString(canary)) + "'");
+  if (mode == AuditMode::kOneRun && canary == CanaryKind::kOpposite) {
+    throw ConfigError("--canary", "the one-run audit plants Dirac or mislabelled canaries: use --mode multi for "
+                                  "'opposite'");
+  }
+  if (mode == AuditMode::kOneRun && canary == CanaryKind::kMislabelled && !accounted_sampling.empty()) {
+    throw ConfigError("--test-accounted-sampling", "not available for a one-run audit of mislabelled canaries");
   }
   const bool loss = statistic == AuditStatistic::kNegativeLoss;
   if (canary == CanaryKind::kMislabelled &&

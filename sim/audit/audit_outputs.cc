@@ -187,8 +187,12 @@ nlohmann::json AuditJson(const AuditReport& r) {
       break;
     case CanaryKind::kMislabelled:
       j["canary"] =
-          "mislabelled record: a copy of one of the client's records with another label (chosen from the "
-          "seed), trained on by the configured model; score = -(final model's loss on it), black-box";
+          multi ? "mislabelled record: a copy of one of the client's records with another label (chosen from "
+                  "the seed), trained on by the configured model; score = -(final model's loss on it), black-box"
+                : "mislabelled records: copies of m distinct records of the client, each with another label "
+                  "(from the seed), planted as part of the data set the run trains on and accounts (Poisson: "
+                  "added, N_c grows; fixed-size and shuffle: each replaces a record); score = -(final model's "
+                  "loss on it), black-box";
       break;
   }
   j["trainings"] = r.trainings;

@@ -64,6 +64,13 @@ class UpdateRecorder final : public RunObserver {
   RunTrace& trace_;
 };
 
+// `asyncdp audit` plants its own canaries: a config's audit.canaries (the one-run audit of a training run)
+// does not apply to its trainings.
+TrainConfig WithoutTrainAudit(TrainConfig config) {
+  config.audit.canaries = 0;
+  return config;
+}
+
 bool ReplaceOne(SamplingModel sampling) {
   return NaturalNeighbours(sampling) == NeighbourRelation::kReplaceOne;
 }
@@ -71,7 +78,7 @@ bool ReplaceOne(SamplingModel sampling) {
 }  // namespace
 
 CanaryExperiment::CanaryExperiment(const TrainConfig& config, const AuditOptions& options)
-    : options_(options), experiment_(BuildExperiment(config)) {
+    : options_(options), experiment_(BuildExperiment(WithoutTrainAudit(config))) {
   options_.Validate();
   const Experiment& e = experiment_;
   if (!e.privacy.enabled) throw ConfigError("dp.enabled", "an audit needs a private run (dp.enabled = true)");

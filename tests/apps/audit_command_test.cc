@@ -114,6 +114,41 @@ TEST(AuditCommand, BadInputIsExitCodeTwo) {
   EXPECT_FALSE(std::filesystem::exists(dir.Path("bad")));
 }
 
+// `asyncdp train --set audit.canaries=m`: the one-run audit of the training run itself, in summary.json;
+// exit code 0 when consistent, 3 on VIOLATION (after the outputs are written), 2 for bad audit keys.
+std::string SmallTrainAuditArgs(const std::string& out, const std::string& extra) {
+  return "train --quiet --config " + Quoted(SourceDir() + "/experiments/audit_logistic.toml") +
+         " --set data.train=" + Quoted(SharedFile("datasets/libsvm/a9a.gz")) +
+         " --set data.test=" + Quoted(SharedFile("datasets/libsvm/a9a.t.gz")) +
+         " --set clients.count=3 --set data.rows_per_client=100 --set schedule.sample_size=100"
+         " --set schedule.rounds=4 --set audit.canaries=300 --out " +
+         Quoted(out) + " " + extra;
+}
+
+TEST(AuditCommand, TrainingRunAuditVerdictAndExitCode) {
+  TempDir dir;
+  const CliResult honest = RunAsyncdp(SmallTrainAuditArgs(dir.Path("honest"), "--set dp.sigma=8"), dir);
+  ASSERT_EQ(honest.exit_code, 0) << honest.err;
+  const auto h = nlohmann::json::parse(ReadFile(dir.Path("honest") + "/summary.json"));
+  EXPECT_EQ(h["audit"]["verdict"], "consistent");
+  EXPECT_THAT(h["audit"]["verdict_line"].get<std::string>(), HasSubstr("<= eps_reported(pld) = "));
+  EXPECT_THAT(ReadFile(dir.Path("honest") + "/config.resolved.toml"), HasSubstr("canaries = 300"));
+  const CliResult faulty = RunAsyncdp(
+      SmallTrainAuditArgs(dir.Path("faulty"), "--set dp.sigma=8 --set audit.test_noise_scale=0.05"), dir);
+  EXPECT_EQ(faulty.exit_code, 3) << faulty.err;
+  EXPECT_THAT(faulty.err, HasSubstr("VIOLATION"));
+  const auto f = nlohmann::json::parse(ReadFile(dir.Path("faulty") + "/summary.json"));
+  EXPECT_EQ(f["audit"]["verdict"], "VIOLATION");
+  EXPECT_EQ(f["audit"]["fault_injection"]["noise_scale"], 0.05);
+  for (const std::string bad : {"--set audit.canaries=-1", "--set audit.canaries=5", "--set audit.client=3",
+                                "--set audit.canary=loud", "--set audit.confidence=1"}) {
+    const CliResult r = RunAsyncdp(SmallTrainAuditArgs(dir.Path("bad"), bad), dir);
+    EXPECT_EQ(r.exit_code, 2) << bad << "\n" << r.err;
+    EXPECT_THAT(r.err, HasSubstr("audit.")) << bad;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.Path("bad")));
+}
+
 // `./run_experiments.sh audit` at the tiny scale: every row, the table and the plots.
 TEST(AuditCommand, RunExperimentsAuditWritesReportTableAndPlots) {
   TempDir dir;
@@ -127,7 +162,9 @@ TEST(AuditCommand, RunExperimentsAuditWritesReportTableAndPlots) {
   const std::string report = ReadFile(out + "/REPORT.md");
   for (const char* text : {"## Audits", "| config | what | reported ε RDP | ε PLD |", "ε_lower (95%)",
                            "verdict", "poisson_full_T10", "fixed_q0.5_T1_opposite", "shuffle_2_epochs",
-                           "mlp_poisson_q0.1_T10", "FAULT_noise_0.7sigma", "plots/poisson_full_T10.png"}) {
+                           "mlp_poisson_q0.1_T10", "FAULT_noise_0.7sigma", "plots/poisson_full_T10.png",
+                           "## One-run audits attached to training runs", "| train_dirac_fixed_full_T10 |",
+                           "| train_mislabelled_fixed_full_T10 |", "| FAULT_train_noise_0.05sigma |"}) {
     EXPECT_THAT(report, HasSubstr(text));
   }
   EXPECT_THAT(report, ::testing::Not(HasSubstr("failed")));

@@ -1,0 +1,356 @@
+#include "sim/audit/train_audit.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <string>
+
+#include "core/audit/canary_statistics.h"
+#include "core/audit/one_run.h"
+#include "core/check.h"
+#include "core/error.h"
+#include "core/random.h"
+#include "core/sampling.h"
+#include "sim/audit/audit.h"
+#include "sim/experiment.h"
+#include "sim/privacy.h"
+
+namespace asyncdp::sim::audit {
+namespace {
+
+// A first canary row no data set reaches: the other clients' models have the canary parameters but no
+// canary records.
+constexpr int64_t kNoCanaryRow = std::numeric_limits<int64_t>::max() / 4;
+
+bool ReplaceOne(SamplingModel sampling) { return NaturalNeighbours(sampling) == NeighbourRelation::kReplaceOne; }
+
+// m distinct records of `data` (a partial Fisher–Yates shuffle from stream {seed, client, 2,
+// kAuditCanaries}), each with a label drawn uniformly from the other classes.
+struct MislabelledChoice {
+  std::vector<int64_t> sources;  // canary j copies record sources[j]
+  std::vector<int32_t> labels;   // with label labels[j] != that record's
+};
+MislabelledChoice ChooseMislabelled(const data::Dataset& data, uint64_t seed, uint32_t client, int64_t m) {
+  ASYNCDP_CHECK(m <= data.rows() && data.num_classes() >= 2);
+  RandomStream stream(StreamKey{seed, client, 2, StreamPurpose::kAuditCanaries});
+  std::vector<int64_t> rows(static_cast<size_t>(data.rows()));
+  std::iota(rows.begin(), rows.end(), int64_t{0});
+  MislabelledChoice choice;
+  const auto classes = static_cast<uint64_t>(data.num_classes());
+  for (int64_t j = 0; j < m; ++j) {
+    const auto pick = j + static_cast<int64_t>(stream.NextBelow(static_cast<uint64_t>(data.rows() - j)));
+    std::swap(rows[static_cast<size_t>(j)], rows[static_cast<size_t>(pick)]);
+    const int64_t source = rows[static_cast<size_t>(j)];
+    const auto label = static_cast<uint64_t>(data.labels[static_cast<size_t>(source)]);
+    choice.sources.push_back(source);
+    choice.labels.push_back(static_cast<int32_t>((label + 1 + stream.NextBelow(classes - 1)) % classes));
+  }
+  return choice;
+}
+
+std::string ThreatModel(const TrainCanaries& t) {
+  const std::string who = "client " + std::to_string(t.client);
+  if (t.kind == CanaryKind::kDirac) {
+    return "Record-level DP of " + who +
+           "'s local data set against the server, which sees every (i, U) the client sends (white-box: each "
+           "update projected on each canary's own parameter). One training run; the observer knows which "
+           "records could be canaries but not their coins";
+  }
+  return "Record-level DP of " + who +
+         "'s local data set against an observer of the final global model only (black-box: the model's loss "
+         "on each candidate canary). One training run; the observer knows which records could be canaries but "
+         "not their coins";
+}
+
+nlohmann::json NumberOrNull(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+
+}  // namespace
+
+void ValidateTrainAudit(const TrainConfig& c) {
+  const AuditConfig& a = c.audit;
+  if (a.canaries == 0) return;
+  auto require = [](bool ok, const char* key, const std::string& what) {
+    if (!ok) throw ConfigError(key, what);
+  };
+  require(a.canaries >= 10, "audit.canaries",
+          fmt::format("{} canaries are too few for the one-run audit to say anything: use >= 10 (or 0 = off)",
+                      a.canaries));
+  require(a.client < c.clients.count, "audit.client",
+          fmt::format("client {} does not exist (clients.count = {})", a.client, c.clients.count));
+  require(c.dp.enabled, "dp.enabled", "audit.canaries audits a private run: dp.enabled must be true");
+  require(c.protocol.participation == "async_rounds", "protocol.participation",
+          "audit.canaries audits the asynchronous rounds protocol (async_rounds), not check_in");
+  require(c.targets.accuracy == 0.0, "targets.accuracy",
+          "audit.canaries cannot be combined with the proactive phases (targets.accuracy > 0)");
+  require(c.protocol.runtime != "mpi", "protocol.runtime",
+          "audit.canaries runs on the virtual or threads runtime (the observer lives with the server)");
+  require(a.canary != "dirac" || c.eval.reference_optimum.empty(), "eval.reference_optimum",
+          "Dirac canaries add model parameters: the reference optimum no longer fits the model");
+}
+
+std::shared_ptr<TrainCanaries> PlantTrainCanaries(Experiment& e) {
+  const AuditConfig& a = e.config.audit;
+  if (a.canaries == 0) return nullptr;
+  auto t = std::make_shared<TrainCanaries>();
+  t->client = a.client;
+  t->canaries = a.canaries;
+  t->kind = ParseCanaryKind(a.canary);
+  t->noise_scale = a.test_noise_scale;
+  const auto client = static_cast<uint32_t>(a.client);
+  data::Dataset& shard = e.shards[static_cast<size_t>(a.client)];
+  t->records_before = shard.rows();
+  const bool replace_one = ReplaceOne(e.sampling);
+  const int64_t m = a.canaries;
+  if (replace_one && m > shard.rows()) {
+    throw ConfigError("audit.canaries",
+                      fmt::format("with {} sampling each canary replaces one of client {}'s {} records: use at "
+                                  "most that many",
+                                  ToString(e.sampling), a.client, shard.rows()));
+  }
+  if (t->kind == CanaryKind::kMislabelled && (m > shard.rows() || shard.num_classes() < 2)) {
+    throw ConfigError("audit.canaries",
+                      fmt::format("mislabelled canaries are {} distinct records of client {} relabelled: it has "
+                                  "{} records and the data {} classes",
+                                  m, a.client, shard.rows(), shard.num_classes()));
+  }
+  t->included = asyncdp::audit::DrawCanaryInclusion(e.config.seed, client, m);
+  std::vector<int64_t> canary_of_row;
+  for (int64_t j = 0; j < m; ++j) {
+    if (t->included[static_cast<size_t>(j)] != 0) canary_of_row.push_back(j);
+  }
+  t->planted = static_cast<int64_t>(canary_of_row.size());
+  const int64_t kept = replace_one ? shard.rows() - t->planted : shard.rows();
+  t->replaced = shard.rows() - kept;
+
+  if (t->kind == CanaryKind::kMislabelled) {
+    const MislabelledChoice choice = ChooseMislabelled(shard, e.config.seed, client, m);
+    t->canary_rows = data::Subset(shard, choice.sources);
+    t->canary_rows.labels = choice.labels;
+    // The kept records, then a relabelled copy of each planted canary's record.
+    std::vector<int64_t> rows(static_cast<size_t>(kept));
+    std::iota(rows.begin(), rows.end(), int64_t{0});
+    for (const int64_t j : canary_of_row) rows.push_back(choice.sources[static_cast<size_t>(j)]);
+    data::Dataset planted = data::Subset(shard, rows);
+    for (size_t i = 0; i < canary_of_row.size(); ++i) {
+      planted.labels[static_cast<size_t>(kept) + i] = choice.labels[static_cast<size_t>(canary_of_row[i])];
+    }
+    shard = std::move(planted);
+  } else {
+    // Dirac rows are placeholders (the wrapper never reads their features): copies of row 0.
+    std::vector<int64_t> rows(static_cast<size_t>(kept));
+    std::iota(rows.begin(), rows.end(), int64_t{0});
+    rows.insert(rows.end(), static_cast<size_t>(t->planted), int64_t{0});
+    shard = data::Subset(shard, rows);
+    std::shared_ptr<const models::Model> base(std::move(e.model));
+    models::DiracCanaryOptions plain;
+    plain.num_canaries = m;
+    plain.first_canary_row = kNoCanaryRow;
+    models::DiracCanaryOptions audited = plain;
+    audited.first_canary_row = t->planted > 0 ? kept : kNoCanaryRow;
+    if (t->planted > 0) audited.canary_of_row = canary_of_row;
+    t->audited_model = std::make_unique<models::DiracCanaryModel>(base, audited);
+    auto plain_model = std::make_unique<models::DiracCanaryModel>(base, plain);
+    t->first_coordinate = plain_model->CanaryCoordinate(0);
+    e.model = std::move(plain_model);
+  }
+  spdlog::info("audit: {} {} canaries for client {}, {} planted ({}); N_c {} -> {}", m, a.canary, a.client,
+               t->planted,
+               replace_one ? fmt::format("each in place of one of its records, {} left out", t->replaced)
+                           : std::string("added to its records"),
+               t->records_before, shard.rows());
+  return t;
+}
+
+const models::Model& ClientModel(const Experiment& e, size_t client) {
+  const TrainCanaries* t = e.train_canaries.get();
+  if (t != nullptr && t->audited_model && static_cast<int64_t>(client) == t->client) return *t->audited_model;
+  return *e.model;
+}
+
+RoundPlan ClientRunPlan(const Experiment& e, size_t client) {
+  RoundPlan plan = e.plans[client];
+  const TrainCanaries* t = e.train_canaries.get();
+  if (t != nullptr && static_cast<int64_t>(client) == t->client && t->noise_scale != 1.0) {
+    for (double& sigma : plan.noise_multipliers) sigma *= t->noise_scale;
+  }
+  return plan;
+}
+
+TrainAuditRecorder::TrainAuditRecorder(const Experiment& e) : e_(e) {
+  const TrainCanaries* t = e.train_canaries.get();
+  ASYNCDP_CHECK(t != nullptr);
+  if (t->kind != CanaryKind::kDirac) return;  // the final-model view needs no recording
+  m_ = t->canaries;
+  const int64_t rounds = e.plans[static_cast<size_t>(t->client)].rounds();
+  projections_.assign(static_cast<size_t>(rounds * m_), 0.0);
+  received_.assign(static_cast<size_t>(rounds), 0);
+}
+
+void TrainAuditRecorder::OnUpdate(const UpdateMessage& message, const RunClock& /*clock*/) {
+  const TrainCanaries& t = *e_.train_canaries;
+  if (m_ == 0 || message.client != t.client) return;
+  const int64_t round = message.local_round;
+  ASYNCDP_CHECK(round >= 0 && round < static_cast<int64_t>(received_.size()));
+  const double clip = e_.config.dp.clip;
+  for (int64_t j = 0; j < m_; ++j) {
+    projections_[static_cast<size_t>(round * m_ + j)] =
+        static_cast<double>(message.update[t.first_coordinate + j]) / clip;
+  }
+  received_[static_cast<size_t>(round)] = 1;
+}
+
+std::vector<double> TrainCanaryScores(const Experiment& e, const TrainAuditRecorder& recorder,
+                                      const Eigen::VectorXf& final_model) {
+  const TrainCanaries& t = *e.train_canaries;
+  std::vector<double> scores(static_cast<size_t>(t.canaries), 0.0);
+  if (t.kind == CanaryKind::kMislabelled) {
+    // A lower loss on the relabelled record: the model has learnt it.
+    const std::span<const float> params(final_model.data(), static_cast<size_t>(final_model.size()));
+    for (int64_t j = 0; j < t.canaries; ++j) {
+      const int64_t one[] = {j};
+      scores[static_cast<size_t>(j)] = -e.model->Evaluate(params, data::Subset(t.canary_rows, one)).loss;
+    }
+    return scores;
+  }
+  // Per round: x_t = <U_t, e_j> / C ~ N(b_t, sigma_t^2), b_t the canary's presence in batch t (rate q_t).
+  // The likelihood ratio when a round subsamples under Poisson or fixed-size sampling, else the sum.
+  const RoundPlan& plan = e.plans[static_cast<size_t>(t.client)];
+  bool subsampled = false;
+  for (int64_t r = 0; r < plan.rounds(); ++r) subsampled = subsampled || plan.rate(r) < 1.0;
+  const bool likelihood_ratio = subsampled && e.sampling != SamplingModel::kShuffle;
+  const auto& x = recorder.projections();
+  const auto& received = recorder.received();
+  for (int64_t j = 0; j < t.canaries; ++j) {
+    double score = 0.0;
+    for (size_t r = 0; r < received.size(); ++r) {
+      if (received[r] == 0) continue;
+      const double projection = x[r * static_cast<size_t>(t.canaries) + static_cast<size_t>(j)];
+      score += likelihood_ratio ? asyncdp::audit::CanaryStepLogLikelihoodRatio(
+                                      projection, plan.rate(static_cast<int64_t>(r)), plan.noise_multipliers[r])
+                                : projection;
+    }
+    scores[static_cast<size_t>(j)] = score;
+  }
+  return scores;
+}
+
+nlohmann::json TrainAuditJson(const Experiment& e, const TrainAuditRecorder& recorder,
+                              const Eigen::VectorXf& final_model, int64_t rounds_done) {
+  const TrainCanaries& t = *e.train_canaries;
+  const AuditConfig& a = e.config.audit;
+  const std::vector<double> scores = TrainCanaryScores(e, recorder, final_model);
+  asyncdp::audit::OneRunAuditOptions one;
+  one.delta = e.delta;
+  one.confidence = a.confidence;
+  const auto choices = OneRunGuessChoices(t.canaries);
+  const asyncdp::audit::OneRunAuditResult result =
+      asyncdp::audit::OneRunAuditBestOf(scores, t.included, choices, one);
+
+  const std::vector<ReportedEpsilon> reported = ReportedEpsilons(e, t.client, rounds_done);
+  std::vector<std::string> refuted;
+  nlohmann::json reported_json = nlohmann::json::object();
+  for (const ReportedEpsilon& r : reported) {
+    reported_json[r.accountant] = {{"epsilon", NumberOrNull(r.epsilon)},
+                                   {"bound", r.bound},
+                                   {"assumptions", r.assumptions},
+                                   {"available", r.available}};
+    if (r.available && r.bound == "upper_bound" && result.epsilon > r.epsilon) refuted.push_back(r.accountant);
+  }
+  // The epsilon on the verdict line: dp.accountant's, else the first upper bound that applies.
+  std::string headline = e.config.dp.accountant;
+  double headline_epsilon = std::numeric_limits<double>::quiet_NaN();
+  for (const ReportedEpsilon& r : reported) {
+    if (r.accountant == headline && r.available) headline_epsilon = r.epsilon;
+  }
+  for (const ReportedEpsilon& r : reported) {
+    if (!std::isnan(headline_epsilon)) break;
+    if (r.available && r.bound == "upper_bound") {
+      headline = r.accountant;
+      headline_epsilon = r.epsilon;
+    }
+  }
+  const bool violation = !refuted.empty();
+  const std::string line = fmt::format(
+      "eps_lower = {:.4g} ({:g}%) {} eps_reported({}) = {:.4g} : {}", result.epsilon, 100.0 * a.confidence,
+      result.epsilon <= headline_epsilon ? "<=" : ">", headline, headline_epsilon,
+      violation ? fmt::format("VIOLATION: the one-run lower bound exceeds the epsilon reported by {}",
+                              fmt::join(refuted, ", "))
+                : std::string("consistent"));
+
+  nlohmann::json j;
+  j["verdict"] = violation ? "VIOLATION" : "consistent";
+  j["verdict_line"] = line;
+  j["verdict_rule"] =
+      "VIOLATION iff the one-run lower bound (Steinke, Nasr & Jagielski 2023, Corollary 5.4) exceeds an "
+      "upper-bound accountant's epsilon for the audited client at the run's delta";
+  j["refuted_accountants"] = refuted;
+  j["eps_lower"] = {{"epsilon", result.epsilon},
+                    {"confidence", a.confidence},
+                    {"delta", e.delta},
+                    {"method",
+                     "one-run audit: largest eps whose p-value is below 1 - confidence, best of several guess "
+                     "counts (Bonferroni)"},
+                    {"assumes", "independent fair canary coins drawn before training (from the run's seed)"}};
+  j["reported"] = reported_json;
+  j["headline"] = {{"accountant", headline}, {"epsilon", NumberOrNull(headline_epsilon)}};
+  j["one_run"] = {{"canaries", t.canaries},
+                  {"planted", t.planted},
+                  {"guesses", result.guesses},
+                  {"correct", result.correct},
+                  {"k_plus", result.k_plus},
+                  {"k_minus", result.k_minus},
+                  {"beta", result.beta},
+                  {"note",
+                   "the one-run bound is loose for the Gaussian mechanism by design (Steinke et al. 2023): "
+                   "expect it well below the reported epsilon"}};
+  const bool replace_one = ReplaceOne(e.sampling);
+  j["audited"] = {{"client", t.client},
+                  {"records_without_canaries", t.records_before},
+                  {"records", e.shards[static_cast<size_t>(t.client)].rows()},
+                  {"records_replaced_by_canaries", t.replaced},
+                  {"rounds", rounds_done},
+                  {"sampling", std::string(ToString(e.sampling))},
+                  {"neighbours", std::string(ToString(NaturalNeighbours(e.sampling)))},
+                  {"sigma", e.sigma},
+                  {"delta", e.delta},
+                  {"clip", e.config.dp.clip}};
+  j["canary"] =
+      t.kind == CanaryKind::kDirac
+          ? "Dirac gradient canaries (Nasr et al. 2023): canary j's clipped gradient is exactly C on its own "
+            "model parameter, which no other record's gradient touches (a test-only model wrapper adds m "
+            "parameters to every client's model); score = likelihood ratio (subsampled rounds) or sum of each "
+            "update's projection on it"
+          : "mislabelled records: copies of m distinct records of the client, each with another label (from "
+            "the seed), trained on by the configured model; score = -(final model's loss on it)";
+  j["threat_model"] = ThreatModel(t);
+  j["assumptions"] = {
+      "The canaries are part of this run's training data: every reported epsilon (here and in summary.json "
+      "\"privacy\") accounts the data set the run used, canaries included.",
+      replace_one ? fmt::format("{} sampling (replace-one): each planted canary took the place of one of the "
+                                "client's records ({} of them not trained on); N_c is unchanged.",
+                                ToString(e.sampling), t.replaced)
+                  : fmt::format("{} sampling (add/remove): the {} planted canaries were added to the "
+                                "client's {} records; N_c = {} and the sampling rate of that data set are what "
+                                "the accountants compose (N_c treated as public, as in every run).",
+                                ToString(e.sampling), t.planted, t.records_before, e.shards[static_cast<size_t>(t.client)].rows()),
+      "The bound holds for the audited client's record-level guarantee in the stated threat model; it says "
+      "nothing about other clients.",
+      kPublicAssumption};
+  if (t.noise_scale != 1.0) {
+    j["fault_injection"] = {
+        {"noise_scale", t.noise_scale},
+        {"note",
+         "TEST ONLY: the audited client added noise_scale * sigma while every accountant accounts sigma: "
+         "the reported epsilons are deliberately wrong"}};
+  } else {
+    j["fault_injection"] = nullptr;
+  }
+  spdlog::log(violation ? spdlog::level::err : spdlog::level::info, "audit: {}", line);
+  return j;
+}
+
+}  // namespace asyncdp::sim::audit
