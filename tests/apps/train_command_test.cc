@@ -261,6 +261,22 @@ TEST(TrainCommand, ADivergedModelIsReportedAsDivergedWithoutAccuracy) {
   EXPECT_THAT(cells[5], HasSubstr("nan"));
 }
 
+// From 100 clients on, a full-step server warns at start (the updates of n clients add up); per_client does
+// not; the weighting belongs to the asynchronous rounds and is refused for random check-ins.
+TEST(TrainCommand, ManyClientsAtFullStepWarnAndTheWeightingIsRefusedForCheckIns) {
+  TempDir dir;
+  const std::string args = SmallTable3Args(dir.Path("o")) + " --set clients.count=100 --set schedule.rounds=2";
+  const CliResult full = RunAsyncdp(args, dir);
+  EXPECT_EQ(full.exit_code, 0) << full.err;
+  EXPECT_THAT(full.err, HasSubstr("100 clients at protocol.server_step = \"full\""));
+  const CliResult averaged = RunAsyncdp(args + " --set protocol.server_step=per_client", dir);
+  EXPECT_EQ(averaged.exit_code, 0) << averaged.err;
+  EXPECT_THAT(averaged.err, ::testing::Not(HasSubstr("protocol.server_step")));
+  const CliResult checkin = RunAsyncdp(args + " --set protocol.participation=check_in --set protocol.server_step=per_client", dir);
+  EXPECT_EQ(checkin.exit_code, 2);
+  EXPECT_THAT(checkin.err, HasSubstr("error: protocol.server_step: applies to async_rounds only"));
+}
+
 TEST(TrainCommand, ADirectoryIsNotAConfigFile) {
   TempDir dir;
   const CliResult r = RunAsyncdp("train --config " + Quoted(dir.Path("")) + " --out " + Quoted(dir.Path("o")), dir);
