@@ -55,9 +55,11 @@ void RunReferenceOptimum(const ReferenceOptimumArgs& args) {
   if (args.quiet) spdlog::set_level(spdlog::level::warn);
   const auto start = std::chrono::steady_clock::now();
   const sim::Experiment experiment = sim::BuildExperiment(config);
+  std::vector<data::Dataset> shards;  // the clients' shards as data sets of their own (F's parts)
+  for (const auto& shard : experiment.shards) shards.push_back(shard.Copy());
   std::vector<const data::Dataset*> parts;
   int64_t records = 0;
-  for (const auto& shard : experiment.shards) {
+  for (const auto& shard : shards) {
     parts.push_back(&shard);
     records += shard.rows();
   }

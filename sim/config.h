@@ -58,6 +58,10 @@ struct ProtocolConfig {
   // async_rounds: the Proactive-DP clients (each runs its own rounds); check_in: random check-ins of
   // Balle et al. 2020, one record per client ([checkin], sim/checkin/)
   std::string participation = "async_rounds";
+  // Weight w of each applied update, v̂ ← v̂ − w·η̄_i·U (sim/protocol/server_step.h): full (w = 1, the
+  // paper) | per_client (w = 1/n, FedAvg-like; the remedy for many clients). Post-processing: ε unchanged.
+  std::string server_step = "full";
+  double staleness_exponent = 0.0;  // a of w ·= (1 + τ)^(−a), τ = update lag in global rounds (FedAsync); 0 = off
 };
 
 // Random check-ins (protocol.participation = "check_in"): n = clients.count clients, one record each.

@@ -158,6 +158,15 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "async_rounds: the Proactive-DP clients; check_in: random check-ins (Balle et al. 2020), one record "
        "per client, configured in [checkin] (docs/random_allocation.md).",
        {"async_rounds", "check_in"}},
+      {"protocol.server_step", &c.protocol.server_step,
+       "Weight w of each applied update, v = v - w*eta_i*U: full = 1 (the paper's server); per_client = 1/n "
+       "(n = clients.count; FedAvg-like averaging, the remedy when many clients' full steps add up and "
+       "diverge). Post-processing of the released updates: epsilon is unchanged (docs/theory.md).",
+       {"full", "per_client"}},
+      {"protocol.staleness_exponent", &c.protocol.staleness_exponent,
+       "a of the staleness weight (1 + tau)^(-a) that multiplies w (FedAsync, Xie et al. 2019), tau = global "
+       "round at arrival minus the global round the update was computed on; 0 = off. Post-processing: "
+       "epsilon is unchanged.", Closed(0, 10)},
       // [checkin]
       {"checkin.variant", &c.checkin.variant,
        "fixed_window: every client checks in to one uniform step of [m] (Alg. 1); averaged: the same "

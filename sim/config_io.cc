@@ -319,6 +319,9 @@ void ValidateConfig(const TrainConfig& c) {
           "protocol.exclude_after > 0");
   require(static_cast<int64_t>(c.clients.dropout_ids.size()) < c.clients.count, "clients.dropout_ids",
           "at least one client must not drop out");
+  require(c.protocol.participation != "check_in" ||
+              (c.protocol.server_step == "full" && c.protocol.staleness_exponent == 0.0),
+          "protocol.server_step", "applies to async_rounds only; random check-ins use checkin.step_rule");
   ValidateTargets(c);
   ValidateAllocation(c);
   require(!c.dp.enabled || c.dp.sigma > 0 || c.dp.epsilon > 0 || c.targets.accuracy > 0, "dp.sigma",

@@ -73,7 +73,7 @@ data::Dataset TrainEvalRows(const data::Dataset& train, int64_t wanted) {
 // below 1/N_c for every client (the paper's δ = 1/N_c is the largest sensible value). With tiny shards the
 // default becomes meaningless (e.g. 1–2 records per client: δ = 0.5), so a run refuses δ ≥ 0.1 and warns
 // when δ exceeds some client's 1/N_c.
-void CheckDeltaMeaningful(const TrainConfig& config, const std::vector<data::Dataset>& shards) {
+void CheckDeltaMeaningful(const TrainConfig& config, const std::vector<data::RowView>& shards) {
   if (!config.dp.enabled) return;
   const double delta = config.dp.delta;
   if (delta >= 0.1) {
@@ -95,15 +95,13 @@ void CheckDeltaMeaningful(const TrainConfig& config, const std::vector<data::Dat
 // Splits every shard into training rows (the data set d its ε protects) and held-out rows for the
 // client's accuracy check: the last ceil(fraction · rows) rows of the shard, at least one of each.
 void SplitHoldouts(Experiment& e, double fraction) {
-  for (data::Dataset& shard : e.shards) {
+  for (data::RowView& shard : e.shards) {
     const int64_t rows = shard.rows();
     if (rows < 2) throw ConfigError("targets.holdout_fraction", "a client needs at least 2 rows to hold some out");
     const int64_t held = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(fraction * rows)), 1, rows - 1);
-    std::vector<int64_t> train(static_cast<size_t>(rows - held)), holdout(static_cast<size_t>(held));
-    std::iota(train.begin(), train.end(), 0);
-    std::iota(holdout.begin(), holdout.end(), rows - held);
-    e.holdouts.push_back(data::Subset(shard, holdout));
-    shard = data::Subset(shard, train);
+    const std::vector<int64_t> holdout(shard.indices.end() - held, shard.indices.end());
+    e.holdouts.push_back(data::Subset(*shard.data, holdout));  // small: copied for Model::Evaluate
+    shard.indices.resize(static_cast<size_t>(rows - held));
   }
 }
 
@@ -173,21 +171,24 @@ Experiment BuildExperiment(const TrainConfig& input) {
   partition.dirichlet_alpha = config.data.dirichlet_alpha;
   partition.seed = config.seed;
   auto shards = data::PartitionRows(loaded.train.labels, loaded.train.num_classes(), partition);
+  // Shards are views into the one loaded training set: copying them doubled the peak memory (LeNet's
+  // quick run: 534 MB for 235 MB of data; BENCHMARKS.md, "Memory").
+  e.train = std::make_shared<const data::Dataset>(std::move(loaded.train));
   for (auto& shard : shards) {
     if (config.data.rows_per_client > 0 && static_cast<int64_t>(shard.size()) > config.data.rows_per_client) {
       shard.resize(static_cast<size_t>(config.data.rows_per_client));
     }
-    e.shards.push_back(data::Subset(loaded.train, shard));
+    e.shards.push_back(data::RowView{e.train.get(), std::move(shard)});
   }
   e.test = std::move(loaded.test);
-  e.train_eval = TrainEvalRows(loaded.train, config.eval.train_rows);
+  e.train_eval = TrainEvalRows(*e.train, config.eval.train_rows);
   e.sampling = ParseSamplingModel(config.dp.sampling, "dp.sampling");
   e.proactive = ResolveProactiveOptions(config, e.sampling);
   if (e.proactive.enabled) SplitHoldouts(e, e.proactive.holdout_fraction);
 
   const int64_t n_c = e.shards[0].rows();
   if (config.model.l2_lambda == 0.0) config.model.l2_lambda = 1.0 / static_cast<double>(n_c);  // λ = 1/N (Table 1)
-  e.model = MakeModelFromConfig(config.model, loaded.train, n_c);
+  e.model = MakeModelFromConfig(config.model, *e.train, n_c);
   // audit.canaries > 0: plant the audit's canaries before anything is planned from the shards.
   e.train_canaries = audit::PlantTrainCanaries(e);
   e.delay_rule = MakeDelayRule(config.protocol.delay_rule, config.protocol.tau);
@@ -238,6 +239,7 @@ Experiment BuildExperiment(const TrainConfig& input) {
   e.sigma = e.privacy.sigma;
   e.sigma_calibrated = e.privacy.calibrated;
   e.runtime = ResolveRuntimeOptions(config);
+  e.server = ResolveServerOptions(config);
   e.faults = ResolveFaultPlan(config);
   return e;
 }
@@ -254,6 +256,22 @@ RuntimeOptions ResolveRuntimeOptions(const TrainConfig& config) {
   o.exclude_after = config.protocol.exclude_after;
   o.worker_threads = config.protocol.worker_threads;
   o.mpi_timeout = config.protocol.mpi_timeout;
+  return o;
+}
+
+ServerOptions ResolveServerOptions(const TrainConfig& config) {
+  ServerOptions o;
+  o.step = config.protocol.server_step == "per_client" ? ServerStep::kPerClient : ServerStep::kFull;
+  o.staleness_exponent = config.protocol.staleness_exponent;
+  // At full step a global round moves v̂ by the sum of n client steps. The paper's settings have n = 5; at
+  // n ≥ 100 the sum is 20× larger than anything they tested, and 1,000 a9a clients with the Table 3
+  // schedule diverge (docs/theory.md, "Server step scaling").
+  if (o.step == ServerStep::kFull && config.clients.count >= kManyClientsFullStep) {
+    spdlog::warn("{} clients at protocol.server_step = \"full\": every client's update is applied at its full "
+                 "step, so a global round moves the model by the sum of {} steps and may diverge; "
+                 "protocol.server_step = \"per_client\" weights each by 1/n (epsilon is unchanged)",
+                 config.clients.count, config.clients.count);
+  }
   return o;
 }
 

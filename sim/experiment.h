@@ -15,6 +15,7 @@
 #include "core/privacy_assumptions.h"
 #include "core/sampling.h"
 #include "data/dataset.h"
+#include "data/row_view.h"
 #include "models/model.h"
 #include "models/reference_optimum.h"
 #include "sim/config.h"
@@ -22,6 +23,7 @@
 #include "sim/privacy_setup.h"
 #include "sim/proactive/phase_plan.h"
 #include "sim/protocol/delay_rule.h"
+#include "sim/protocol/server_step.h"
 #include "sim/round_plan.h"
 #include "sim/runtime/runtime_options.h"
 
@@ -35,7 +37,9 @@ struct Experiment {
   // The configuration with every derived value filled in (σ if calibrated, δ, λ), as written to
   // config.resolved.toml.
   TrainConfig config;
-  std::vector<data::Dataset> shards;  // client c's local data set d (N_c = shards[c].rows())
+  // The training rows as loaded, once; every client's shard is a view into it (no copy).
+  std::shared_ptr<const data::Dataset> train;
+  std::vector<data::RowView> shards;  // client c's local data set d (N_c = shards[c].rows()), rows of *train
   data::Dataset test;                 // evaluation rows (capped at data.eval_rows)
   data::Dataset train_eval;           // training rows for the train-loss column (may be empty)
   std::optional<models::ReferenceOptimum> reference;  // w* of eval.reference_optimum (diagnostics)
@@ -49,6 +53,7 @@ struct Experiment {
   bool sigma_calibrated = false;      // σ came from dp.epsilon through the accountant
   PrivacySetup privacy;               // accountant, budget rounds, secure noise
   RuntimeOptions runtime;
+  ServerOptions server;               // the server's step weighting (protocol.server_step, staleness_exponent)
   FaultPlan faults;
   // The proactive framework (targets.accuracy > 0): per client its targets, held-out rows for the
   // accuracy check (not in shards[c], so not in the data set its ε protects) and planned phases.
@@ -63,6 +68,8 @@ struct Experiment {
 
 // The typed runtime options and per-client faults of a configuration (pure in the config and its seed).
 RuntimeOptions ResolveRuntimeOptions(const TrainConfig& config);
+// The server's step weighting; warns when many clients add up full steps (see kManyClientsFullStep).
+ServerOptions ResolveServerOptions(const TrainConfig& config);
 FaultPlan ResolveFaultPlan(const TrainConfig& config);
 
 // The allocation window of dp.sampling = random_allocation (resolved m, k); empty for other samplers.

@@ -20,7 +20,11 @@ MetricsRecorder::MetricsRecorder(const Experiment& experiment) : experiment_(exp
   every_ = std::max<int64_t>(1, LongestPlan(experiment) / std::max<int64_t>(1, experiment.config.eval.points));
   // eval.points = 0: no evaluation during the run, only the final one (OnFinish).
   next_eval_ = experiment.config.eval.points > 0 ? every_ : std::numeric_limits<int64_t>::max();
-  for (const auto& shard : experiment.shards) shards_.push_back(&shard);
+  if (experiment.reference) {
+    parts_.reserve(experiment.shards.size());
+    for (const auto& shard : experiment.shards) parts_.push_back(shard.Copy());
+    for (const auto& part : parts_) part_ptrs_.push_back(&part);
+  }
   if (experiment.config.output.diagnostics && experiment.config.eval.gradient_norm) {
     workspace_ = experiment.model->NewWorkspace(kGradientChunk);
   }
@@ -61,14 +65,16 @@ void MetricsRecorder::Record(const ServerProtocol& server, const RunClock& clock
   row.epsilon = EpsilonSoFar(server);
   const auto test = experiment_.model->Evaluate(view, experiment_.test);
   row.test_loss = test.loss;
-  row.test_accuracy = test.accuracy;
+  // A non-finite model has no accuracy (what NaN scores compare to is an artefact), as in summary.json.
+  const bool diverged = !params.allFinite() || !std::isfinite(test.loss);
+  row.test_accuracy = diverged ? std::numeric_limits<double>::quiet_NaN() : test.accuracy;
   // A loss on client records: a non-private diagnostic, not even computed without output.diagnostics.
   row.train_loss = experiment_.config.output.diagnostics && experiment_.train_eval.rows() > 0
                        ? experiment_.model->Evaluate(view, experiment_.train_eval).loss
                        : std::numeric_limits<double>::quiet_NaN();
   if (experiment_.config.output.diagnostics && experiment_.reference) {
     const models::ConvergencePoint point =
-        models::MeasureConvergence(*experiment_.model, shards_, *experiment_.reference, view);
+        models::MeasureConvergence(*experiment_.model, part_ptrs_, *experiment_.reference, view);
     row.suboptimality = point.suboptimality;
     row.distance_sq = point.distance_sq;
   }

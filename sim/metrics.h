@@ -52,7 +52,10 @@ class MetricsRecorder final : public RunObserver {
   double EpsilonSoFar(const ServerProtocol& server);
 
   const Experiment& experiment_;
-  std::vector<const data::Dataset*> shards_;      // F's parts, for the suboptimality
+  // F's parts, for the suboptimality (with eval.reference_optimum only): the shards copied out of their
+  // views once, so F is evaluated part by part as ever.
+  std::vector<data::Dataset> parts_;
+  std::vector<const data::Dataset*> part_ptrs_;
   std::unique_ptr<models::Workspace> workspace_;  // for the gradient norm
   int64_t every_;       // evaluate when k crosses a multiple of this
   int64_t next_eval_;

@@ -96,7 +96,7 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
                experiment.sigma, resolved.protocol.runtime);
 
   auto clients = MakeClients(experiment);
-  ServerProtocol server(resolved.clients.count, experiment.initial_model);
+  ServerProtocol server(resolved.clients.count, experiment.initial_model, experiment.server);
   MetricsRecorder metrics(experiment);
   ObserverList observers;
   observers.Add(&metrics);

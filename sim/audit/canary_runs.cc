@@ -135,7 +135,7 @@ CanaryExperiment::CanaryExperiment(const TrainConfig& config, const AuditOptions
   AuditStatistic statistic = options_.statistic;
   if (options_.canary == CanaryKind::kMislabelled) {
     statistic = AuditStatistic::kNegativeLoss;
-    const data::Dataset& shard = e.shards[static_cast<size_t>(options_.client)];
+    const data::Dataset shard = e.shards[static_cast<size_t>(options_.client)].Copy();
     mislabelled_ = models::ChooseMislabelledCanary(shard, e.config.seed);
     const int64_t source[] = {mislabelled_.source_row};
     mislabelled_row_ = data::Subset(shard, source);
@@ -165,7 +165,7 @@ CanaryExperiment::CanaryExperiment(const TrainConfig& config, const AuditOptions
 CanaryExperiment::AuditedClient CanaryExperiment::MakeAuditedClient(
     const std::vector<uint8_t>& included) const {
   ASYNCDP_CHECK(static_cast<int64_t>(included.size()) == canaries_);
-  const data::Dataset& shard = experiment_.shards[static_cast<size_t>(options_.client)];
+  const data::RowView& shard = experiment_.shards[static_cast<size_t>(options_.client)];
   std::vector<int64_t> canary_of_row;
   for (int64_t j = 0; j < canaries_; ++j) {
     if (included[static_cast<size_t>(j)] != 0) canary_of_row.push_back(j);
@@ -181,7 +181,8 @@ CanaryExperiment::AuditedClient CanaryExperiment::MakeAuditedClient(
   // mislabelled canary is its source record, relabelled below.
   rows.insert(rows.end(), static_cast<size_t>(planted), mislabelled ? mislabelled_.source_row : int64_t{0});
   AuditedClient client;
-  client.shard = data::Subset(shard, rows);
+  for (int64_t& row : rows) row = shard.indices[static_cast<size_t>(row)];  // shard position → loaded row
+  client.shard = data::Subset(*shard.data, rows);
   if (mislabelled && planted > 0) client.shard.labels.back() = mislabelled_.label;
   models::DiracCanaryOptions canary;
   canary.num_canaries = canaries_;
@@ -219,20 +220,24 @@ RunTrace CanaryExperiment::RunOnce(const AuditedClient& audited, uint64_t seed) 
     client_options.noise = secure ? NoiseMode::kSecure : NoiseMode::kReproducible;
     client_options.stop_at_round = e.faults.clients[c].dropout_round;
     if (std::isfinite(e.privacy.epsilon_budget)) client_options.budget_rounds = e.privacy.budget_rounds[c];
-    const data::Dataset& shard = is_audited ? audited.shard : e.shards[c];
+    const int64_t records = is_audited ? audited.shard.rows() : e.shards[c].rows();
     const models::Model& model =
         is_audited ? static_cast<const models::Model&>(*audited.model) : *plain_model_;
     // As in training (sim/experiment.cc): secure noise draws the batches from OS entropy too.
     const uint64_t batch_seed = secure ? OsRandomSeed() : seed;
     std::unique_ptr<BatchSampler> sampler =
         is_audited && e.sampling == SamplingModel::kPoisson
-            ? std::make_unique<PlanRatePoissonSampler>(shard.rows(), e.shards[c].rows(), batch_seed,
+            ? std::make_unique<PlanRatePoissonSampler>(records, e.shards[c].rows(), batch_seed,
                                                        static_cast<uint32_t>(c))
-            : MakeSampler(e.sampling, shard.rows(), batch_seed, static_cast<uint32_t>(c), AllocationSlotsOf(e));
-    clients.push_back(std::make_unique<ClientProtocol>(client_options, shard, model, run_plans_[c],
-                                                       *e.delay_rule, std::move(sampler), initial));
+            : MakeSampler(e.sampling, records, batch_seed, static_cast<uint32_t>(c), AllocationSlotsOf(e));
+    clients.push_back(is_audited ? std::make_unique<ClientProtocol>(client_options, audited.shard, model,
+                                                                    run_plans_[c], *e.delay_rule,
+                                                                    std::move(sampler), initial)
+                                 : std::make_unique<ClientProtocol>(client_options, e.shards[c], model,
+                                                                    run_plans_[c], *e.delay_rule,
+                                                                    std::move(sampler), initial));
   }
-  ServerProtocol server(static_cast<int64_t>(n), initial);
+  ServerProtocol server(static_cast<int64_t>(n), initial, e.server);
 
   RunTrace trace;
   trace.canaries = canaries_;

@@ -101,7 +101,8 @@ std::shared_ptr<TrainCanaries> PlantTrainCanaries(Experiment& e) {
   t->kind = ParseCanaryKind(a.canary);
   t->noise_scale = a.test_noise_scale;
   const auto client = static_cast<uint32_t>(a.client);
-  data::Dataset& shard = e.shards[static_cast<size_t>(a.client)];
+  data::RowView& view = e.shards[static_cast<size_t>(a.client)];
+  data::Dataset shard = view.Copy();  // the audited client's rows, copied once: planting changes them
   t->records_before = shard.rows();
   const bool replace_one = ReplaceOne(e.sampling);
   const int64_t m = a.canaries;
@@ -157,11 +158,15 @@ std::shared_ptr<TrainCanaries> PlantTrainCanaries(Experiment& e) {
     t->first_coordinate = plain_model->CanaryCoordinate(0);
     e.model = std::move(plain_model);
   }
+  t->planted_shard = std::make_shared<const data::Dataset>(std::move(shard));
+  view.data = t->planted_shard.get();
+  view.indices.resize(static_cast<size_t>(t->planted_shard->rows()));
+  std::iota(view.indices.begin(), view.indices.end(), int64_t{0});
   spdlog::info("audit: {} {} canaries for client {}, {} planted ({}); N_c {} -> {}", m, a.canary, a.client,
                t->planted,
                replace_one ? fmt::format("each in place of one of its records, {} left out", t->replaced)
                            : std::string("added to its records"),
-               t->records_before, shard.rows());
+               t->records_before, view.rows());
   return t;
 }
 

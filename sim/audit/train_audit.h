@@ -60,12 +60,15 @@ struct TrainCanaries {
   int64_t first_coordinate = 0;  // Dirac: the parameter of canary 0
   // Mislabelled: canary j as one row (the relabelled copy), scored on the final model.
   data::Dataset canary_rows;
+  // The audited client's data with the canaries planted (its own copy: the canaries change its rows);
+  // e.shards[client] is a view of all of it. Every other client still views the one loaded training set.
+  std::shared_ptr<const data::Dataset> planted_shard;
 };
 
 // Checks the audit.* keys against the rest of the configuration (ConfigError naming the key).
 void ValidateTrainAudit(const TrainConfig& config);
 
-// Plants the canaries: rewrites e.shards[client] and, for Dirac canaries, wraps e.model. BuildExperiment
+// Plants the canaries: points e.shards[client] at a planted copy of the client's rows and, for Dirac canaries, wraps e.model. BuildExperiment
 // calls it after the model is made and before any plan, so N_c, the plans and the accountants see the
 // data the run trains on. Returns nullptr when audit.canaries = 0 (nothing changed).
 std::shared_ptr<TrainCanaries> PlantTrainCanaries(Experiment& e);

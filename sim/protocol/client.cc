@@ -11,8 +11,24 @@ ClientProtocol::ClientProtocol(const ClientOptions& options, const data::Dataset
                                const models::Model& model, RoundPlan plan, const DelayRule& rule,
                                std::unique_ptr<BatchSampler> sampler, const Eigen::VectorXf& initial_model,
                                AccuracyCheck accuracy_check)
+    : ClientProtocol(options, shard, nullptr, model, std::move(plan), rule, std::move(sampler), initial_model,
+                     std::move(accuracy_check)) {}
+
+ClientProtocol::ClientProtocol(const ClientOptions& options, const data::RowView& shard,
+                               const models::Model& model, RoundPlan plan, const DelayRule& rule,
+                               std::unique_ptr<BatchSampler> sampler, const Eigen::VectorXf& initial_model,
+                               AccuracyCheck accuracy_check)
+    : ClientProtocol(options, *shard.data, &shard.indices, model, std::move(plan), rule, std::move(sampler),
+                     initial_model, std::move(accuracy_check)) {}
+
+ClientProtocol::ClientProtocol(const ClientOptions& options, const data::Dataset& data,
+                               const std::vector<int64_t>* view_rows, const models::Model& model, RoundPlan plan,
+                               const DelayRule& rule, std::unique_ptr<BatchSampler> sampler,
+                               const Eigen::VectorXf& initial_model, AccuracyCheck accuracy_check)
     : options_(options),
-      shard_(shard),
+      data_(data),
+      view_rows_(view_rows),
+      records_(view_rows != nullptr ? static_cast<int64_t>(view_rows->size()) : data.rows()),
       model_(model),
       plan_(std::move(plan)),
       rule_(rule),
@@ -31,6 +47,7 @@ ClientProtocol::ClientProtocol(const ClientOptions& options, const data::Dataset
   }
   ASYNCDP_CHECK(plan_.noise_multipliers.size() == plan_.sample_sizes.size());
   batch_.reserve(static_cast<size_t>(2 * plan_.max_sample_size() + 16));
+  if (view_rows_ != nullptr) data_batch_.reserve(batch_.capacity());
 }
 
 bool ClientProtocol::CanStartRound() const {
@@ -74,8 +91,14 @@ void ClientProtocol::ComputeRound() {
   const auto round = static_cast<uint32_t>(local_round_);
   const auto client = static_cast<uint32_t>(options_.id);
   sampler_->Sample(round, plan_.sample_sizes[local_round_], batch_);
+  std::span<const int64_t> rows = batch_;
+  if (view_rows_ != nullptr) {  // shard positions → rows of the loaded data set (same order)
+    data_batch_.resize(batch_.size());
+    for (size_t j = 0; j < batch_.size(); ++j) data_batch_[j] = (*view_rows_)[static_cast<size_t>(batch_[j])];
+    rows = data_batch_;
+  }
   const auto stats = model_.ClippedGradientSum(
-      std::span<const float>(round_model_.data(), round_model_.size()), shard_, batch_, options_.clip,
+      std::span<const float>(round_model_.data(), round_model_.size()), data_, rows, options_.clip,
       std::span<float>(round_sum_.data(), round_sum_.size()), *workspace_);
   clip_totals_.examples += stats.examples;
   clip_totals_.clipped += stats.clipped;

@@ -28,6 +28,7 @@
 #include "core/sampling.h"
 #include "core/secure_noise.h"
 #include "data/dataset.h"
+#include "data/row_view.h"
 #include "models/model.h"
 #include "sim/protocol/delay_rule.h"
 #include "sim/proactive/target_tracker.h"
@@ -73,7 +74,14 @@ enum class ClientStop {
 
 class ClientProtocol {
  public:
+  // The shard is every row of `shard`.
   ClientProtocol(const ClientOptions& options, const data::Dataset& shard, const models::Model& model,
+                 RoundPlan plan, const DelayRule& rule, std::unique_ptr<BatchSampler> sampler,
+                 const Eigen::VectorXf& initial_model, AccuracyCheck accuracy_check = {});
+  // The shard is a view into the run's one loaded data set (no copy); `shard` (and its data set) must
+  // outlive the client. The sampler draws positions 0..N_c−1 of the view; they are mapped to rows of the
+  // data set before the model reads them, so a view trains exactly like a copied shard.
+  ClientProtocol(const ClientOptions& options, const data::RowView& shard, const models::Model& model,
                  RoundPlan plan, const DelayRule& rule, std::unique_ptr<BatchSampler> sampler,
                  const Eigen::VectorXf& initial_model, AccuracyCheck accuracy_check = {});
 
@@ -104,7 +112,7 @@ class ClientProtocol {
   const ModelSnapshot& last_global_model() const { return last_global_; }
   bool in_round() const { return in_round_; }  // between BeginRound and CompleteRound
   const RoundPlan& plan() const { return plan_; }
-  int64_t records() const { return shard_.rows(); }
+  int64_t records() const { return records_; }
   // Planned per-example gradients of the rounds completed so far (Σ s_i): public.
   int64_t planned_gradients() const { return planned_gradients_; }
   // Non-private diagnostics (never sent to the server; outputs label them): realised batch sizes summed,
@@ -118,8 +126,15 @@ class ClientProtocol {
   const Eigen::VectorXf& local_model() const { return local_model_; }
 
  private:
+  ClientProtocol(const ClientOptions& options, const data::Dataset& data, const std::vector<int64_t>* view_rows,
+                 const models::Model& model, RoundPlan plan, const DelayRule& rule,
+                 std::unique_ptr<BatchSampler> sampler, const Eigen::VectorXf& initial_model,
+                 AccuracyCheck accuracy_check);
+
   ClientOptions options_;
-  const data::Dataset& shard_;
+  const data::Dataset& data_;
+  const std::vector<int64_t>* view_rows_;  // the shard's rows of data_; nullptr = all of data_
+  int64_t records_;                        // N_c
   const models::Model& model_;
   RoundPlan plan_;
   const DelayRule& rule_;
@@ -143,7 +158,8 @@ class ClientProtocol {
   bool replaced_in_round_ = false;
   Eigen::VectorXf round_sum_;    // U; moved into the UpdateMessage, replaced from spare_sums_
   std::vector<Eigen::VectorXf> spare_sums_;  // applied updates handed back by the runtime
-  std::vector<int64_t> batch_;
+  std::vector<int64_t> batch_;       // positions in the shard, as sampled
+  std::vector<int64_t> data_batch_;  // the same rows of data_ (view shards only)
 
   int64_t gradients_ = 0;
   int64_t planned_gradients_ = 0;

@@ -7,8 +7,9 @@
 
 namespace asyncdp::sim {
 
-ServerProtocol::ServerProtocol(int64_t num_clients, const Eigen::VectorXf& initial_model)
-    : model_(initial_model),
+ServerProtocol::ServerProtocol(int64_t num_clients, const Eigen::VectorXf& initial_model, ServerOptions options)
+    : options_(options),
+      model_(initial_model),
       prefix_(num_clients, 0),
       early_(num_clients),
       final_rounds_(num_clients, -1),
@@ -88,11 +89,12 @@ std::optional<BroadcastMessage> ServerProtocol::OnUpdate(const UpdateMessage& me
   const int64_t c = message.client;
   ASYNCDP_CHECK(c >= 0 && c < static_cast<int64_t>(prefix_.size()));
   ASYNCDP_CHECK(message.update.size() == model_.size());
-  // v̂ ← v̂ − η̄_i·U, in arrival order.
+  // v̂ ← v̂ − w·η̄_i·U, in arrival order; w = 1 unless a step weighting is on (server_step.h), τ = the lag.
   Readmit(c);  // heard from again
-  model_ -= static_cast<float>(message.step_size) * message.update;
-  ++updates_applied_;
   const int64_t lag = std::max<int64_t>(0, global_round_ - message.computed_at);
+  const double weight = ServerStepWeight(options_, static_cast<int64_t>(prefix_.size()), lag);
+  model_ -= static_cast<float>(weight * message.step_size) * message.update;  // 1.0·x = x exactly
+  ++updates_applied_;
   max_lag_[c] = std::max(max_lag_[c], lag);
   lag_sum_[c] += lag;
   ++updates_of_[c];

@@ -17,6 +17,9 @@
 // so the last rounds of a run always end in a broadcast v̂_T, whatever the order of a client's stop notice
 // and its last update.
 //
+// Step weighting (sim/protocol/server_step.h): with ServerOptions other than the default, the applied step
+// is w·η̄_i·U, w = 1/n (per_client) and/or the staleness factor (1 + τ)^(−a), τ = the update's lag.
+//
 // Cost: O(P) per update plus O(1) amortised bookkeeping; a broadcast copies v̂ once (shared by all recipients).
 // Thread safety: none; one runtime thread owns the server.
 #pragma once
@@ -29,12 +32,13 @@
 #include <vector>
 
 #include "sim/protocol/messages.h"
+#include "sim/protocol/server_step.h"
 
 namespace asyncdp::sim {
 
 class ServerProtocol {
  public:
-  ServerProtocol(int64_t num_clients, const Eigen::VectorXf& initial_model);
+  ServerProtocol(int64_t num_clients, const Eigen::VectorXf& initial_model, ServerOptions options = {});
 
   // Applies an update; returns the broadcast it triggers, if the global round advanced.
   std::optional<BroadcastMessage> OnUpdate(const UpdateMessage& message);
@@ -87,6 +91,7 @@ class ServerProtocol {
   void RescanMinimum();
   std::optional<BroadcastMessage> MaybeBroadcast();
 
+  ServerOptions options_;
   Eigen::VectorXf model_;  // v̂
   int64_t global_round_ = 0;
   int64_t updates_applied_ = 0;

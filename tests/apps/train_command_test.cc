@@ -228,6 +228,55 @@ TEST(TrainCommand, ImpossibleSampleSizesAndVoidDeltasAreRefused) {
   EXPECT_FALSE(nlohmann::json::parse(loose.out)["diverged"].get<bool>());
 }
 
+// A model that diverges to non-finite values within valid ranges is reported as diverged: `"diverged":
+// true`, no accuracy or loss in summary.json nor an accuracy in metrics.csv, an error line, and exit code 0
+// — the run completed and its outputs are written (README). The largest C, σ and η0 put noise of ~10^16 on
+// every weight of a two-hidden-layer MLP, whose activations then overflow float (any seed: the noise, not
+// the data, drives it).
+TEST(TrainCommand, ADivergedModelIsReportedAsDivergedWithoutAccuracy) {
+  TempDir dir;
+  const std::string out = dir.Path("o");
+  const CliResult r = RunAsyncdp(SmallTable3Args(out) +
+                                     " --set model.kind=mlp --set model.hidden=[16,16] --set dp.sigma=1e6"
+                                     " --set dp.clip=1e6 --set schedule.eta0=1e4 --set schedule.step_rule=constant"
+                                     " --set schedule.rounds=3 --set data.rows_per_client=100",
+                                 dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json summary = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(summary["diverged"].get<bool>());
+  EXPECT_TRUE(summary["test_accuracy"].is_null());
+  EXPECT_TRUE(summary["test_loss"].is_null());
+  EXPECT_THAT(r.err, HasSubstr("the model diverged"));
+  std::ifstream metrics(std::filesystem::path(out) / "metrics.csv");
+  std::string header, last, line;
+  std::getline(metrics, header);
+  while (std::getline(metrics, line)) last = line;
+  ASSERT_FALSE(last.empty());
+  EXPECT_EQ(header.substr(0, header.find(",diag")), "global_round,virtual_seconds,gradients,epsilon,test_loss,test_accuracy");
+  // test_accuracy is the sixth column: "nan", never a number for a non-finite model.
+  std::vector<std::string> cells;
+  std::stringstream cells_in(last);
+  for (std::string cell; std::getline(cells_in, cell, ',');) cells.push_back(cell);
+  ASSERT_GE(cells.size(), 6u);
+  EXPECT_THAT(cells[5], HasSubstr("nan"));
+}
+
+// From 100 clients on, a full-step server warns at start (the updates of n clients add up); per_client does
+// not; the weighting belongs to the asynchronous rounds and is refused for random check-ins.
+TEST(TrainCommand, ManyClientsAtFullStepWarnAndTheWeightingIsRefusedForCheckIns) {
+  TempDir dir;
+  const std::string args = SmallTable3Args(dir.Path("o")) + " --set clients.count=100 --set schedule.rounds=2";
+  const CliResult full = RunAsyncdp(args, dir);
+  EXPECT_EQ(full.exit_code, 0) << full.err;
+  EXPECT_THAT(full.err, HasSubstr("100 clients at protocol.server_step = \"full\""));
+  const CliResult averaged = RunAsyncdp(args + " --set protocol.server_step=per_client", dir);
+  EXPECT_EQ(averaged.exit_code, 0) << averaged.err;
+  EXPECT_THAT(averaged.err, ::testing::Not(HasSubstr("protocol.server_step")));
+  const CliResult checkin = RunAsyncdp(args + " --set protocol.participation=check_in --set protocol.server_step=per_client", dir);
+  EXPECT_EQ(checkin.exit_code, 2);
+  EXPECT_THAT(checkin.err, HasSubstr("error: protocol.server_step: applies to async_rounds only"));
+}
+
 TEST(TrainCommand, ADirectoryIsNotAConfigFile) {
   TempDir dir;
   const CliResult r = RunAsyncdp("train --config " + Quoted(dir.Path("")) + " --out " + Quoted(dir.Path("o")), dir);

@@ -20,7 +20,8 @@ Eigen::VectorXf ExpectedUpdate(const Experiment& e, const Eigen::VectorXf& w, in
   std::vector<int64_t> batch;
   sampler->Sample(static_cast<uint32_t>(round), e.plans[0].sample_sizes[round], batch);
   Eigen::VectorXf sum(w.size());
-  e.model->ClippedGradientSum(std::span<const float>(w.data(), w.size()), e.shards[0], batch, e.config.dp.clip,
+  const data::Dataset shard = e.shards[0].Copy();  // the shard as a copy: the client reads it through a view
+  e.model->ClippedGradientSum(std::span<const float>(w.data(), w.size()), shard, batch, e.config.dp.clip,
                               std::span<float>(sum.data(), sum.size()), *workspace);
   AddRoundNoise(StreamKey{e.config.seed, 0, static_cast<uint32_t>(round), StreamPurpose::kGradientNoise},
                 e.config.dp.clip, e.sigma, std::span<float>(sum.data(), sum.size()));

@@ -131,9 +131,10 @@ TEST(VirtualRuntime, SynchronousSingleClientEqualsSequentialDpSgdLoop) {
   auto sampler = MakeSampler(e.sampling, e.shards[0].rows(), c.seed, 0);
   auto workspace = e.model->NewWorkspace(e.plans[0].max_sample_size());
   std::vector<int64_t> batch;
+  const data::Dataset shard = e.shards[0].Copy();  // the shard as a copy: the client reads it through a view
   for (int64_t i = 0; i < e.plans[0].rounds(); ++i) {
     sampler->Sample(static_cast<uint32_t>(i), e.plans[0].sample_sizes[i], batch);
-    e.model->ClippedGradientSum(std::span<const float>(w.data(), w.size()), e.shards[0], batch, c.dp.clip,
+    e.model->ClippedGradientSum(std::span<const float>(w.data(), w.size()), shard, batch, c.dp.clip,
                                 std::span<float>(sum.data(), sum.size()), *workspace);
     AddRoundNoise(StreamKey{c.seed, 0, static_cast<uint32_t>(i), StreamPurpose::kGradientNoise}, c.dp.clip,
                   c.dp.sigma, std::span<float>(sum.data(), sum.size()));
