@@ -11,11 +11,13 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <system_error>
 #include <thread>
 
 #include "sim/runtime/cycle_clock.h"
 #include "sim/runtime/mpi_ranks.h"
 #include "sim/runtime/mpi_runtime.h"
+#include "sim/runtime/thread_start.h"
 
 namespace asyncdp::sim::mpi {
 namespace {
@@ -70,7 +72,16 @@ class ClientRank {
 
   RuntimeReport Run() {
     const auto start = Clock::now();
-    for (int64_t j = 0; j < count_; ++j) workers_.emplace_back([this, j] { ClientLoop(j); });
+    // A refused thread becomes ThreadStartError (exit 2 on every rank via the session's abort); the threads
+    // already started are stopped and joined by ~ClientRank during unwinding (thread_start.h).
+    for (int64_t j = 0; j < count_; ++j) {
+      try {
+        workers_.emplace_back([this, j] { ClientLoop(j); });
+      } catch (const std::system_error& e) {
+        throw ThreadStartFailure("clients.count", "MPI rank " + std::to_string(endpoint_.rank()) + " client",
+                                 static_cast<int>(j), static_cast<int>(count_), e);
+      }
+    }
     CommunicationLoop();
     StopClients();
 
