@@ -165,7 +165,8 @@ pid_t FindRank(const std::string& marker, int rank) {
 }
 
 // Starts a long run over 4 ranks, sends `signal` to rank 2 once it computes, and checks the job ends with
-// exit code != 0, a clear message and no result directory, within the time-out.
+// exit code != 0, a clear message (matching the regular expression `expected_message`) and no result
+// directory, within the time-out.
 void ExpectFailedRank(int signal, const std::string& expected_message) {
   TempDir dir;
   const std::string out = dir.Path("killed");
@@ -201,7 +202,7 @@ void ExpectFailedRank(int signal, const std::string& expected_message) {
   EXPECT_NE(WEXITSTATUS(status), 0) << err;
   EXPECT_NE(WEXITSTATUS(status), 124) << "the run hung until timeout(1) stopped it\n" << err;
   EXPECT_LT(seconds, 30.0);
-  EXPECT_THAT(err, HasSubstr(expected_message));
+  EXPECT_THAT(err, ::testing::ContainsRegex(expected_message));
   EXPECT_FALSE(fs::exists(out));
   for (const auto& entry : fs::directory_iterator(dir.Path(""))) {
     EXPECT_THAT(entry.path().filename().string(), ::testing::Not(HasSubstr("partial"))) << "staging left behind";
@@ -213,7 +214,9 @@ TEST(MpiRuntimeTest, KilledClientRankEndsTheRunWithoutResults) {
 }
 
 TEST(MpiRuntimeTest, StalledClientRankTimesOutWithAClearError) {
-  ExpectFailedRank(SIGSTOP, "error: rank 0 (server): rank 2 (clients 1..2) has sent nothing for");
+  // The server notices either the silent rank (heartbeats) or the client on it that holds up a global round,
+  // whichever of its two time-outs fires first (under ASan the second one did): both name rank 2.
+  ExpectFailedRank(SIGSTOP, "error: rank 0 \\(server\\): [^\n]*rank 2[^\n]* has sent nothing for");
 }
 
 TEST(MpiRuntimeTest, OneRankIsRefused) {
