@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds the simulator tests with ThreadSanitizer (the tsan preset) and runs every test that starts
 # threads: every runtime (virtual, threads, and MPI's ranks when MPI is installed), the virtual runtime's
-# compute pool, the client protocol. Fails on any report.
+# compute pool, the threads runtime's task scheduler, the client protocol. Fails on any report.
 # Usage: scripts/tsan-check.sh [gtest filter]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-filter=${1:-'*Runtime*:*Client*:*Metrics*:*ComputePool*'}
+filter=${1:-'*Runtime*:*Client*:*Metrics*:*ComputePool*:*TaskScheduler*'}
 jobs=${ASYNCDP_JOBS:-$(nproc)}
 cmake --preset tsan >/dev/null
 cmake --build build/tsan --target asyncdp_sim_tests -j "$jobs"

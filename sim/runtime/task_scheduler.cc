@@ -9,6 +9,15 @@
 namespace asyncdp::sim {
 namespace {
 
+// A spin-wait hint: lets the sibling hyper-thread run and saves power while polling.
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
 int64_t ThreadCpuNanos() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -18,10 +27,10 @@ int64_t ThreadCpuNanos() {
 }  // namespace
 
 TaskScheduler::TaskScheduler(int64_t tasks, Hooks hooks)
-    : hooks_(std::move(hooks)), state_(static_cast<size_t>(tasks), State::kQueued) {
+    : hooks_(std::move(hooks)),
+      state_(static_cast<size_t>(tasks), State::kQueued),
+      home_(static_cast<size_t>(tasks), 0) {
   ASYNCDP_CHECK(tasks >= 0 && hooks_.run && hooks_.recheck);
-  for (int64_t t = 0; t < tasks; ++t) ready_.push_back(t);
-  queued_.store(tasks, std::memory_order_relaxed);
 }
 
 void TaskScheduler::Run(int workers, const char* config_key, const ThreadStarter& starter) {
@@ -29,6 +38,14 @@ void TaskScheduler::Run(int workers, const char* config_key, const ThreadStarter
   {
     std::lock_guard lock(mutex_);
     workers_ = workers;
+    ready_.assign(static_cast<size_t>(workers), {});
+    activity_.assign(static_cast<size_t>(workers), Activity::kLooking);
+    // Every task starts Queued, spread round-robin over the workers' queues in id order.
+    for (size_t t = 0; t < state_.size(); ++t) {
+      home_[t] = static_cast<int>(t % static_cast<size_t>(workers));
+      ready_[static_cast<size_t>(home_[t])].push_back(static_cast<int64_t>(t));
+    }
+    queued_.store(static_cast<int64_t>(state_.size()), std::memory_order_relaxed);
   }
   std::vector<std::thread> threads;
   threads.reserve(static_cast<size_t>(workers - 1));  // push_back below cannot throw after a thread started
@@ -77,6 +94,7 @@ void TaskScheduler::WorkerLoop(int worker) {
   std::unique_lock lock(mutex_);
   work_.wait(lock, [&] { return open_ || finished_; });
   auto last_poll = Clock::now();
+  bool spun = false;  // this worker has spun since it last found work or slept
   while (!finished_) {
     if (!timers_.empty()) {
       const auto now = Clock::now();
@@ -89,14 +107,14 @@ void TaskScheduler::WorkerLoop(int worker) {
         continue;
       }
     }
-    if (!ready_.empty()) {
-      const int64_t task = ready_.front();
-      ready_.pop_front();
-      queued_.store(static_cast<int64_t>(ready_.size()), std::memory_order_relaxed);
+    if (const int64_t task = TakeLocked(worker); task >= 0) {
+      spun = false;
       state_[task] = State::kRunning;
+      activity_[static_cast<size_t>(worker)] = Activity::kRunning;
       lock.unlock();
       const Step step = hooks_.run(worker, task);
       lock.lock();
+      activity_[static_cast<size_t>(worker)] = Activity::kLooking;
       if (finished_) break;
       switch (step.next) {
         case Next::kIdle:
@@ -114,23 +132,39 @@ void TaskScheduler::WorkerLoop(int worker) {
       }
       continue;
     }
-    // Nothing to do. If every other worker is idle too and no timer is pending, nothing ever will be.
+    // Nothing to do. Before sleeping, spin briefly: with short rounds (a logistic-regression round is a few
+    // µs) the next task is usually queued within microseconds, and a futex sleep plus wake-up costs about as
+    // much as a round (see SpinForWork). Only after a fruitless spin does a worker count as idle.
+    if (!spun && workers_ > 1) {
+      spun = true;
+      const auto spin_until = timers_.empty() ? Clock::time_point::max() : timers_.top().due;
+      activity_[static_cast<size_t>(worker)] = Activity::kSpinning;
+      lock.unlock();
+      SpinForWork(spin_until);
+      lock.lock();
+      activity_[static_cast<size_t>(worker)] = Activity::kLooking;
+      continue;
+    }
+    spun = false;
+    // If every other worker is idle too and no timer is pending, nothing ever will be.
     if (timers_.empty() && idle_workers_ + 1 == workers_ && hooks_.quiescent) {
       lock.unlock();
       hooks_.quiescent();
       lock.lock();
-      if (finished_ || !ready_.empty() || !timers_.empty()) continue;
+      if (finished_ || queued_.load(std::memory_order_relaxed) > 0 || !timers_.empty()) continue;
     }
     // Sleep until a wake-up, the next deadline or the next poll.
     auto until = Clock::time_point::max();
     if (!timers_.empty()) until = timers_.top().due;
     if (hooks_.poll_period.count() > 0) until = std::min(until, Clock::now() + hooks_.poll_period);
     ++idle_workers_;
+    activity_[static_cast<size_t>(worker)] = Activity::kSleeping;
     if (until == Clock::time_point::max()) {
       work_.wait(lock);
     } else {
       work_.wait_until(lock, until);
     }
+    activity_[static_cast<size_t>(worker)] = Activity::kLooking;
     --idle_workers_;
     if (hooks_.poll && hooks_.poll_period.count() > 0 && !finished_) {
       const auto now = Clock::now();
@@ -141,6 +175,22 @@ void TaskScheduler::WorkerLoop(int worker) {
         lock.lock();
       }
     }
+  }
+}
+
+void TaskScheduler::SpinForWork(Clock::time_point until) const {
+  // Bounded: kSpin of busy-waiting at most per idle moment, so a worker with nothing to do for longer (LeNet
+  // rounds take milliseconds; a delay rule holds clients back) sleeps as before and a loaded machine loses
+  // at most kSpin per hand-off. New timers do not end a spin (at most kSpin late); due ones do.
+  constexpr auto kSpin = std::chrono::microseconds(50);
+  until = std::min(until, Clock::now() + kSpin);
+  while (true) {
+    for (int i = 0; i < 64; ++i) {
+      if (queued_.load(std::memory_order_relaxed) > 0) return;
+      if (stop_spinning_.load(std::memory_order_relaxed)) return;
+      CpuRelax();
+    }
+    if (Clock::now() >= until) return;
   }
 }
 
@@ -165,9 +215,31 @@ bool TaskScheduler::FireDueLocked(Clock::time_point now) {
 
 void TaskScheduler::QueueLocked(int64_t task) {
   state_[task] = State::kQueued;
-  ready_.push_back(task);
-  queued_.store(static_cast<int64_t>(ready_.size()), std::memory_order_relaxed);
-  if (idle_workers_ > 0) work_.notify_one();
+  ready_[static_cast<size_t>(home_[task])].push_back(task);
+  queued_.fetch_add(1, std::memory_order_relaxed);
+  if (idle_workers_ > 0) work_.notify_one();  // whichever sleeper wakes takes it (TakeLocked steals)
+}
+
+int64_t TaskScheduler::TakeLocked(int worker) {
+  std::deque<int64_t>* from = &ready_[static_cast<size_t>(worker)];
+  if (from->empty()) {
+    // Steal the oldest task of a worker that will not get to it now: one running a step (a client round may
+    // take milliseconds) or asleep. A spinning owner takes its own task within nanoseconds, so leaving it
+    // there keeps the task's data in that core's cache.
+    from = nullptr;
+    for (size_t v = 0; v < ready_.size(); ++v) {
+      if (!ready_[v].empty() && activity_[v] != Activity::kSpinning) {
+        from = &ready_[v];
+        break;
+      }
+    }
+    if (from == nullptr) return -1;
+  }
+  const int64_t task = from->front();
+  from->pop_front();
+  queued_.fetch_sub(1, std::memory_order_relaxed);
+  home_[task] = worker;  // its data are now in this worker's cache: it comes back here when queued again
+  return task;
 }
 
 void TaskScheduler::Wake(int64_t task) {
@@ -207,7 +279,8 @@ void TaskScheduler::Finish() {
   {
     std::lock_guard lock(mutex_);
     finished_ = true;
-    ready_.clear();
+    stop_spinning_.store(true, std::memory_order_relaxed);
+    for (std::deque<int64_t>& queue : ready_) queue.clear();
     queued_.store(0, std::memory_order_relaxed);
     timers_ = {};
   }
