@@ -9,25 +9,12 @@
 
 #include "core/error.h"
 #include "sim/audit/canary_runs.h"
-#include "tests/sim/sim_test_util.h"
+#include "tests/sim/audit/audit_test_util.h"
 
 namespace asyncdp::sim::audit {
 namespace {
 
-// Logistic regression on a9a, 3 clients of `rows` records, T = `rounds` rounds of s records.
-TrainConfig AuditConfig(const std::string& sampling, int64_t rows, int64_t sample_size, int64_t rounds,
-                        double sigma) {
-  TrainConfig c = testing::SmallA9aConfig(3, rows);
-  c.model.kind = "logistic";
-  c.dp.sampling = sampling;
-  c.dp.sigma = sigma;
-  c.dp.delta = 1e-5;
-  c.schedule.sample_size = sample_size;
-  c.schedule.rounds = rounds;
-  c.schedule.step_rule = "constant";
-  c.seed = 5;
-  return c;
-}
+using testing::AuditConfig;
 
 AuditOptions Runs(int64_t runs) {
   AuditOptions o;

@@ -13,22 +13,15 @@
 #include "sim/audit/audit.h"
 #include "sim/experiment.h"
 #include "sim/train.h"
-#include "tests/sim/sim_test_util.h"
+#include "tests/sim/audit/audit_test_util.h"
 
 namespace asyncdp::sim::audit {
 namespace {
 
-// Logistic regression on a9a, 3 clients of `rows` records; client 0 carries m Dirac canaries.
+// The audit tests' configuration; client 0 carries m Dirac canaries, one evaluation, seed 7.
 TrainConfig AuditedRun(const std::string& sampling, int64_t rows, int64_t sample_size, int64_t rounds,
                        double sigma, int64_t canaries) {
-  TrainConfig c = testing::SmallA9aConfig(3, rows);
-  c.model.kind = "logistic";
-  c.dp.sampling = sampling;
-  c.dp.sigma = sigma;
-  c.dp.delta = 1e-5;
-  c.schedule.sample_size = sample_size;
-  c.schedule.rounds = rounds;
-  c.schedule.step_rule = "constant";
+  TrainConfig c = testing::AuditConfig(sampling, rows, sample_size, rounds, sigma);
   c.eval.points = 1;
   c.audit.canaries = canaries;
   c.seed = 7;

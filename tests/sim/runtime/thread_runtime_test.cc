@@ -150,26 +150,7 @@ TEST(ThreadRuntime, ARefusedThreadStartIsAnInputErrorBeforeAnyRoundRuns) {
   EXPECT_EQ(server.updates_applied(), 0);
 }
 
-TEST(ThreadRuntime, ARunWhereEveryClientWaitsForeverEndsAsStalledInsteadOfHanging) {
-  // A client goes silent and nothing excludes it (the config layer refuses this, so the runtime options
-  // are edited after resolution): the others wait for a broadcast that cannot come, on idle workers.
-  TrainConfig c = SmallA9aConfig(3, 300);
-  c.protocol.runtime = "threads";
-  c.schedule.rounds = 20;
-  c.clients.dropout_ids = {1};
-  c.clients.dropout_round = 4;
-  c.protocol.exclude_after = 1.0;
-  Experiment e = BuildExperiment(c);
-  e.runtime.exclude_after = 0.0;
-  auto clients = MakeClients(e);
-  ServerProtocol server(3, e.initial_model);
-  RunObserver nobody;
-  const RuntimeReport report = RunThreads(e.runtime, e.faults, clients, server, nobody);
-  EXPECT_TRUE(report.stalled);
-  EXPECT_EQ(report.unfinished, (std::vector<int64_t>{0, 2}));
-  EXPECT_EQ(clients[1]->local_round(), 4);
-  EXPECT_LE(clients[0]->local_round(), 4 + 1 + e.config.protocol.tau);  // Υ held it near the silent one
-}
+// The stalled-run scenario (every client waits forever) is in exclusion_test.cc, on both runtimes.
 
 TEST(ThreadRuntime, WorkerCountDefaultsToTheCoresAndNeverExceedsTheClients) {
   RuntimeOptions o;

@@ -1,0 +1,27 @@
+// The audited configuration shared by the audit tests: logistic regression on a9a, small and fast.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sim/config.h"
+#include "tests/sim/sim_test_util.h"
+
+namespace asyncdp::sim::audit::testing {
+
+// 3 clients of `rows` a9a records, T = `rounds` rounds of s records at a constant step, δ = 1e-5, seed 5.
+inline TrainConfig AuditConfig(const std::string& sampling, int64_t rows, int64_t sample_size, int64_t rounds,
+                               double sigma) {
+  TrainConfig c = sim::testing::SmallA9aConfig(3, rows);
+  c.model.kind = "logistic";
+  c.dp.sampling = sampling;
+  c.dp.sigma = sigma;
+  c.dp.delta = 1e-5;
+  c.schedule.sample_size = sample_size;
+  c.schedule.rounds = rounds;
+  c.schedule.step_rule = "constant";
+  c.seed = 5;
+  return c;
+}
+
+}  // namespace asyncdp::sim::audit::testing
