@@ -25,6 +25,12 @@ paper_scale() {
   PAPER_UG_CONVEX_CLIPS=0.025,0.05,0.075,0.1 PAPER_UG_CONVEX_SIGMAS=0:30:2 PAPER_UG_CONVEX_DRAWS=20
   PAPER_UG_LENET_CLIPS=0.025,0.05,0.1 PAPER_UG_LENET_SIGMAS=0,1,2,3,4,6,8,12,16,20,24 PAPER_UG_LENET_DRAWS=5
   PAPER_ROWS_FILTER=all  # all table rows; tiny keeps the first two and the last of each table
+  # LeNet's step rule for large s: rows with s above PAPER_LENET_STEP_CAP_S run at η0·cap/s instead of η0
+  # (the paper "scales the step size inversely with s_i"). A summed round moves the model by up to η0·s·C
+  # per client and the first rounds of all n clients land on the same model; the first-round probes of the
+  # report find that this overshoots above s = 543 at Table 4's η0 and C (loss 2.40 → 2.86 at s = 889, 7.79
+  # at s = 2159, where the non-DP run died), so above it every row keeps s = 543's first-step bound.
+  PAPER_LENET_STEP_CAP_S=543
   case $SCALE in
     full)
       PAPER_LENET_EVAL_ROWS=0 PAPER_UG_LENET_DRAWS=20 PAPER_UG_LENET_SIGMAS=0:24:1 ;;
@@ -62,6 +68,14 @@ paper_problem_config() {
   esac
 }
 
+# paper_step_overrides PROBLEM S: the step rule's override for one run (LeNet above the cap), or nothing.
+paper_step_overrides() {
+  [ "$1" = lenet ] && [ "$2" -gt "$PAPER_LENET_STEP_CAP_S" ] || return 0
+  local eta0
+  eta0=$(toml_get "$(paper_problem_config lenet)" schedule eta0)
+  printf '%s\n' --set "schedule.eta0=$(awk -v e="$eta0" -v c="$PAPER_LENET_STEP_CAP_S" -v s="$2" 'BEGIN { printf "%.6g", e * c / s }')"
+}
+
 # paper_overrides PROBLEM: data and scale overrides shared by every run of a problem.
 paper_overrides() {
   case $1 in
@@ -87,6 +101,7 @@ paper_spawn_runs() {
   local problem=$1 nondp=$2
   shift 2
   local config table sigma s eps clip dir largest largest_clip
+  local -a step
   config=$(paper_problem_config "$problem")
   [ -f "$config" ] || die "$config is missing (the table configurations are part of the repository)"
   local -a common
@@ -100,15 +115,32 @@ paper_spawn_runs() {
       dir=$(paper_run_dir "$problem" "$sigma" "$s")
       [ -n "${spawned[$dir]:-}" ] && continue
       spawned[$dir]=1
+      mapfile -t step < <(paper_step_overrides "$problem" "$s")
       spawn train_run "$dir" "$config" "${common[@]}" --set dp.enabled=true --set "dp.sigma=$sigma" \
-        --set "dp.clip=$clip" --set "schedule.sample_size=$s"
+        --set "dp.clip=$clip" --set "schedule.sample_size=$s" "${step[@]}"
     done < <(paper_rows "$table")
     [ "$largest" -gt 0 ] && nondp_clip[$largest]=$largest_clip
   done
   for s in "${!nondp_clip[@]}"; do
+    mapfile -t step < <(paper_step_overrides "$problem" "$s")
     spawn train_run "$OUT_DIR/runs/$problem/nondp_s$s" "$config" "${common[@]}" --set dp.enabled=false \
-      --set "dp.clip=${nondp_clip[$s]}" --set "schedule.sample_size=$s"
+      --set "dp.clip=${nondp_clip[$s]}" --set "schedule.sample_size=$s" "${step[@]}"
   done
+}
+
+# The evidence for LeNet's step cap: the largest s of TABLE summed at the configuration's η0 (no cap), DP
+# and non-DP, into runs/lenet/uncapped/.
+paper_spawn_uncapped() {
+  local table=$1 sigma s eps clip config
+  config=$(paper_problem_config lenet)
+  IFS=$'\t' read -r sigma s eps clip < <(paper_rows "$table" | sort -t$'\t' -k2,2n | tail -n 1)
+  [ -n "$s" ] && [ "$s" -gt "$PAPER_LENET_STEP_CAP_S" ] || return 0
+  local -a common
+  mapfile -t common < <(paper_overrides lenet)
+  spawn train_run "$OUT_DIR/runs/lenet/uncapped/s${s}_sigma$sigma" "$config" "${common[@]}" --set dp.enabled=true \
+    --set "dp.sigma=$sigma" --set "dp.clip=$clip" --set "schedule.sample_size=$s"
+  spawn train_run "$OUT_DIR/runs/lenet/uncapped/nondp_s$s" "$config" "${common[@]}" --set dp.enabled=false \
+    --set "dp.clip=$clip" --set "schedule.sample_size=$s"
 }
 
 # The round update's other reading (spec §2.5): the configurations sum the s_i clipped gradients at step
@@ -179,6 +211,7 @@ paper_main() {
   paper_spawn_runs lenet 7 4 7
   paper_spawn_utility lenet "$PAPER_UG_LENET_CLIPS" "$PAPER_UG_LENET_SIGMAS" "$PAPER_UG_LENET_DRAWS"
   paper_spawn_other_reading lenet 4 7
+  paper_spawn_uncapped 7
   paper_spawn_first_round_probes lenet 4 7
   local problem
   for problem in strongly_convex plain_convex; do

@@ -105,15 +105,18 @@ paper_reading_findings() {
     echo "  the training loss from $l0 (initial) to $(probe_loss lenet sum "$first_bad"); at the largest s,"
     local largest
     largest=$(for t in 4 7; do paper_rows "$t"; done | cut -f2 | sort -n | tail -n 1)
-    echo "  $largest, to $(probe_loss lenet sum "$largest"). Every per-example gradient is clipped"
-    echo "  (clipped fraction $(clipped_fraction "$OUT_DIR/runs/lenet/nondp_s$largest"), mean pre-clip norm"
-    echo "  $(csv_column "$OUT_DIR/runs/lenet/nondp_s$largest/clients.csv" diag_mean_grad_norm 2>/dev/null | awk '{ s += $1; n++ } END { if (n) printf "%.2f", s / n; else print "NA" }')"
+    # The summed run at η0 (without LeNet's step cap, when the cap applies to the largest s).
+    local at_eta0=$OUT_DIR/runs/lenet/nondp_s$largest
+    [ -d "$OUT_DIR/runs/lenet/uncapped/nondp_s$largest" ] && at_eta0=$OUT_DIR/runs/lenet/uncapped/nondp_s$largest
+    echo "  $largest, to $(probe_loss lenet sum "$largest"). Summed at η0, the non-DP run there clips"
+    echo "  (clipped fraction $(clipped_fraction "$at_eta0"), mean pre-clip norm"
+    echo "  $(csv_column "$at_eta0/clients.csv" diag_mean_grad_norm 2>/dev/null | awk '{ s += $1; n++ } END { if (n) printf "%.2f", s / n; else print "NA" }')"
     echo "  against C = $(paper_rows 7 | head -n 1 | cut -f4)), so a round moves the model by up to η0·s·C per client, and with"
     echo "  Υ = k ≥ i − 1 the first rounds of all clients land on the same model: the bound n·η0·s·C of the table"
     echo "  grows linearly in s. The last s whose first round does not raise the loss is ${last_ok:-none}."
   fi
   local collapsed="" revived="" dir
-  for dir in "$OUT_DIR"/runs/lenet/*/ "$OUT_DIR"/runs/lenet/divide/*/; do
+  for dir in "$OUT_DIR"/runs/lenet/*/ "$OUT_DIR"/runs/lenet/divide/*/ "$OUT_DIR"/runs/lenet/uncapped/*/; do
     dir=${dir%/}
     case $(run_status "$dir") in
       collapsed) collapsed+="${dir#"$OUT_DIR"/runs/lenet/} ($(fmt_num %.4f "$(acc "$dir")")), " ;;
@@ -136,6 +139,13 @@ paper_reading_findings() {
   echo "  (strongly) and $(acc_of "$OUT_DIR/runs/plain_convex/divide/nondp_s$ss") (plain) against"
   echo "  $(acc_of "$OUT_DIR/runs/strongly_convex/nondp_s$ss") and $(acc_of "$OUT_DIR/runs/plain_convex/nondp_s$ss") summed:"
   echo "  each round then moves the model by at most η(t_i)·C, and K/s rounds are too few to leave the start."
+  IFS=$'\t' read -r sigma ss eps clip <<<"$(table_largest_row 7)"
+  if [ -d "$OUT_DIR/runs/lenet/uncapped" ]; then
+    echo "* **LeNet's step cap** (rows with s > $PAPER_LENET_STEP_CAP_S run at η0·$PAPER_LENET_STEP_CAP_S/s, so no summed first round"
+    echo "  moves the model further than at s = $PAPER_LENET_STEP_CAP_S): at s = $ss, summed at η0 without the cap, DP ends at"
+    echo "  $(acc_of "$OUT_DIR/runs/lenet/uncapped/s${ss}_sigma$sigma") and non-DP at $(acc_of "$OUT_DIR/runs/lenet/uncapped/nondp_s$ss");"
+    echo "  with the cap, $(acc_of "$OUT_DIR/runs/lenet/s${ss}_sigma$sigma") and $(acc_of "$OUT_DIR/runs/lenet/nondp_s$ss")."
+  fi
   IFS=$'\t' read -r sigma ss eps clip <<<"$(table_largest_row 4)"
   echo "* **Dividing by s_i, LeNet:** stable at every s (its first rounds barely move the loss, table above) but"
   echo "  as slow: non-DP at s = $ss ends at $(acc_of "$OUT_DIR/runs/lenet/divide/nondp_s$ss") against"
@@ -152,6 +162,8 @@ gradient computation does not depend on s; the other reading ("scaling the step 
 s_i") applies η(t_i)·U / s_i, a mini-batch SGD step on the mean. Every configuration here sums
 (\`schedule.divide_round_update_by_sample_size = false\`, written in each \`experiments/table*.toml\`).
 Below, both readings on all three problem classes at the largest s of each table, and one-round probes.
+LeNet rows with s > $PAPER_LENET_STEP_CAP_S also scale the step inversely with s: η0·$PAPER_LENET_STEP_CAP_S/s (the probes below
+show why; the "sum" columns of LeNet's Table 7 row are such runs, and the cap's own evidence follows).
 
 **First global round, LeNet** (no noise, one round per client, training loss on $PAPER_LENET_TRAIN_ROWS rows; s = 1
 barely moves the initial model). "step bound" is n·η0·s·C, the largest distance the summed first rounds of
@@ -195,8 +207,9 @@ paper_reading_verdict() {
 **Default: sum, for all three problem classes.** Without noise, summing ends more than 0.01 above dividing
 on every problem class at the largest s of Tables 3 and 4: the convex figures' shapes only appear when
 summing, and LeNet only learns when summing. Its limit is the non-convex step at large s, which the probes
-locate; the tables below label those rows (first round overshoots, run collapsed) instead of presenting a
-collapsed run as a result or as a ceiling.
+locate: above that s, LeNet's rows keep the largest stable first step by scaling η0 inversely with s (the
+per-problem rule, labelled in every such row), and any run that still collapsed is labelled as such
+instead of being presented as a result or as a ceiling.
 EOT
   else
     echo "**Default: sum (the spec's).** Here summing beat dividing without noise on $better of $compared problem"
