@@ -1,44 +1,66 @@
 #!/usr/bin/env python3
-"""Side by side with the anchor: the same DP-SGD workloads timed in asyncdp and in Opacus, on this
-machine, in one run, with the ratios.
+"""Side by side with the anchors: the same DP-SGD workloads timed in asyncdp, in plain PyTorch and in
+Opacus, on this machine, in one run, with the ratios.
 
 Workloads (one thread each by default, --threads to change):
   lenet/370        per-example clipped gradient sum of LeNet-5, a batch of 370 28x28 images
-  logistic_a9a/26  the same for logistic regression on a9a (d = 123), a batch of 26
+                   (cross entropy, loss reduction "sum", C = 1)
+  logistic_a9a/26  the same for logistic regression on a9a (d = 123, torch.nn.Linear(123, 1), BCE with
+                   logits), a batch of 26, C = 0.1
   lenet_dp_epoch   one DP-SGD epoch of LeNet-5 over Fashion-MNIST's 60,000 training images
-                   (Poisson sampling, expected batch 370, sigma = 1, C = 1), end to end
+                   (Poisson sampling, expected batch 370, sigma = 1, C = 1), end to end (Opacus only)
 
 asyncdp side: Google Benchmark rows of build/release/bench/asyncdp_bench (BM_ClippedGradSum/...) and a
-`build/release/asyncdp train` run. Opacus side: its per-example gradient wrapper + DPOptimizer's
-clip_and_accumulate for the clipped sums (loss reduction "sum", as asyncdp), PrivacyEngine.make_private for
-the epoch. Each of Opacus's per-example gradient engines (grad_sample_mode hooks, ew = expanded weights,
-functorch) is tried and the fastest is compared (and named in the table); the epoch uses LeNet's fastest.
+`build/release/asyncdp train` run.
 
-Requirements: Debian's python3-torch (apt-get install python3-torch python3-numpy), and a local Opacus
-source checkout passed with --opacus (Opacus is not packaged for Debian). With bookworm's torch 1.13 use
-Opacus v1.4.0, the last release that supports it:
+torch side (needs torch only, no Opacus): per-example gradients with functorch, torch 1.13's API --
+functorch.vmap(functorch.grad(loss of one example)) over functorch.make_functional's parameters, forward
+included -- then each example's gradient clipped to norm C and the clipped gradients summed, with
+Opacus's clipping formula (DPOptimizer.clip_and_accumulate: factor min(1, C / (norm + 1e-6))). This is
+the computation of Opacus's grad_sample_mode="functorch" engine (which vmaps functorch.grad over each
+trainable layer inside backward hooks, after an ordinary backward pass; here it is one pass over the
+whole model). Opacus adds its GradSampleModule wrapper, that ordinary backward pass and DPOptimizer on
+top, so the torch column is a lower bound on Opacus's cost with the same engine: asyncdp/Opacus >=
+asyncdp/torch for the functorch engine (the Opacus column is Opacus's fastest engine, which may be
+another one). Extra rows "[torch ew]" do the same with torch's hooks-free ExpandedWeights
+(torch.nn.utils._per_sample_grad.call_for_per_sample_grads), the engine under Opacus's
+grad_sample_mode="ew", so they bound that engine the same way. --check compares both torch clipped sums
+with a plain loop (autograd one example at a time, clip, sum) on a few examples and exits.
+
+Opacus side: its per-example gradient wrapper + DPOptimizer's clip_and_accumulate for the clipped sums
+(loss reduction "sum", as asyncdp), PrivacyEngine.make_private for the epoch. Each of Opacus's
+per-example gradient engines (grad_sample_mode hooks, ew = expanded weights, functorch) is tried and the
+fastest is compared (and named in the table); the epoch uses LeNet's fastest.
+
+Requirements: Debian's python3-torch (apt-get install python3-torch python3-numpy), which is installed
+for the system interpreter only: run the script with /usr/bin/python3 (or any interpreter that imports
+python3-torch's torch), not with a pyenv/venv python3 that comes first on PATH. For the Opacus column,
+also a local Opacus source checkout passed with --opacus (Opacus is not packaged for Debian). With
+bookworm's torch 1.13 use Opacus v1.4.0, the last release that supports it:
     git clone --branch v1.4.0 https://github.com/pytorch/opacus /path/to/opacus
 Opacus imports opt_einsum; when that package is missing, a stand-in that forwards to torch.einsum is
 installed (same contraction, chosen by torch instead of opt_einsum's path optimiser; the products here
-have two operands, so there is nothing to optimise). Without torch or without --opacus, the asyncdp
-side still runs and the Opacus column is skipped (exit status 0).
+have two operands, so there is nothing to optimise). Without torch the asyncdp side still runs and the
+torch and Opacus columns are skipped; without --opacus the Opacus column is skipped (exit status 0).
 
-Timing: with one thread (the default) both sides are timed in CPU seconds of the process (Google
-Benchmark's default for asyncdp's rows; time.process_time for Opacus; user + system time of the
-`asyncdp train` child), so a machine shared with other work does not skew the ratio; with --threads > 1
-both sides are timed in wall seconds.
+Timing: with one thread (the default) all sides are timed in CPU seconds of the process (Google
+Benchmark's default for asyncdp's rows; time.process_time for torch and Opacus; user + system time of
+the `asyncdp train` child), so a machine shared with other work does not skew the ratio; with
+--threads > 1 all sides are timed in wall seconds.
 
 BLAS: Debian's torch calls the system BLAS, which is the unoptimised reference (netlib) one unless
-another is selected; Opacus's per-example gradients are BLAS products, so that would flatter asyncdp.
-When OpenBLAS is installed (apt-get install libopenblas0-pthread) and torch would otherwise load the
-reference BLAS, the script re-executes itself with OpenBLAS first on LD_LIBRARY_PATH (one thread), and it
-prints the BLAS library torch actually loaded.
+another is selected; per-example gradients are BLAS products, so that would flatter asyncdp. When
+OpenBLAS is installed (apt-get install libopenblas0-pthread) and torch is importable, the script
+re-executes itself with OpenBLAS first on LD_LIBRARY_PATH (one thread), so torch loads it instead of the
+reference BLAS, and it prints the BLAS library torch actually loaded.
 
-Usage: python3 bench/compare/compare.py --opacus /path/to/opacus [--build build/release] [--threads 1]
+Usage: /usr/bin/python3 bench/compare/compare.py [--opacus /path/to/opacus] [--build build/release]
+           [--threads 1] [--check]
 """
 
 import argparse
 import gzip
+import importlib.util
 import json
 import os
 import resource
@@ -126,9 +148,7 @@ def asyncdp_epoch_seconds(cli, threads, fashion):
 # ----------------------------------------------------------------------------------------------------
 
 def import_opacus(path):
-    try:
-        import opt_einsum  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("opt_einsum") is None:
         import torch
         shim = types.ModuleType("opt_einsum")
         contract = types.ModuleType("opt_einsum.contract")
@@ -156,6 +176,24 @@ def clock(threads):
     return time.process_time if threads == 1 else time.perf_counter
 
 
+def median_rate(step, batch, seconds, threads):
+    """Examples/s of step(i) (one batch of `batch` examples) from the median time of its calls: 3 warm-up
+    calls, then calls for `seconds` (at least 5), timed with clock(threads). Shared by the torch and the
+    Opacus rows so both are timed alike."""
+    for i in range(3):
+        step(i)
+    now = clock(threads)
+    times = []
+    deadline = now() + seconds
+    i = 0
+    while now() < deadline or len(times) < 5:
+        start = now()
+        step(i)
+        times.append(now() - start)
+        i += 1
+    return batch / statistics.median(times)
+
+
 def opacus_clipped_sum_rate(torch, opacus, model, x, y, loss, batch, seconds, clip, threads, mode):
     """Examples/s of forward + per-example backward + clip + sum (DPOptimizer.clip_and_accumulate), with
     Opacus's per-example gradient engine `mode`."""
@@ -173,18 +211,7 @@ def opacus_clipped_sum_rate(torch, opacus, model, x, y, loss, batch, seconds, cl
         loss(module(x[rows]), y[rows]).backward()
         optimizer.clip_and_accumulate()
 
-    for i in range(3):
-        step(i)
-    now = clock(threads)
-    times = []
-    deadline = now() + seconds
-    i = 0
-    while now() < deadline or len(times) < 5:
-        start = now()
-        step(i)
-        times.append(now() - start)
-        i += 1
-    return batch / statistics.median(times)
+    return median_rate(step, batch, seconds, threads)
 
 
 def read_idx(path):
@@ -260,6 +287,133 @@ def opacus_epoch_seconds(torch, opacus, fashion, threads, mode):
 
 
 # ----------------------------------------------------------------------------------------------------
+# torch side: the same clipped sums in plain PyTorch, no Opacus (lower bounds on Opacus's engines)
+# ----------------------------------------------------------------------------------------------------
+
+TORCH_ENGINES = ["functorch", "ew"]
+
+
+def clip_and_sum(torch, per_example, clip):
+    """Sum over examples of per-example gradients (one tensor per parameter, examples first) clipped to
+    total norm `clip`, with DPOptimizer.clip_and_accumulate's formula, so torch and Opacus clip alike."""
+    norms = torch.stack([g.reshape(len(g), -1).norm(2, dim=-1) for g in per_example], dim=1).norm(2, dim=1)
+    factor = (clip / (norms + 1e-6)).clamp(max=1.0)
+    return [torch.einsum("i,i...", factor, g) for g in per_example]
+
+
+def torch_clipped_sum_fn(torch, engine, model, loss, clip):
+    """A function (x, y) -> clipped gradient sum (a list, one tensor per parameter of `model`): forward,
+    per-example gradients with `engine`, clip, sum. `loss` has reduction "sum", so an example's gradient
+    is the gradient of its own loss."""
+    if engine == "functorch":
+        import functorch
+        # No autograd graph around the parameters: as in Opacus, where the vmapped grads run inside the
+        # backward pass (grad mode off); tracking would add a graph that nothing uses.
+        fmodel, params = functorch.make_functional(model, disable_autograd_tracking=True)
+
+        def example_loss(params, xi, yi):
+            return loss(fmodel(params, xi.unsqueeze(0)), yi.unsqueeze(0))
+
+        per_example = functorch.vmap(functorch.grad(example_loss), in_dims=(None, 0, 0))
+        return lambda x, y: clip_and_sum(torch, per_example(params, x, y), clip)
+    if engine == "ew":
+        # torch's ExpandedWeights: no module hooks; backward fills param.grad_sample (not param.grad).
+        from torch.nn.utils._per_sample_grad import call_for_per_sample_grads
+        forward = call_for_per_sample_grads(model, loss_reduction="sum")
+        params = list(model.parameters())
+
+        def clipped_sum(x, y):
+            for p in params:
+                p.grad_sample = None  # ExpandedWeights accumulates into an existing grad_sample
+            loss(forward(x), y).backward()
+            return clip_and_sum(torch, [p.grad_sample for p in params], clip)
+
+        return clipped_sum
+    raise ValueError(f"unknown torch engine {engine}")
+
+
+def torch_clipped_sum_rate(torch, engine, model, x, y, loss, batch, seconds, clip, threads):
+    """Examples/s of forward + per-example gradients + clip + sum in plain torch with `engine`, on the
+    same kind of random batches as the Opacus rows; None if this torch lacks the engine."""
+    try:
+        clipped_sum = torch_clipped_sum_fn(torch, engine, model, loss, clip)
+    except ImportError as error:
+        log(f"compare:   torch {engine}: unavailable ({error})")
+        return None
+    generator = torch.Generator().manual_seed(11)
+    batches = [torch.randint(0, x.shape[0], (batch,), generator=generator) for _ in range(16)]
+
+    def step(i):
+        rows = batches[i % len(batches)]
+        clipped_sum(x[rows], y[rows])
+
+    rate = median_rate(step, batch, seconds, threads)
+    log(f"compare:   torch {engine}: {rate:.4g} examples/s")
+    return rate
+
+
+def loop_clipped_sum(torch, model, loss, x, y, clip):
+    """The reference: autograd on one example at a time, its gradient clipped to norm `clip` (min(1,
+    clip / norm)), the clipped gradients summed."""
+    params = list(model.parameters())
+    total = [torch.zeros_like(p) for p in params]
+    for i in range(len(x)):
+        model.zero_grad(set_to_none=True)
+        loss(model(x[i:i + 1]), y[i:i + 1]).backward()
+        norm = torch.sqrt(sum((p.grad ** 2).sum() for p in params)).item()
+        factor = min(1.0, clip / norm)
+        for t, p in zip(total, params):
+            t += factor * p.grad
+    model.zero_grad(set_to_none=True)
+    return total
+
+
+def check_torch_clipped_sums(torch, a9a):
+    """--check: each torch engine's clipped sum against loop_clipped_sum on a few examples, with the
+    workloads' clip norm (clipping active) and with a huge one (nothing clipped: the plain sum). True if
+    all agree to rtol 1e-4."""
+    torch.manual_seed(3)
+    images, labels = torch.rand(8, 1, 28, 28), torch.randint(0, 10, (8,))
+    if os.path.exists(a9a):
+        x, y = load_a9a(torch, a9a)
+        rows = torch.arange(0, 26 * 8, 26)  # 8 examples spread over the file
+        features, targets = x[rows], y[rows]
+    else:
+        log(f"compare: {a9a} not found; checking logistic regression on random binary rows")
+        features = (torch.rand(8, 123) < 0.11).float()
+        targets = (torch.rand(8, 1) < 0.25).float()
+    cases = [("lenet", lambda: lenet(torch), torch.nn.CrossEntropyLoss(reduction="sum"), images, labels, 1.0),
+             ("logistic_a9a", lambda: torch.nn.Linear(123, 1), torch.nn.BCEWithLogitsLoss(reduction="sum"),
+              features, targets, 0.1)]
+    ok = True
+    for name, make_model, loss, x, y, clip in cases:
+        for c in (clip, 1e6):
+            torch.manual_seed(5)
+            model = make_model()
+            # atol 0 would fail on entries that are 0 up to rounding (cancelling sums); 1e-6 of the
+            # largest entry is far below what a wrong clip factor or a missing example would change.
+            expected = loop_clipped_sum(torch, model, loss, x, y, c)
+            scale = max(t.abs().max().item() for t in expected)
+            for engine in TORCH_ENGINES:
+                try:
+                    got = torch_clipped_sum_fn(torch, engine, model, loss, c)(x, y)
+                except ImportError as error:
+                    log(f"compare: check {name} torch {engine}: unavailable ({error})")
+                    continue
+                good = all(torch.allclose(g, e, rtol=1e-4, atol=1e-6 * scale) for g, e in zip(got, expected))
+                # Relative error on the entries that are not rounding noise, absolute error in units of
+                # the largest entry.
+                relative = max((((g - e).abs() / e.abs())[e.abs() > 1e-3 * scale]).max().item()
+                               for g, e in zip(got, expected))
+                absolute = max((g - e).abs().max().item() for g, e in zip(got, expected)) / scale
+                print(f"check {name:13} C = {c:<6g} torch {engine:9} vs per-example loop: max relative error "
+                      f"{relative:.1e} (entries > 1e-3 of the largest), max absolute {absolute:.1e} of the largest: "
+                      f"{'ok' if good else 'MISMATCH'}")
+                ok = ok and good
+    return ok
+
+
+# ----------------------------------------------------------------------------------------------------
 
 def reexec_with_openblas():
     """Re-executes this script with OpenBLAS first on LD_LIBRARY_PATH, if installed and not yet done."""
@@ -280,19 +434,58 @@ def loaded_blas():
     return ", ".join(sorted(names)) or "none mapped"
 
 
+def torch_hint():
+    """Why torch is missing and what to do, for the log: Debian's python3-torch is installed for the
+    system interpreter only, and a pyenv/venv python3 first on PATH does not see it."""
+    system = "/usr/bin/python3"
+    probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('torch') is None)"
+    if os.access(system, os.X_OK) and subprocess.run([system, "-c", probe], capture_output=True).returncode == 0:
+        return f"{sys.executable} cannot import torch, but {system} can: run the script with {system}"
+    return "torch is not installed (Debian: apt-get install python3-torch python3-numpy; then use /usr/bin/python3)"
+
+
+def ratio_text(unit, ours, theirs):
+    """asyncdp's speed-up over the other side ("" when the other side has no number)."""
+    if not isinstance(theirs, float):
+        return ""
+    return f"{(theirs / ours if unit == 'seconds' else ours / theirs):.1f}x"
+
+
+def value_text(value):
+    """A measured number; "skipped" when that side could not run here; "-" when it is not measured for
+    this row."""
+    return "skipped" if value is None else value if isinstance(value, str) else f"{value:.4g}"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--opacus", default=os.environ.get("OPACUS_DIR", ""),
                         help="path of a local Opacus checkout (see the module docstring); empty = skip Opacus")
     parser.add_argument("--build", default=os.path.join(REPO, "build", "release"), help="asyncdp build directory")
-    parser.add_argument("--threads", type=int, default=1, help="threads for both (torch and model.threads)")
+    parser.add_argument("--threads", type=int, default=1, help="threads for all (torch and model.threads)")
     parser.add_argument("--seconds", type=float, default=3.0, help="timing budget per clipped-sum row")
     parser.add_argument("--fashion-mnist", default=FASHION, help="directory of the Fashion-MNIST IDX files")
     parser.add_argument("--a9a", default=os.path.join(REPO, "..", "shared", "datasets", "libsvm", "a9a.gz"))
     parser.add_argument("--skip-epoch", action="store_true", help="skip the one-epoch runs")
+    parser.add_argument("--check", action="store_true",
+                        help="only check the torch clipped sums against a per-example loop, then exit")
     args = parser.parse_args()
-    if args.opacus:
+    # Without importing torch: the re-exec has to come before torch loads a BLAS.
+    if importlib.util.find_spec("torch") is not None:
         reexec_with_openblas()
+
+    torch = None
+    try:
+        import torch  # noqa: F811
+        torch.set_num_threads(args.threads)
+    except ImportError:
+        log(f"compare: {torch_hint()}; skipping torch and Opacus")
+    if args.check:
+        if torch is None:
+            sys.exit("compare: --check needs torch")
+        torch.ones(64, 64) @ torch.ones(64, 64)
+        print(f"torch {torch.__version__}, BLAS {loaded_blas()}")
+        sys.exit(0 if check_torch_clipped_sums(torch, args.a9a) else 1)
 
     bench = os.path.join(args.build, "bench", "asyncdp_bench")
     cli = os.path.join(args.build, "asyncdp")
@@ -301,66 +494,85 @@ def main():
             sys.exit(f"compare: {binary} not found; build first: cmake --preset release && "
                      "cmake --build --preset release")
     thread_suffix = "" if args.threads == 1 else f"_{args.threads}threads"
-    rows = []  # (workload, unit, asyncdp, opacus or None; larger is better)
 
     log("compare: asyncdp clipped sums ...")
     lenet_rate = asyncdp_rate(bench, f"lenet{thread_suffix}/370", 3, args.seconds / 3)
-    rows.append(["lenet/370 clipped sum", "examples/s", lenet_rate, None])
     a9a_rate = asyncdp_rate(bench, "logistic_a9a/26", 3, args.seconds / 3) if args.threads == 1 else None
-    rows.append(["logistic_a9a/26 clipped sum", "examples/s", a9a_rate, None])
     epoch = None
     if not args.skip_epoch:
         log("compare: asyncdp one DP epoch ...")
         epoch = asyncdp_epoch_seconds(cli, args.threads, args.fashion_mnist)
-        rows.append(["lenet DP epoch (60k images)", "seconds", epoch, None])
 
-    opacus = torch = None
-    try:
-        import torch  # noqa: F811
-        torch.set_num_threads(args.threads)
-    except ImportError:
-        log("compare: torch is not installed (Debian: apt-get install python3-torch python3-numpy); "
-            "skipping Opacus")
-    if torch is not None and not (args.opacus and os.path.isdir(os.path.join(args.opacus, "opacus"))):
-        log("compare: no Opacus checkout given (--opacus DIR or OPACUS_DIR); skipping Opacus. Get one with:\n"
-            "    git clone --branch v1.4.0 https://github.com/pytorch/opacus DIR")
-        torch = None
+    # Results by workload, None = skipped: {engine: examples/s} for torch; (examples/s, mode) for Opacus.
+    torch_lenet, torch_a9a = {}, {}
+    opacus_lenet = opacus_a9a = (None, None)
+    opacus_epoch = None
+    header = ""
     if torch is not None:
-        opacus = import_opacus(os.path.abspath(args.opacus))
         torch.ones(64, 64) @ torch.ones(64, 64)
-        log(f"compare: Opacus {opacus.__version__}, torch {torch.__version__}, {torch.get_num_threads()} "
-            f"thread(s), BLAS {loaded_blas()}")
+        header = f"; torch {torch.__version__}, BLAS {loaded_blas()}"
+        log(f"compare: torch {torch.__version__}, {torch.get_num_threads()} thread(s), BLAS {loaded_blas()}")
         torch.manual_seed(7)
         images = torch.rand(2048, 1, 28, 28)
         labels = torch.randint(0, 10, (2048,))
-        log("compare: Opacus lenet/370 ...")
-        rows[0][3], lenet_mode = best_opacus_rate(torch, opacus, lambda: lenet(torch), images, labels,
-                                                  torch.nn.CrossEntropyLoss(reduction="sum"), 370, args.seconds,
-                                                  1.0, args.threads)
-        rows[0][0] += f" [Opacus {lenet_mode}]"
-        if a9a_rate is not None and os.path.exists(args.a9a):
-            log("compare: Opacus logistic_a9a/26 ...")
-            x, y = load_a9a(torch, args.a9a)
-            rows[1][3], a9a_mode = best_opacus_rate(torch, opacus, lambda: torch.nn.Linear(123, 1), x, y,
-                                                    torch.nn.BCEWithLogitsLoss(reduction="sum"), 26,
-                                                    args.seconds, 0.1, args.threads)
-            rows[1][0] += f" [Opacus {a9a_mode}]"
-        if epoch is not None and lenet_mode is not None:
-            log(f"compare: Opacus one DP epoch (grad_sample_mode={lenet_mode}) ...")
-            rows[2][3] = opacus_epoch_seconds(torch, opacus, args.fashion_mnist, args.threads, lenet_mode)
+        lenet_loss = torch.nn.CrossEntropyLoss(reduction="sum")
+        a9a_loss = torch.nn.BCEWithLogitsLoss(reduction="sum")
+        a9a = load_a9a(torch, args.a9a) if a9a_rate is not None and os.path.exists(args.a9a) else None
+        log("compare: torch lenet/370 ...")
+        for engine in TORCH_ENGINES:
+            torch_lenet[engine] = torch_clipped_sum_rate(torch, engine, lenet(torch), images, labels, lenet_loss,
+                                                         370, args.seconds, 1.0, args.threads)
+        if a9a is not None:
+            log("compare: torch logistic_a9a/26 ...")
+            for engine in TORCH_ENGINES:
+                torch_a9a[engine] = torch_clipped_sum_rate(torch, engine, torch.nn.Linear(123, 1), *a9a, a9a_loss,
+                                                           26, args.seconds, 0.1, args.threads)
 
-    basis = "CPU time" if args.threads == 1 else "wall time"
-    print(f"{args.threads} thread(s), {basis}")
-    print(f"{'workload':44} {'unit':11} {'asyncdp':>12} {'Opacus':>12} {'asyncdp/Opacus':>15}")
-    for name, unit, ours, theirs in rows:
+        if not (args.opacus and os.path.isdir(os.path.join(args.opacus, "opacus"))):
+            log("compare: no Opacus checkout given (--opacus DIR or OPACUS_DIR); skipping Opacus. Get one with:\n"
+                "    git clone --branch v1.4.0 https://github.com/pytorch/opacus DIR")
+        else:
+            opacus = import_opacus(os.path.abspath(args.opacus))
+            log(f"compare: Opacus {opacus.__version__}")
+            log("compare: Opacus lenet/370 ...")
+            opacus_lenet = best_opacus_rate(torch, opacus, lambda: lenet(torch), images, labels, lenet_loss, 370,
+                                            args.seconds, 1.0, args.threads)
+            if a9a is not None:
+                log("compare: Opacus logistic_a9a/26 ...")
+                opacus_a9a = best_opacus_rate(torch, opacus, lambda: torch.nn.Linear(123, 1), *a9a, a9a_loss, 26,
+                                              args.seconds, 0.1, args.threads)
+            lenet_mode = opacus_lenet[1]
+            if epoch is not None and lenet_mode is not None:
+                log(f"compare: Opacus one DP epoch (grad_sample_mode={lenet_mode}) ...")
+                opacus_epoch = opacus_epoch_seconds(torch, opacus, args.fashion_mnist, args.threads, lenet_mode)
+
+    # (workload, unit, asyncdp, torch, Opacus; larger is better except for seconds). The [torch ew] rows
+    # are listed only when torch measured them; their Opacus number is in the row above.
+    rows = []
+    for name, ours, by_engine, (theirs, mode) in (("lenet/370 clipped sum", lenet_rate, torch_lenet, opacus_lenet),
+                                                  ("logistic_a9a/26 clipped sum", a9a_rate, torch_a9a, opacus_a9a)):
         if ours is None:
             continue
-        ratio = ""
-        if theirs is not None:
-            speedup = theirs / ours if unit == "seconds" else ours / theirs
-            ratio = f"{speedup:.1f}x"
-        theirs_text = "skipped" if theirs is None else f"{theirs:12.4g}"
-        print(f"{name:44} {unit:11} {ours:12.4g} {theirs_text:>12} {ratio:>15}")
+        # mode None: Opacus not run, or none of its engines ran (best_opacus_rate's 0.0 is no rate).
+        rows.append((name + (f" [Opacus {mode}]" if mode else ""), "examples/s", ours,
+                     by_engine.get("functorch"), theirs if mode else None))
+        if by_engine.get("ew") is not None:
+            rows.append((name + " [torch ew]", "examples/s", ours, by_engine["ew"], "-"))
+    if epoch is not None:
+        rows.append(("lenet DP epoch (60k images)", "seconds", epoch, "-", opacus_epoch))
+
+    basis = "CPU time" if args.threads == 1 else "wall time"
+    print(f"{args.threads} thread(s), {basis}{header}")
+    print("torch = plain PyTorch, no Opacus: per-example gradients with functorch (vmap of grad; [torch ew] rows:")
+    print("  ExpandedWeights), clipped, summed. A lower bound on Opacus's cost with the same engine (Opacus adds")
+    print("  its wrapper and optimizer on top), so asyncdp/Opacus >= asyncdp/torch for that engine. Opacus = its")
+    print("  fastest engine, named in the row. - = not measured for this row.")
+    print(f"{'workload':44} {'unit':11} {'asyncdp':>12} {'torch (functorch)':>17} {'asyncdp/torch':>13} "
+          f"{'Opacus':>12} {'asyncdp/Opacus':>15}")
+    for name, unit, ours, torch_value, theirs in rows:
+        print(f"{name:44} {unit:11} {ours:12.4g} {value_text(torch_value):>17} "
+              f"{ratio_text(unit, ours, torch_value):>13} {value_text(theirs):>12} "
+              f"{ratio_text(unit, ours, theirs):>15}")
 
 
 if __name__ == "__main__":
