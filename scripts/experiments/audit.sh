@@ -47,20 +47,27 @@ train_audit_canaries() {
   esac
 }
 
-# train_audit_run NAME ARGS...: one `asyncdp train` with its audit; exit code 3 (VIOLATION) is a result.
-train_audit_run() {
-  local name=$1
-  shift
+# audit_invoke COMMAND NAME ARGS...: one `asyncdp COMMAND` (`audit`, or `train` with its audit) of the audit
+# configuration into runs/NAME, recorded in the manifest; exit code 3 (VIOLATION) is a result, not a failure.
+audit_invoke() {
+  local command=$1 name=$2
+  shift 2
   local dir=$OUT_DIR/runs/$name
+  local -a invocation=("$command")
+  [ "$command" = train ] && invocation+=(--quiet)  # a training run's progress would fill its log
   printf '%s\t%s\t%s\n' "runs/$name" "$REPO_DIR/experiments/audit_logistic.toml" "$*" >>"$MANIFEST"
   local rc=0
-  "$ASYNCDP" train --quiet --config "$REPO_DIR/experiments/audit_logistic.toml" "$@" --out "$dir" >"$dir.log" 2>&1 || rc=$?
+  "$ASYNCDP" "${invocation[@]}" --config "$REPO_DIR/experiments/audit_logistic.toml" "$@" --out "$dir" >"$dir.log" 2>&1 ||
+    rc=$?
   if [ "$rc" != 0 ] && [ "$rc" != 3 ]; then
-    warn "asyncdp train ($name) failed (exit $rc); last lines of $dir.log:"
+    warn "asyncdp $command ($name) failed (exit $rc); last lines of $dir.log:"
     tail -n 5 "$dir.log" >&2
-    echo "train $name" >>"$OUT_DIR/.failed"
+    echo "$command $name" >>"$OUT_DIR/.failed"
   fi
 }
+
+# train_audit_run NAME ARGS...: one `asyncdp train` with its audit.
+train_audit_run() { audit_invoke train "$@"; }
 
 # One table row per training-run audit, from runs/NAME/summary.json.
 train_audit_table() {
@@ -98,20 +105,8 @@ audit_runs() {
   esac
 }
 
-# audit_run NAME ARGS...: one `asyncdp audit`; exit code 3 (VIOLATION) is a result, not a failure.
-audit_run() {
-  local name=$1
-  shift
-  local dir=$OUT_DIR/runs/$name
-  printf '%s\t%s\t%s\n' "runs/$name" "$REPO_DIR/experiments/audit_logistic.toml" "$*" >>"$MANIFEST"
-  local rc=0
-  "$ASYNCDP" audit --config "$REPO_DIR/experiments/audit_logistic.toml" "$@" --out "$dir" >"$dir.log" 2>&1 || rc=$?
-  if [ "$rc" != 0 ] && [ "$rc" != 3 ]; then
-    warn "asyncdp audit ($name) failed (exit $rc); last lines of $dir.log:"
-    tail -n 5 "$dir.log" >&2
-    echo "audit $name" >>"$OUT_DIR/.failed"
-  fi
-}
+# audit_run NAME ARGS...: one multi-run `asyncdp audit`.
+audit_run() { audit_invoke audit "$@"; }
 
 # audit_fields NAME EXPECTED: one CSV line of audit.csv from runs/NAME/audit.json.
 AUDIT_CSV_HEADER="run,mode,view,sampling,statistic,q,rounds,sigma,delta,eps_rdp,eps_pld,eps_gdp,eps_lower,\
