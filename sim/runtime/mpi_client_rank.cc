@@ -3,8 +3,6 @@
 // Client threads hand packed messages to the loop through an outbox (mutex + condition variable, which
 // also wakes the loop at once); the loop delivers each v̂_k into the hosted clients' mailboxes.
 #include <fmt/format.h>
-#include <time.h>
-
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -14,6 +12,7 @@
 #include <system_error>
 #include <thread>
 
+#include "sim/runtime/compute_timer.h"
 #include "sim/runtime/cycle_clock.h"
 #include "sim/runtime/mpi_ranks.h"
 #include "sim/runtime/mpi_runtime.h"
@@ -34,18 +33,8 @@ struct alignas(64) Mailbox {
   std::atomic<bool> pending{false};
 };
 
-int64_t ThreadCpuNanos() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-// Compute time of one client thread (written by it, read after join). As in the threads runtime: long
-// rounds (> 50 µs) on the thread's CPU clock, since oversubscribed threads are descheduled mid-round;
-// short rounds on the TSC.
-struct alignas(64) ClientTally {
-  uint64_t tsc_ticks = 0;
-  int64_t cpu_nanos = 0;
+// Whether client thread j's next round is timed with its CPU clock (compute_timer.h; written by it only).
+struct alignas(64) RoundClock {
   bool long_rounds = true;
 };
 
@@ -66,7 +55,8 @@ class ClientRank {
         count_(placement.FirstClient(endpoint.rank() + 1) - first_),
         params_(clients.empty() ? 0 : clients[0]->local_model().size()),
         mailboxes_(static_cast<size_t>(count_)),
-        tallies_(static_cast<size_t>(count_)) {}
+        tallies_(static_cast<size_t>(count_)),
+        round_clocks_(static_cast<size_t>(count_)) {}
 
   ~ClientRank() { StopClients(); }
 
@@ -87,13 +77,7 @@ class ClientRank {
 
     RankOutcome outcome;
     for (int64_t j = 0; j < count_; ++j) outcome.clients.push_back(OutcomeOf(*clients_[static_cast<size_t>(first_ + j)]));
-    uint64_t ticks = 0;
-    int64_t nanos = 0;
-    for (const ClientTally& tally : tallies_) {
-      ticks += tally.tsc_ticks;
-      nanos += tally.cpu_nanos;
-    }
-    outcome.compute_seconds = calibration_.Seconds(ticks) + static_cast<double>(nanos) * 1e-9;
+    outcome.compute_seconds = ComputeSeconds(tallies_, calibration_);
     outcome.cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     outcome.host = HostHash();
     endpoint_.Send(0, kOutcome, std::make_shared<Buffer>(EncodeOutcome(outcome)));
@@ -210,24 +194,6 @@ class ClientRank {
     return !mailbox.shutdown;
   }
 
-  double TimedCompute(ClientProtocol& client, ClientTally& tally) {
-    double seconds = 0.0;
-    if (tally.long_rounds) {
-      const int64_t t0 = ThreadCpuNanos();
-      client.ComputeRound();
-      const int64_t nanos = ThreadCpuNanos() - t0;
-      tally.cpu_nanos += nanos;
-      seconds = static_cast<double>(nanos) * 1e-9;
-    } else {
-      uint64_t ticks = 0;
-      AddTicks(ticks, [&] { client.ComputeRound(); });
-      tally.tsc_ticks += ticks;
-      seconds = calibration_.ApproxSeconds(ticks);
-    }
-    tally.long_rounds = seconds > 50e-6;
-    return seconds;
-  }
-
   std::shared_ptr<Buffer> TakeBuffer(size_t bytes) {
     std::shared_ptr<Buffer> buffer;
     {
@@ -286,7 +252,9 @@ class ClientRank {
         if (client.stop_reason() != ClientStop::kDroppedOut) PostStop(client.id(), round);
         return;
       }
-      const double seconds = TimedCompute(client, tallies_[static_cast<size_t>(j)]);
+      const auto slot = static_cast<size_t>(j);
+      const double seconds =
+          TimeCompute([&] { client.ComputeRound(); }, round_clocks_[slot].long_rounds, tallies_[slot], calibration_);
       if (straggler_factor > 1.0) {
         std::this_thread::sleep_for(std::chrono::duration<double>(seconds * (straggler_factor - 1.0)));
       }
@@ -306,7 +274,8 @@ class ClientRank {
   const int64_t count_;
   const Eigen::Index params_;
   std::vector<Mailbox> mailboxes_;   // [j] for client first_ + j
-  std::vector<ClientTally> tallies_;  // [j] written by client thread j only; read after join
+  std::vector<ComputeTally> tallies_;      // [j] written by client thread j only; read after join
+  std::vector<RoundClock> round_clocks_;   // [j] client thread j only
   std::vector<std::thread> workers_;
   CycleCalibration calibration_;
   std::mutex outbox_mutex_;

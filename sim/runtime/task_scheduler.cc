@@ -1,10 +1,9 @@
 #include "sim/runtime/task_scheduler.h"
 
-#include <time.h>
-
 #include <algorithm>
 
 #include "core/check.h"
+#include "sim/runtime/compute_timer.h"
 
 namespace asyncdp::sim {
 namespace {
@@ -16,12 +15,6 @@ inline void CpuRelax() {
 #elif defined(__aarch64__)
   asm volatile("yield");
 #endif
-}
-
-int64_t ThreadCpuNanos() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
 }  // namespace

@@ -2,8 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <time.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -14,6 +12,7 @@
 #include <variant>
 
 #include "core/check.h"
+#include "sim/runtime/compute_timer.h"
 #include "sim/runtime/cycle_clock.h"
 #include "sim/runtime/task_scheduler.h"
 
@@ -63,22 +62,10 @@ struct alignas(64) Mailbox {
 struct ClientSlot {
   bool started = false;
   bool round_in_progress = false;  // computed; completes at its straggler deadline
-  bool long_rounds = true;         // time the next round with the thread CPU clock (see TimedCompute)
+  bool long_rounds = true;         // time the next round with the thread CPU clock (compute_timer.h)
   int64_t settled_at = -1;         // the newest v̂_k this paused client has told the server it holds
   std::optional<BroadcastMessage> incoming;  // swapped with the mailbox's (no allocation)
   std::vector<Eigen::VectorXf> buffers;      // swapped with the mailbox's
-};
-
-int64_t ThreadCpuNanos() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-// Compute time measured on one worker (written by that worker only; read after the run).
-struct alignas(64) WorkerTally {
-  uint64_t tsc_ticks = 0;
-  int64_t cpu_nanos = 0;
 };
 
 class ThreadRun {
@@ -183,7 +170,8 @@ class ThreadRun {
         if (client.stop_reason() != ClientStop::kDroppedOut) Send(c, Notice{NoticeKind::kStop, id, round});
         return Exit(c);
       }
-      const double seconds = TimedCompute(client, slot, tallies_[static_cast<size_t>(worker)]);
+      const double seconds = TimeCompute([&] { client.ComputeRound(); }, slot.long_rounds,
+                                         tallies_[static_cast<size_t>(worker)], calibration_);
       const double straggler_factor = faults_[c].straggler_factor;
       if (straggler_factor > 1.0) {
         // A straggler's round completes (factor − 1) × its compute time later; no worker waits for it.
@@ -247,27 +235,6 @@ class ThreadRun {
         Send(c, Notice{NoticeKind::kResume, static_cast<int64_t>(c), client.local_round()});
       }
     }
-  }
-
-  // Runs the round's compute step and returns its duration in seconds. Rounds whose predecessor took over
-  // 50 µs are timed with the thread's CPU clock (≈ 0.3 µs a read, negligible there; a long round may be
-  // descheduled part-way on a shared machine), short ones with the TSC (≈ 10 ns a read).
-  double TimedCompute(ClientProtocol& client, ClientSlot& slot, WorkerTally& tally) {
-    double seconds = 0.0;
-    if (slot.long_rounds) {
-      const int64_t t0 = ThreadCpuNanos();
-      client.ComputeRound();
-      const int64_t nanos = ThreadCpuNanos() - t0;
-      tally.cpu_nanos += nanos;
-      seconds = static_cast<double>(nanos) * 1e-9;
-    } else {
-      uint64_t ticks = 0;
-      AddTicks(ticks, [&] { client.ComputeRound(); });
-      tally.tsc_ticks += ticks;
-      seconds = calibration_.ApproxSeconds(ticks);
-    }
-    slot.long_rounds = seconds > 50e-6;
-    return seconds;
   }
 
   // A message from client c to the server: into its inbox now, or at a deadline extra_delay from now
@@ -356,7 +323,7 @@ class ThreadRun {
   const int workers_;
   std::vector<Mailbox> mailboxes_;
   std::vector<ClientSlot> slots_;       // [c]: client c's steps only
-  std::vector<WorkerTally> tallies_;    // [w]: worker w only; read after the run
+  std::vector<ComputeTally> tallies_;   // [w]: worker w only; read after the run
   std::vector<std::vector<Eigen::VectorXf>> returned_;  // server side: buffers to hand back per client
   std::vector<int64_t> all_clients_;
   CycleCalibration calibration_;
@@ -443,13 +410,7 @@ RuntimeReport ThreadRun::Report() {
   RuntimeReport report;
   report.wall_seconds = Seconds();
   report.end_time = report.wall_seconds;
-  uint64_t tsc_ticks = 0;
-  int64_t cpu_nanos = 0;
-  for (const WorkerTally& tally : tallies_) {
-    tsc_ticks += tally.tsc_ticks;
-    cpu_nanos += tally.cpu_nanos;
-  }
-  report.compute_seconds = calibration_.Seconds(tsc_ticks) + static_cast<double>(cpu_nanos) * 1e-9;
+  report.compute_seconds = ComputeSeconds(tallies_, calibration_);
   report.observer_seconds = calibration_.Seconds(observer_ticks_);
   report.cores = workers_;
   report.worker_cpu_seconds = scheduler_.worker_cpu_seconds();

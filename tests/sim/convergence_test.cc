@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/train.h"
-#include "tests/test_data.h"
+#include "tests/sim/sim_test_util.h"
 
 namespace asyncdp::sim {
 namespace {
@@ -11,9 +11,7 @@ namespace {
 // Averaged rounds (divide_round_update_by_sample_size) with a large clip make this plain asynchronous SGD.
 TrainConfig NonPrivateA9a(const std::string& runtime) {
   TrainConfig c;
-  c.data.train = asyncdp::testing::SharedFile("datasets/libsvm/a9a.gz");
-  c.data.test = asyncdp::testing::SharedFile("datasets/libsvm/a9a.t.gz");
-  c.data.features = 123;
+  testing::UseA9a(c);
   c.model.kind = "logistic";
   c.clients.count = 5;
   c.protocol.runtime = runtime;

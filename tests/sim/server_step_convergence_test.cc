@@ -8,16 +8,14 @@
 #include <gtest/gtest.h>
 
 #include "sim/train.h"
-#include "tests/test_data.h"
+#include "tests/sim/sim_test_util.h"
 
 namespace asyncdp::sim {
 namespace {
 
 TrainConfig ThousandClientsTable3(const std::string& server_step, double staleness_exponent = 0.0) {
   TrainConfig c;
-  c.data.train = asyncdp::testing::SharedFile("datasets/libsvm/a9a.gz");
-  c.data.test = asyncdp::testing::SharedFile("datasets/libsvm/a9a.t.gz");
-  c.data.features = 123;
+  testing::UseA9a(c);
   c.data.eval_rows = 4000;
   c.model.kind = "logistic_l2";
   c.model.l2_lambda = 1e-4;

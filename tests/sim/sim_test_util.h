@@ -8,12 +8,17 @@
 
 namespace asyncdp::sim::testing {
 
-// L2-regularised logistic regression on a9a with `clients` clients of `rows` records each.
-inline TrainConfig SmallA9aConfig(int64_t clients = 3, int64_t rows = 400) {
-  TrainConfig c;
+// The LIBSVM a9a training and test files shipped in datasets/ (123 features).
+inline void UseA9a(TrainConfig& c) {
   c.data.train = asyncdp::testing::SharedFile("datasets/libsvm/a9a.gz");
   c.data.test = asyncdp::testing::SharedFile("datasets/libsvm/a9a.t.gz");
   c.data.features = 123;
+}
+
+// L2-regularised logistic regression on a9a with `clients` clients of `rows` records each.
+inline TrainConfig SmallA9aConfig(int64_t clients = 3, int64_t rows = 400) {
+  TrainConfig c;
+  UseA9a(c);
   c.data.rows_per_client = rows;
   c.data.eval_rows = 2000;
   c.model.kind = "logistic_l2";

@@ -10,16 +10,14 @@
 #include "sim/checkin/checkin_plan.h"
 #include "sim/checkin/checkin_privacy.h"
 #include "sim/train.h"
-#include "tests/test_data.h"
+#include "tests/sim/sim_test_util.h"
 
 namespace asyncdp::sim {
 namespace {
 
 TrainConfig CheckInA9a(const std::string& variant) {
   TrainConfig c;
-  c.data.train = asyncdp::testing::SharedFile("datasets/libsvm/a9a.gz");
-  c.data.test = asyncdp::testing::SharedFile("datasets/libsvm/a9a.t.gz");
-  c.data.features = 123;
+  testing::UseA9a(c);
   c.data.eval_rows = 4000;
   c.model.kind = "logistic";
   c.clients.count = 20000;
