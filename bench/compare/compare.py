@@ -24,13 +24,17 @@ top, so the torch column is a lower bound on Opacus's cost with the same engine:
 asyncdp/torch for the functorch engine (the Opacus column is Opacus's fastest engine, which may be
 another one). Extra rows "[torch ew]" do the same with torch's hooks-free ExpandedWeights
 (torch.nn.utils._per_sample_grad.call_for_per_sample_grads), the engine under Opacus's
-grad_sample_mode="ew", so they bound that engine the same way. --check compares both torch clipped sums
-with a plain loop (autograd one example at a time, clip, sum) on a few examples and exits.
+grad_sample_mode="ew", so they bound that engine the same way.
 
 Opacus side: its per-example gradient wrapper + DPOptimizer's clip_and_accumulate for the clipped sums
 (loss reduction "sum", as asyncdp), PrivacyEngine.make_private for the epoch. Each of Opacus's
 per-example gradient engines (grad_sample_mode hooks, ew = expanded weights, functorch) is tried and the
 fastest is compared (and named in the table); the epoch uses LeNet's fastest.
+
+--check compares both torch clipped sums with a plain loop (autograd one example at a time, clip, sum)
+on a few examples and exits; with --opacus it also checks each of Opacus's engines the same way, set up
+exactly as the timed Opacus rows are (the clipped sum DPOptimizer.clip_and_accumulate leaves in each
+parameter's summed_grad). An engine this Opacus/torch pair does not support is logged and skipped.
 
 Requirements: Debian's python3-torch (apt-get install python3-torch python3-numpy), which is installed
 for the system interpreter only: run the script with /usr/bin/python3 (or any interpreter that imports
@@ -162,6 +166,11 @@ def import_opacus(path):
     return opacus
 
 
+def is_opacus_checkout(path):
+    """True if `path` (--opacus) is a directory holding Opacus's package."""
+    return bool(path) and os.path.isdir(os.path.join(path, "opacus"))
+
+
 def lenet(torch):
     nn = torch.nn
     # conv + bias -> 2x2 max pool -> ReLU, twice; dense 256 -> 120 -> 84 -> 10 (models/cnn/lenet.cc).
@@ -194,22 +203,40 @@ def median_rate(step, batch, seconds, threads):
     return batch / statistics.median(times)
 
 
-def opacus_clipped_sum_rate(torch, opacus, model, x, y, loss, batch, seconds, clip, threads, mode):
-    """Examples/s of forward + per-example backward + clip + sum (DPOptimizer.clip_and_accumulate), with
-    Opacus's per-example gradient engine `mode`."""
+def opacus_clipped_sum_fn(torch, model, loss, clip, batch, mode):
+    """A function (x, y) -> Opacus's clipped gradient sum (a list, one tensor per parameter of `model`):
+    zero_grad, forward, backward with Opacus's per-example gradient engine `mode`, then
+    DPOptimizer.clip_and_accumulate, which stores the clipped sum in each parameter's `summed_grad`
+    (noise 0, loss reduction "sum", as asyncdp; `batch` is DPOptimizer's expected batch size, which only
+    reduction "mean" uses). The one Opacus setup of both the timed rows and --check. Wraps `model` in
+    place (hooks and functorch attach hooks to it), so give it a model of its own. Raises if this
+    Opacus/torch pair does not support `mode`."""
     from opacus.grad_sample import wrap_model
     from opacus.optimizers import DPOptimizer
     module = wrap_model(model, grad_sample_mode=mode, batch_first=True, loss_reduction="sum")
     optimizer = DPOptimizer(torch.optim.SGD(module.parameters(), lr=0.0), noise_multiplier=0.0,
                             max_grad_norm=clip, expected_batch_size=batch, loss_reduction="sum")
+    params = list(model.parameters())  # the optimizer's: Opacus's wrappers keep the model's parameters
+
+    def clipped_sum(x, y):
+        optimizer.zero_grad(set_to_none=True)  # also sets summed_grad to None: one batch's sum, not a total
+        loss(module(x), y).backward()
+        optimizer.clip_and_accumulate()
+        return [p.summed_grad for p in params]
+
+    return clipped_sum
+
+
+def opacus_clipped_sum_rate(torch, opacus, model, x, y, loss, batch, seconds, clip, threads, mode):
+    """Examples/s of forward + per-example backward + clip + sum (DPOptimizer.clip_and_accumulate), with
+    Opacus's per-example gradient engine `mode`."""
+    clipped_sum = opacus_clipped_sum_fn(torch, model, loss, clip, batch, mode)
     generator = torch.Generator().manual_seed(11)
     batches = [torch.randint(0, x.shape[0], (batch,), generator=generator) for _ in range(16)]
 
     def step(i):
         rows = batches[i % len(batches)]
-        optimizer.zero_grad(set_to_none=True)
-        loss(module(x[rows]), y[rows]).backward()
-        optimizer.clip_and_accumulate()
+        clipped_sum(x[rows], y[rows])
 
     return median_rate(step, batch, seconds, threads)
 
@@ -368,10 +395,16 @@ def loop_clipped_sum(torch, model, loss, x, y, clip):
     return total
 
 
-def check_torch_clipped_sums(torch, a9a):
-    """--check: each torch engine's clipped sum against loop_clipped_sum on a few examples, with the
-    workloads' clip norm (clipping active) and with a huge one (nothing clipped: the plain sum). True if
-    all agree to rtol 1e-4."""
+def check_clipped_sums(torch, a9a, opacus=None):
+    """--check: each torch engine's clipped sum and, with `opacus` (the imported module, from --opacus),
+    each of Opacus's engines' (opacus_clipped_sum_fn, as timed) against loop_clipped_sum on a few
+    examples, with the workloads' clip norm (clipping active) and with a huge one (nothing clipped: the
+    plain sum). An engine that raises is logged as unavailable and skipped. True if all that ran agree to
+    rtol 1e-4.
+
+    Opacus and clip_and_sum clip with C / (norm + 1e-6) where the loop uses C / norm: for a clipped
+    example (norm > C) the factors differ by a relative 1e-6 / (norm + 1e-6) < 1e-6 / C, at most 1e-5 at
+    the smallest C here (0.1), well inside rtol 1e-4; unclipped examples get factor 1 on both sides."""
     torch.manual_seed(3)
     images, labels = torch.rand(8, 1, 28, 28), torch.randint(0, 10, (8,))
     if os.path.exists(a9a):
@@ -385,6 +418,9 @@ def check_torch_clipped_sums(torch, a9a):
     cases = [("lenet", lambda: lenet(torch), torch.nn.CrossEntropyLoss(reduction="sum"), images, labels, 1.0),
              ("logistic_a9a", lambda: torch.nn.Linear(123, 1), torch.nn.BCEWithLogitsLoss(reduction="sum"),
               features, targets, 0.1)]
+    modes = OPACUS_MODES if opacus is not None else []
+    # The engine column as wide as its widest entry ("torch functorch" without Opacus, as before).
+    width = max(len(side) for side in [f"torch {e}" for e in TORCH_ENGINES] + [f"Opacus {m}" for m in modes])
     ok = True
     for name, make_model, loss, x, y, clip in cases:
         for c in (clip, 1e6):
@@ -394,22 +430,36 @@ def check_torch_clipped_sums(torch, a9a):
             # largest entry is far below what a wrong clip factor or a missing example would change.
             expected = loop_clipped_sum(torch, model, loss, x, y, c)
             scale = max(t.abs().max().item() for t in expected)
-            for engine in TORCH_ENGINES:
-                try:
-                    got = torch_clipped_sum_fn(torch, engine, model, loss, c)(x, y)
-                except ImportError as error:
-                    log(f"compare: check {name} torch {engine}: unavailable ({error})")
-                    continue
+
+            def report(side, got):
                 good = all(torch.allclose(g, e, rtol=1e-4, atol=1e-6 * scale) for g, e in zip(got, expected))
                 # Relative error on the entries that are not rounding noise, absolute error in units of
                 # the largest entry.
                 relative = max((((g - e).abs() / e.abs())[e.abs() > 1e-3 * scale]).max().item()
                                for g, e in zip(got, expected))
                 absolute = max((g - e).abs().max().item() for g, e in zip(got, expected)) / scale
-                print(f"check {name:13} C = {c:<6g} torch {engine:9} vs per-example loop: max relative error "
+                print(f"check {name:13} C = {c:<6g} {side:{width}} vs per-example loop: max relative error "
                       f"{relative:.1e} (entries > 1e-3 of the largest), max absolute {absolute:.1e} of the largest: "
                       f"{'ok' if good else 'MISMATCH'}")
-                ok = ok and good
+                return good
+
+            for engine in TORCH_ENGINES:
+                try:
+                    got = torch_clipped_sum_fn(torch, engine, model, loss, c)(x, y)
+                except ImportError as error:
+                    log(f"compare: check {name} torch {engine}: unavailable ({error})")
+                    continue
+                ok = report(f"torch {engine}", got) and ok
+            for mode in modes:
+                # A model of its own with the same weights: wrap_model hooks into the module it is given.
+                own = make_model()
+                own.load_state_dict(model.state_dict())
+                try:
+                    got = opacus_clipped_sum_fn(torch, own, loss, c, len(x), mode)(x, y)
+                except Exception as error:  # an engine this Opacus/torch pair does not support
+                    log(f"compare: check {name} Opacus {mode}: unavailable ({type(error).__name__}: {error})")
+                    continue
+                ok = report(f"Opacus {mode}", got) and ok
     return ok
 
 
@@ -468,7 +518,8 @@ def main():
     parser.add_argument("--a9a", default=os.path.join(REPO, "..", "shared", "datasets", "libsvm", "a9a.gz"))
     parser.add_argument("--skip-epoch", action="store_true", help="skip the one-epoch runs")
     parser.add_argument("--check", action="store_true",
-                        help="only check the torch clipped sums against a per-example loop, then exit")
+                        help="only check the torch clipped sums, and with --opacus each Opacus engine's, "
+                             "against a per-example loop, then exit")
     args = parser.parse_args()
     # Without importing torch: the re-exec has to come before torch loads a BLAS.
     if importlib.util.find_spec("torch") is not None:
@@ -485,7 +536,13 @@ def main():
             sys.exit("compare: --check needs torch")
         torch.ones(64, 64) @ torch.ones(64, 64)
         print(f"torch {torch.__version__}, BLAS {loaded_blas()}")
-        sys.exit(0 if check_torch_clipped_sums(torch, args.a9a) else 1)
+        opacus = None
+        if is_opacus_checkout(args.opacus):
+            opacus = import_opacus(os.path.abspath(args.opacus))
+            print(f"Opacus {opacus.__version__} ({os.path.abspath(args.opacus)})")
+        elif args.opacus:
+            log(f"compare: {args.opacus} is not an Opacus checkout; checking torch only")
+        sys.exit(0 if check_clipped_sums(torch, args.a9a, opacus) else 1)
 
     bench = os.path.join(args.build, "bench", "asyncdp_bench")
     cli = os.path.join(args.build, "asyncdp")
@@ -528,7 +585,7 @@ def main():
                 torch_a9a[engine] = torch_clipped_sum_rate(torch, engine, torch.nn.Linear(123, 1), *a9a, a9a_loss,
                                                            26, args.seconds, 0.1, args.threads)
 
-        if not (args.opacus and os.path.isdir(os.path.join(args.opacus, "opacus"))):
+        if not is_opacus_checkout(args.opacus):
             log("compare: no Opacus checkout given (--opacus DIR or OPACUS_DIR); skipping Opacus. Get one with:\n"
                 "    git clone --branch v1.4.0 https://github.com/pytorch/opacus DIR")
         else:
