@@ -55,7 +55,7 @@ the `asyncdp train` child), so a machine shared with other work does not skew th
 BLAS: Debian's torch calls the system BLAS, which is the unoptimised reference (netlib) one unless
 another is selected; per-example gradients are BLAS products, so that would flatter asyncdp. When
 OpenBLAS is installed (apt-get install libopenblas0-pthread) and torch is importable, the script
-re-executes itself with OpenBLAS first on LD_LIBRARY_PATH (one thread), so torch loads it instead of the
+re-executes itself with OpenBLAS first on LD_LIBRARY_PATH (as many threads as --threads), so torch loads it instead of the
 reference BLAS, and it prints the BLAS library torch actually loaded.
 
 Usage: /usr/bin/python3 bench/compare/compare.py [--opacus /path/to/opacus] [--build build/release]
@@ -91,12 +91,14 @@ def log(message):
 # ----------------------------------------------------------------------------------------------------
 
 def asyncdp_rate(bench, name, repetitions, min_time):
-    """Median items_per_second of one Google Benchmark row."""
+    """Median items_per_second of one Google Benchmark row. The row's name may carry suffixes after
+    `name` (the two-thread rows are ".../370/process_time/real_time")."""
     out = subprocess.run(
-        [bench, f"--benchmark_filter=^BM_ClippedGradSum/{name}$", "--benchmark_format=json",
+        [bench, f"--benchmark_filter=^BM_ClippedGradSum/{name}(/|$)", "--benchmark_format=json",
          f"--benchmark_repetitions={repetitions}", f"--benchmark_min_time={min_time}"],
         check=True, capture_output=True, text=True).stdout
-    rows = [b for b in json.loads(out)["benchmarks"] if b.get("run_type") == "iteration"]
+    # No matching row: Google Benchmark prints nothing on stdout (and says so on stderr).
+    rows = [b for b in json.loads(out)["benchmarks"] if b.get("run_type") == "iteration"] if out.strip() else []
     if not rows:
         raise RuntimeError(f"asyncdp_bench has no row BM_ClippedGradSum/{name}")
     return statistics.median(b["items_per_second"] for b in rows)
@@ -465,13 +467,15 @@ def check_clipped_sums(torch, a9a, opacus=None):
 
 # ----------------------------------------------------------------------------------------------------
 
-def reexec_with_openblas():
-    """Re-executes this script with OpenBLAS first on LD_LIBRARY_PATH, if installed and not yet done."""
+def reexec_with_openblas(threads):
+    """Re-executes this script with OpenBLAS first on LD_LIBRARY_PATH, if installed and not yet done, with
+    as many OpenBLAS threads as the comparison's --threads (torch's BLAS calls get the same cores as its
+    other kernels and as asyncdp)."""
     if os.environ.get("ASYNCDP_COMPARE_BLAS"):
         return
     for directory in OPENBLAS_DIRS:
         if os.path.exists(os.path.join(directory, "libblas.so.3")):
-            env = dict(os.environ, ASYNCDP_COMPARE_BLAS=directory, OPENBLAS_NUM_THREADS="1",
+            env = dict(os.environ, ASYNCDP_COMPARE_BLAS=directory, OPENBLAS_NUM_THREADS=str(threads),
                        LD_LIBRARY_PATH=directory + os.pathsep + os.environ.get("LD_LIBRARY_PATH", ""))
             os.execve(sys.executable, [sys.executable] + sys.argv, env)
     log("compare: OpenBLAS not installed (apt-get install libopenblas0-pthread); torch uses the system BLAS")
@@ -523,7 +527,7 @@ def main():
     args = parser.parse_args()
     # Without importing torch: the re-exec has to come before torch loads a BLAS.
     if importlib.util.find_spec("torch") is not None:
-        reexec_with_openblas()
+        reexec_with_openblas(args.threads)
 
     torch = None
     try:
