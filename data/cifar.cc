@@ -5,6 +5,7 @@
 #include "core/check.h"
 #include "core/error.h"
 #include "data/file_contents.h"
+#include "data/huge_pages.h"
 
 namespace asyncdp::data {
 namespace {
@@ -47,6 +48,7 @@ Dataset EmptyCifar(int64_t rows, std::string source) {
   for (int c = 0; c < kCifar10Classes; ++c) out.class_names.push_back(std::to_string(c));
   out.labels.reserve(rows);
   out.dense.resize(rows, kCifar10PixelBytes);
+  AdviseHugePages(out.dense.data(), sizeof(float) * static_cast<size_t>(out.dense.size()));  // before the first write
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include <new>
 
 #include "core/error.h"
+#include "data/huge_pages.h"
 
 namespace asyncdp::data {
 namespace {
@@ -56,11 +57,11 @@ std::string Gunzip(std::string_view compressed, const std::string& source) {
   const size_t total_in = compressed.size();
   size_t consumed = 0;  // bytes of `compressed` handed to zlib and used
   std::string out;
-  out.resize(CapacityHint(compressed));
+  ResizeWithHugePages(out, CapacityHint(compressed));
   size_t produced = 0;
 
   for (;;) {
-    if (produced == out.size()) out.resize(std::max(out.size() * 2, out.size() + kMinGrowBytes));
+    if (produced == out.size()) ResizeWithHugePages(out, std::max(out.size() * 2, out.size() + kMinGrowBytes));
     const size_t in_slice = std::min(total_in - consumed, kMaxZlibSlice);
     const size_t out_slice = std::min(out.size() - produced, kMaxZlibSlice);
     zs->next_in = const_cast<unsigned char*>(base + consumed);  // zlib's API is not const-correct
@@ -148,10 +149,10 @@ std::string ReadFileBytes(const std::string& path) {
   // Read in one go when the size is known; keep reading until EOF in case the file grew or is a pipe.
   const auto size = std::filesystem::file_size(path, ec);
   std::string bytes;
-  bytes.resize(ec ? kMinGrowBytes : static_cast<size_t>(size) + 1);
+  ResizeWithHugePages(bytes, ec ? kMinGrowBytes : static_cast<size_t>(size) + 1);
   size_t filled = 0;
   for (;;) {
-    if (filled == bytes.size()) bytes.resize(bytes.size() * 2);
+    if (filled == bytes.size()) ResizeWithHugePages(bytes, bytes.size() * 2);
     const size_t n = std::fread(bytes.data() + filled, 1, bytes.size() - filled, file.get());
     filled += n;
     if (n == 0) break;

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "data/file_contents.h"
+#include "data/huge_pages.h"
 
 namespace asyncdp::data {
 namespace {
@@ -166,6 +167,7 @@ Dataset ParseIdxPair(std::string_view images, const std::string& images_source, 
   out.image = ImageShape{1, static_cast<int>(height), static_cast<int>(width)};
   const auto* pixels = reinterpret_cast<const unsigned char*>(images.data()) + image_header.payload_offset;
   out.dense.resize(rows, height * width);
+  AdviseHugePages(out.dense.data(), sizeof(float) * static_cast<size_t>(out.dense.size()));  // before the first write
   float* dst = out.dense.data();
   const int64_t total = rows * height * width;
   for (int64_t i = 0; i < total; ++i) dst[i] = static_cast<float>(pixels[i]) * kPixelScale;
