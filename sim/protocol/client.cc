@@ -34,7 +34,7 @@ ClientProtocol::ClientProtocol(const ClientOptions& options, const data::Dataset
       rule_(rule),
       sampler_(std::move(sampler)),
       entropy_(options.noise == NoiseMode::kSecure ? std::make_unique<OsEntropy>() : nullptr),
-      workspace_(model.NewWorkspace(std::max<int64_t>(1, plan_.max_sample_size()))),
+      scratch_batch_(std::max<int64_t>(1, plan_.max_sample_size())),
       local_model_(initial_model),
       round_model_(initial_model.size()),
       round_sum_(initial_model.size()),
@@ -86,8 +86,12 @@ bool ClientProtocol::BeginRound() {
   return true;
 }
 
-void ClientProtocol::ComputeRound() {
+void ClientProtocol::ComputeRound(models::Workspace* scratch) {
   ASYNCDP_CHECK(in_round_);
+  if (scratch == nullptr) {
+    if (!workspace_) workspace_ = model_.NewWorkspace(scratch_batch());
+    scratch = workspace_.get();
+  }
   const auto round = static_cast<uint32_t>(local_round_);
   const auto client = static_cast<uint32_t>(options_.id);
   sampler_->Sample(round, plan_.sample_sizes[local_round_], batch_);
@@ -99,7 +103,7 @@ void ClientProtocol::ComputeRound() {
   }
   const auto stats = model_.ClippedGradientSum(
       std::span<const float>(round_model_.data(), round_model_.size()), data_, rows, options_.clip,
-      std::span<float>(round_sum_.data(), round_sum_.size()), *workspace_);
+      std::span<float>(round_sum_.data(), round_sum_.size()), *scratch);
   clip_totals_.examples += stats.examples;
   clip_totals_.clipped += stats.clipped;
   clip_totals_.norm_sum += stats.norm_sum;

@@ -90,7 +90,11 @@ class ClientProtocol {
   // Starts local round i. Returns false (and stops the client) if the plan is done, the client drops
   // out, or the round would exceed the privacy budget; or (paused() then true) if a phase ended at target.
   bool BeginRound();
-  void ComputeRound();
+  // Samples the batch, sums its clipped gradients and adds the round's noise. `scratch` is the model's
+  // scratch space for this round (a runtime lends one per worker thread: sim/runtime/worker_scratch.h); it
+  // must come from model().NewWorkspace(scratch_batch()) and not be in use by another round. nullptr: the
+  // client's own, created at its first round. The result does not depend on which one is used.
+  void ComputeRound(models::Workspace* scratch = nullptr);
   UpdateMessage CompleteRound();
   // ISRReceive: adopt v̂_k if k is newer than what we hold.
   void OnBroadcast(const BroadcastMessage& message);
@@ -112,6 +116,9 @@ class ClientProtocol {
   const ModelSnapshot& last_global_model() const { return last_global_; }
   bool in_round() const { return in_round_; }  // between BeginRound and CompleteRound
   const RoundPlan& plan() const { return plan_; }
+  const models::Model& model() const { return model_; }
+  // The batch size a workspace for this client's rounds is made for (its largest planned s_i).
+  int64_t scratch_batch() const { return scratch_batch_; }
   int64_t records() const { return records_; }
   // Planned per-example gradients of the rounds completed so far (Σ s_i): public.
   int64_t planned_gradients() const { return planned_gradients_; }
@@ -140,7 +147,8 @@ class ClientProtocol {
   const DelayRule& rule_;
   std::unique_ptr<BatchSampler> sampler_;
   std::unique_ptr<OsEntropy> entropy_;  // secure noise only
-  std::unique_ptr<models::Workspace> workspace_;
+  int64_t scratch_batch_;  // max(1, s_max): RoundPlan::max_sample_size() scans the plan, so it is kept
+  std::unique_ptr<models::Workspace> workspace_;  // own scratch, only if a round runs without a lent one
 
   Eigen::VectorXf local_model_;  // ŵ
   int64_t local_round_ = 0;      // i

@@ -5,13 +5,13 @@
 
 namespace asyncdp::sim {
 
-ComputePool::ComputePool(int threads, int64_t jobs, std::function<void(int64_t)> work)
+ComputePool::ComputePool(int threads, int64_t jobs, std::function<void(int64_t, int)> work)
     : work_(std::move(work)), state_(static_cast<size_t>(jobs), State::kIdle) {
   ASYNCDP_CHECK(threads >= 1 && jobs >= 0);
   threads_.reserve(static_cast<size_t>(threads));
   for (int t = 0; t < threads; ++t) {
     try {
-      threads_.emplace_back([this] { WorkerLoop(); });
+      threads_.emplace_back([this, t] { WorkerLoop(t + 1); });
     } catch (const std::system_error& e) {
       StopAndJoin();  // a joinable std::thread destroyed while unwinding would call std::terminate
       throw ThreadStartFailure("protocol.worker_threads", "compute", t, threads, e);
@@ -50,7 +50,7 @@ void ComputePool::Wait(int64_t job) {
       finished_.wait(lock);
       continue;
     }
-    Run(next, lock);
+    Run(next, /*thread=*/0, lock);
   }
   state_[job] = State::kIdle;
 }
@@ -64,22 +64,22 @@ int64_t ComputePool::PopQueued() {
   return -1;
 }
 
-void ComputePool::Run(int64_t job, std::unique_lock<std::mutex>& lock) {
+void ComputePool::Run(int64_t job, int thread, std::unique_lock<std::mutex>& lock) {
   state_[job] = State::kRunning;
   lock.unlock();
-  work_(job);
+  work_(job, thread);
   lock.lock();
   state_[job] = State::kDone;
   finished_.notify_all();
 }
 
-void ComputePool::WorkerLoop() {
+void ComputePool::WorkerLoop(int thread) {
   std::unique_lock lock(mutex_);
   while (true) {
     queued_.wait(lock, [&] { return stop_ || !queue_.empty(); });
     if (stop_) return;
     const int64_t job = PopQueued();
-    if (job >= 0) Run(job, lock);
+    if (job >= 0) Run(job, thread, lock);
   }
 }
 

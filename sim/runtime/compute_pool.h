@@ -21,10 +21,12 @@ namespace asyncdp::sim {
 
 class ComputePool {
  public:
-  // `work(job)` runs job ids in [0, jobs); each id is submitted again only after Wait(id) returned.
-  // `threads` background threads (≥ 1); the waiting thread also runs jobs no worker has started. Throws
-  // ThreadStartError (sim/runtime/thread_start.h) if the system refuses a thread.
-  ComputePool(int threads, int64_t jobs, std::function<void(int64_t)> work);
+  // `work(job, thread)` runs job ids in [0, jobs); each id is submitted again only after Wait(id) returned.
+  // `threads` background threads (≥ 1); the waiting thread also runs jobs no worker has started. `thread`
+  // says who runs the job: 0 the thread in Wait (one at a time), 1..threads the background threads, so
+  // per-thread scratch can be indexed by it. Throws ThreadStartError (sim/runtime/thread_start.h) if the
+  // system refuses a thread.
+  ComputePool(int threads, int64_t jobs, std::function<void(int64_t job, int thread)> work);
   ~ComputePool();
   ComputePool(const ComputePool&) = delete;
   ComputePool& operator=(const ComputePool&) = delete;
@@ -36,14 +38,14 @@ class ComputePool {
 
  private:
   enum class State : uint8_t { kIdle, kQueued, kRunning, kDone };
-  void WorkerLoop();
+  void WorkerLoop(int thread);
   void StopAndJoin();
   // The next queued job (skipping entries claimed by Wait), or -1. Requires mutex_.
   int64_t PopQueued();
-  // Runs `job` with mutex_ released, then marks it done. Requires mutex_ (held by `lock`).
-  void Run(int64_t job, std::unique_lock<std::mutex>& lock);
+  // Runs `job` on `thread` with mutex_ released, then marks it done. Requires mutex_ (held by `lock`).
+  void Run(int64_t job, int thread, std::unique_lock<std::mutex>& lock);
 
-  std::function<void(int64_t)> work_;
+  std::function<void(int64_t, int)> work_;
   std::mutex mutex_;
   std::condition_variable queued_;    // workers: a job was submitted, or stop
   std::condition_variable finished_;  // Wait: a job finished

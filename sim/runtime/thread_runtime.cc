@@ -15,6 +15,7 @@
 #include "sim/runtime/compute_timer.h"
 #include "sim/runtime/cycle_clock.h"
 #include "sim/runtime/task_scheduler.h"
+#include "sim/runtime/worker_scratch.h"
 
 namespace asyncdp::sim {
 namespace {
@@ -81,6 +82,7 @@ class ThreadRun {
         mailboxes_(clients.size()),
         slots_(clients.size()),
         tallies_(static_cast<size_t>(workers_)),
+        scratch_(static_cast<size_t>(workers_)),
         returned_(clients.size()),
         all_clients_(clients.size()),
         scheduler_(static_cast<int64_t>(clients.size()), MakeHooks()) {
@@ -170,7 +172,8 @@ class ThreadRun {
         if (client.stop_reason() != ClientStop::kDroppedOut) Send(c, Notice{NoticeKind::kStop, id, round});
         return Exit(c);
       }
-      const double seconds = TimeCompute([&] { client.ComputeRound(); }, slot.long_rounds,
+      models::Workspace* scratch = scratch_[static_cast<size_t>(worker)].For(client);
+      const double seconds = TimeCompute([&] { client.ComputeRound(scratch); }, slot.long_rounds,
                                          tallies_[static_cast<size_t>(worker)], calibration_);
       const double straggler_factor = faults_[c].straggler_factor;
       if (straggler_factor > 1.0) {
@@ -324,6 +327,7 @@ class ThreadRun {
   std::vector<Mailbox> mailboxes_;
   std::vector<ClientSlot> slots_;       // [c]: client c's steps only
   std::vector<ComputeTally> tallies_;   // [w]: worker w only; read after the run
+  std::vector<WorkerScratch> scratch_;  // [w]: worker w only (its rounds' model workspaces)
   std::vector<std::vector<Eigen::VectorXf>> returned_;  // server side: buffers to hand back per client
   std::vector<int64_t> all_clients_;
   CycleCalibration calibration_;

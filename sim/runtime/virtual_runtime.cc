@@ -14,6 +14,7 @@
 #include "core/random.h"
 #include "sim/runtime/cycle_clock.h"
 #include "sim/runtime/compute_pool.h"
+#include "sim/runtime/worker_scratch.h"
 #include "sim/runtime/event_queue.h"
 
 namespace asyncdp::sim {
@@ -196,7 +197,7 @@ class VirtualRun {
       pool_->Submit(c);  // joined at the round's RoundDone
       pooled_[c] = 1;
     } else {
-      TimedCompute(client);
+      TimedCompute(client, /*thread=*/0);
       if (auto_threads_ && threads_ > 1 && ++inline_rounds_ == kAutoProbeRounds) {
         // worker_threads = 0 (auto): background threads pay off only when rounds are long; a hand-off
         // costs a few µs, a logistic-regression round about as much. Results do not depend on this.
@@ -211,13 +212,15 @@ class VirtualRun {
 
   void StartPool() {
     pool_ = std::make_unique<ComputePool>(threads_ - 1, static_cast<int64_t>(clients_.size()),
-                                          [this](int64_t c) { TimedCompute(*clients_[c]); });
+                                          [this](int64_t c, int thread) { TimedCompute(*clients_[c], thread); });
   }
 
-  void TimedCompute(ClientProtocol& client) {
+  // `thread`: 0 the event loop's thread, 1.. the pool's (ComputePool); each has its own scratch.
+  void TimedCompute(ClientProtocol& client, int thread) {
+    models::Workspace* scratch = scratch_[static_cast<size_t>(thread)].For(client);
     // One slot per client, no atomic: a client's round runs on one thread at a time, and the pool's Wait
     // orders it before the event loop reads anything.
-    AddTicks(compute_ticks_[client.id()], [&] { client.ComputeRound(); });
+    AddTicks(compute_ticks_[client.id()], [&] { client.ComputeRound(scratch); });
   }
 
   void OnRoundDone(int64_t c, EventKey key) {
@@ -387,6 +390,7 @@ class VirtualRun {
   const bool auto_threads_;  // protocol.worker_threads = 0: use the pool only if rounds are long
   int threads_;              // threads that may compute rounds (event loop included)
   int64_t inline_rounds_ = 0;
+  std::vector<WorkerScratch> scratch_ = std::vector<WorkerScratch>(static_cast<size_t>(threads_));  // [thread]
   std::unique_ptr<ComputePool> pool_;  // rounds compute in the background (threads_ > 1)
   std::vector<uint8_t> pooled_;        // [c]: client c's round in flight was submitted to pool_
   std::priority_queue<Event, std::vector<Event>, Later> queue_;

@@ -57,19 +57,7 @@ TEST(ShardView, SparseLogisticRunIsBitIdenticalToCopiedShards) {
 }
 
 TEST(ShardView, DenseLeNetRunIsBitIdenticalToCopiedShards) {
-  TrainConfig c;
-  c.data.train = asyncdp::testing::FashionMnistFile("train-images-idx3-ubyte.gz");
-  c.data.test = asyncdp::testing::FashionMnistFile("t10k-images-idx3-ubyte.gz");
-  c.data.rows_per_client = 40;
-  c.data.eval_rows = 10;
-  c.model.kind = "lenet";
-  c.clients.count = 2;
-  c.dp.clip = 0.025;
-  c.dp.sigma = 2.0;
-  c.schedule.sample_size = 8;
-  c.schedule.rounds = 3;
-  c.seed = 5;
-  ExpectViewsTrainLikeCopies(c);
+  ExpectViewsTrainLikeCopies(testing::SmallLenetConfig(2));
 }
 
 }  // namespace

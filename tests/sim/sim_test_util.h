@@ -33,4 +33,22 @@ inline TrainConfig SmallA9aConfig(int64_t clients = 3, int64_t rows = 400) {
   return c;
 }
 
+// LeNet-5 on `clients` × 40 Fashion-MNIST training rows, s = 8, 3 rounds: small, but its workspace
+// holds per-chunk buffers and partial sums, so it shows state carried between rounds or clients.
+inline TrainConfig SmallLenetConfig(int64_t clients = 2) {
+  TrainConfig c;
+  c.data.train = asyncdp::testing::FashionMnistFile("train-images-idx3-ubyte.gz");
+  c.data.test = asyncdp::testing::FashionMnistFile("t10k-images-idx3-ubyte.gz");
+  c.data.rows_per_client = 40;
+  c.data.eval_rows = 10;
+  c.model.kind = "lenet";
+  c.clients.count = clients;
+  c.dp.clip = 0.025;
+  c.dp.sigma = 2.0;
+  c.schedule.sample_size = 8;
+  c.schedule.rounds = 3;
+  c.seed = 5;
+  return c;
+}
+
 }  // namespace asyncdp::sim::testing
