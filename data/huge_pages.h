@@ -3,10 +3,10 @@
 // Loading Fashion-MNIST's training images touches ≈ 240 MB for the first time (the decompressed file, then
 // 188 MB of floats). With 4 KiB pages that is ≈ 60,000 page faults; on a virtual machine a fault is a trap
 // into the hypervisor's paravirtual MMU, and on the 2-core VM of BENCHMARKS.md ("Data layer benchmarks",
-// first touch) they made a LeNet run's loading take ≈ 1.9 s instead of ≈ 0.9 s. Debian enables transparent huge pages only for
-// memory that asks for them (/sys/kernel/mm/transparent_hugepage/enabled = madvise), so these helpers ask,
-// before the first touch: one 2 MiB fault instead of 512. Purely advisory: where huge pages are off or the
-// call is unsupported, nothing changes.
+// first touch) they made a LeNet run's loading take ≈ 1.9 s instead of ≈ 0.9 s. Debian enables
+// transparent huge pages only for memory that asks for them (/sys/kernel/mm/transparent_hugepage/enabled
+// = madvise), so these helpers ask, before the first touch: one 2 MiB fault instead of 512. Purely
+// advisory: where huge pages are off or the call is unsupported, nothing changes.
 #pragma once
 
 #include <cstddef>
