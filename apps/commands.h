@@ -10,6 +10,9 @@ namespace asyncdp::apps {
 
 // The exit code of `asyncdp audit` when the audit refutes a reported epsilon.
 inline constexpr int kExitViolation = 3;
+// A training run ended with clients that did not finish (summary.json: truncated), and
+// protocol.allow_truncation is false.
+inline constexpr int kExitTruncated = 4;
 
 // Thrown by a subcommand after its outputs are written, to end the process with `code`.
 struct CommandExit {

@@ -61,7 +61,8 @@ struct ProtocolConfig {
   // Weight w of each applied update, v̂ ← v̂ − w·η̄_i·U (sim/protocol/server_step.h): full (w = 1, the
   // paper) | per_client (w = 1/n, FedAvg-like; the remedy for many clients). Post-processing: ε unchanged.
   std::string server_step = "full";
-  double staleness_exponent = 0.0;  // a of w ·= (1 + τ)^(−a), τ = update lag in global rounds (FedAsync); 0 = off
+  double staleness_exponent = 0.0;
+  bool allow_truncation = false;    // true: a truncated run exits 0 (it still reports truncated)  // a of w ·= (1 + τ)^(−a), τ = update lag in global rounds (FedAsync); 0 = off
 };
 
 // Random check-ins (protocol.participation = "check_in"): n = clients.count clients, one record each.
@@ -119,7 +120,10 @@ struct EvalConfig {
 };
 
 struct OutputConfig {
-  bool diagnostics = true;  // also write non-private diagnostics (batch sizes, clip statistics, train loss)
+  // Also write non-private diagnostics (batch sizes, clip statistics, train loss, held-out accuracies): off
+  // by default, so every published number is covered by the reported ε or public by assumption.
+  bool diagnostics = false;
+  bool trace = false;       // write events.csv, the protocol's event trace (a diagnostic: arrival order)
 };
 
 // Per-client targets of the proactive framework (proactive-dp.md §6.4, Figure 15). accuracy = 0: off.

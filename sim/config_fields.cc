@@ -154,6 +154,10 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
       {"protocol.mpi_timeout", &c.protocol.mpi_timeout,
        "MPI runtime: seconds a rank may stay silent (it sends heartbeats while computing) before the run "
        "ends with an error (a dead or stalled rank); > 0.", LeftOpen(0, 1e6)},
+      {"protocol.allow_truncation", &c.protocol.allow_truncation,
+       "A run that ends with a client neither finished nor stopped by a rule (cut off after an exclusion, "
+       "stalled) is truncated: summary.json says so (truncated, unfinished) and `asyncdp train` exits 4. true "
+       "= exit 0 for such runs (they still say truncated)."},
       {"protocol.participation", &c.protocol.participation,
        "async_rounds: the Proactive-DP clients; check_in: random check-ins (Balle et al. 2020), one record "
        "per client, configured in [checkin] (docs/random_allocation.md).",
@@ -321,8 +325,14 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
       // [output]
       {"output.diagnostics", &c.output.diagnostics,
        "Also write non-private diagnostics (realised batch sizes and gradient counts, clip statistics, "
-       "train loss): summary.json \"diagnostics\", diag_* CSV columns. No accountant covers them; false "
-       "omits them from every output."},
+       "train loss, held-out accuracies of the proactive framework): summary.json \"diagnostics\", diag_* CSV "
+       "columns. No accountant covers them, so they are off by default (the log says so once when on); "
+       "docs/design.md lists every released field with its status."},
+      {"output.trace", &c.output.trace,
+       "Write events.csv: the protocol's event trace (every applied update with its client, local round, "
+       "computed-at and applied-at global round; every broadcast and exclusion, in server order), to check a "
+       "run's protocol invariants from its outputs. A diagnostic: the arrival order reflects compute times, "
+       "not covered by epsilon. Async rounds only."},
   };
 }
 

@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "sim/audit/train_audit.h"
 #include "sim/config_fields.h"
+#include "sim/config_usage.h"
 
 namespace asyncdp::sim {
 namespace {
@@ -330,6 +331,7 @@ void ValidateConfig(const TrainConfig& c) {
           "schedule.sample_size_list", "required when schedule.sample_sizes = \"list\"");
   CheckImpliedRounds(c);
   audit::ValidateTrainAudit(c);
+  RefuseUnusedKeys(c);
 }
 
 std::string ToToml(const TrainConfig& config) {

@@ -256,6 +256,7 @@ RuntimeOptions ResolveRuntimeOptions(const TrainConfig& config) {
   o.exclude_after = config.protocol.exclude_after;
   o.worker_threads = config.protocol.worker_threads;
   o.mpi_timeout = config.protocol.mpi_timeout;
+  o.diagnostics = config.output.diagnostics;
   return o;
 }
 

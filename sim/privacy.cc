@@ -68,6 +68,9 @@ nlohmann::json PrivacySummaryJson(const Experiment& e, const accounting::Populat
   put("pld_lower", find(AccountantKind::kPld) ? &report.pld_lower : nullptr);
   put("gdp", find(AccountantKind::kGdp));
   put("proactive", &report.proactive.epsilon);
+  // ε(6) is a guarantee only where Theorem 3.1 or B.4 holds for every client: otherwise it is no bound at
+  // all (it can sit below the PLD lower bound), so null, with the failed conditions in "proactive".
+  if (!report.proactive.valid) epsilon["proactive"] = nullptr;
   if (e.sampling == SamplingModel::kRandomAllocation) {
     put("random_allocation", find(AccountantKind::kRandomAllocation));
     // What ran: the window every client's batches were allocated over (config: dp.allocation_*).

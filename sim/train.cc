@@ -20,6 +20,7 @@
 #include "sim/progress.h"
 #include "sim/runtime/client_outcome.h"
 #include "sim/runtime/thread_runtime.h"
+#include "sim/runtime/trace_recorder.h"
 #include "sim/runtime/virtual_runtime.h"
 #if ASYNCDP_WITH_MPI
 #include "sim/runtime/mpi_runtime.h"
@@ -45,12 +46,24 @@ std::string_view StopName(ClientStop stop) {
 // its budget permits, staleness), then with output.diagnostics the non-private diag_* columns.
 std::string ClientsCsv(const std::vector<ClientOutcome>& outcomes,
                        const std::vector<std::unique_ptr<ClientProtocol>>& clients, const ServerProtocol& server,
-                       const Experiment& e, int64_t max_staleness_bucket, bool diagnostics) {
+                       const Experiment& e, const RuntimeReport& report, int64_t max_staleness_bucket,
+                       bool diagnostics) {
+  // The stop column: why the client stopped, or — for a client the run cut short — why it did not finish
+  // (run_outcome.h); a client whose whole plan was applied but whose stop notice was late is "completed".
+  std::vector<std::string> stop_label(outcomes.size());
+  for (const ClientOutcome& client : outcomes) {
+    stop_label[static_cast<size_t>(client.id)] =
+        client.paused                              ? "paused_at_target"
+        : client.stop != ClientStop::kRunning      ? std::string(StopName(client.stop))
+        : server.delivered_prefix(client.id) >= e.plans[static_cast<size_t>(client.id)].rounds() ? "completed"
+                                                                                                  : "running";
+  }
+  for (const UnfinishedClient& u : report.unfinished) stop_label[static_cast<size_t>(u.client)] = ToString(u.reason);
   const bool proactive = e.proactive.enabled;
   std::string out = "client,records,rounds,planned_gradients,budget_rounds,stop,excluded,readmissions,"
                     "max_update_lag,mean_update_lag,max_staleness";
   for (int64_t s = 0; s <= max_staleness_bucket; ++s) out += fmt::format(",staleness_{}", s);
-  if (proactive) out += ProactiveClientsHeader();
+  if (proactive) out += ProactiveClientsHeader(diagnostics);
   if (diagnostics) out += ",diag_gradients,diag_clipped_fraction,diag_mean_grad_norm";
   out += "\n";
   for (const ClientOutcome& client : outcomes) {
@@ -61,14 +74,14 @@ std::string ClientsCsv(const std::vector<ClientOutcome>& outcomes,
                                                       : 0.0;
     out += fmt::format("{},{},{},{},{},{},{},{},{},{:.6g},{}", id, client.records, client.rounds,
                        client.planned_gradients, e.privacy.budget_rounds[c],
-                       client.paused ? "paused_at_target" : StopName(client.stop), server.excluded(id) ? 1 : 0,
+                       stop_label[c], server.excluded(id) ? 1 : 0,
                        server.readmissions(id), server.max_update_lag(id), mean_lag, client.max_staleness);
     const auto& histogram = client.staleness_histogram;
     for (int64_t s = 0; s <= max_staleness_bucket; ++s) {
       out += fmt::format(",{}", s < static_cast<int64_t>(histogram.size()) ? histogram[s] : 0);
     }
     // The proactive runs are refused on the MPI runtime (sim/config_io.cc), so clients[c] ran here.
-    if (proactive) out += ProactiveClientCells(e, *clients[c], server.model());
+    if (proactive) out += ProactiveClientCells(e, *clients[c], server.model(), diagnostics);
     if (diagnostics) {
       const auto& clip = client.clip_totals;
       const double n = std::max<double>(1.0, static_cast<double>(clip.examples));
@@ -105,6 +118,8 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   ProgressReporter progress(LongestPlan(experiment), std::move(phase_ends));
   if (options.progress) observers.Add(&progress);
   if (options.observer != nullptr) observers.Add(options.observer);
+  TraceRecorder trace;  // output.trace: events.csv
+  if (resolved.output.trace) observers.Add(&trace);
   // audit.canaries > 0: the one-run audit's observer (sim/audit/train_audit.h).
   std::unique_ptr<audit::TrainAuditRecorder> audit_recorder;
   if (experiment.train_canaries) {
@@ -138,12 +153,17 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
   const bool diagnostics = resolved.output.diagnostics;
+  if (diagnostics) {
+    spdlog::warn("output.diagnostics = true: the diag_* columns and summary.json's \"diagnostics\" are functions of "
+                 "the clients' data that no reported epsilon covers (docs/design.md, released fields)");
+  }
   TrainResult result;
   result.resolved_config = resolved;
   result.runtime = report;
   result.final_model = server.model();
   result.experiment = experiment_ptr;
   result.metrics = metrics.rows();
+  if (resolved.output.trace) result.events_csv = trace.csv();
   result.metrics_csv = metrics.ToCsv(virtual_clock ? "virtual_seconds" : "wall_seconds", diagnostics);
   int64_t max_staleness = 0;
   std::vector<int64_t> rounds_done, planned_grads, realised_grads;
@@ -159,7 +179,7 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
     mean_grad_norm.push_back(clip.norm_sum / n);
   }
   const int64_t total_planned = std::accumulate(planned_grads.begin(), planned_grads.end(), int64_t{0});
-  result.clients_csv = ClientsCsv(outcomes, clients, server, experiment, max_staleness, diagnostics);
+  result.clients_csv = ClientsCsv(outcomes, clients, server, experiment, report, max_staleness, diagnostics);
 
   const MetricsRow& last = result.metrics.back();
   nlohmann::json& s = result.summary;
@@ -174,9 +194,23 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
     spdlog::error("the model diverged (non-finite parameters or loss): no accuracy is reported; lower "
                   "schedule.eta0 or dp.clip");
   }
+  // The rounds the guarantee covers: those that ran, except for clients with accuracy targets, whose
+  // pauses and re-joins depend on their outputs: every round of their admitted plan (AdmittedRounds).
+  std::vector<int64_t> accounted = rounds_done;
+  if (experiment.proactive.enabled) {
+    for (size_t c = 0; c < accounted.size(); ++c) accounted[c] = AdmittedRounds(experiment, c);
+  }
   s["privacy"] = PrivacySummaryJson(experiment, experiment.privacy.enabled
-                                                    ? AccountRun(experiment.privacy, experiment.plans, rounds_done)
+                                                    ? AccountRun(experiment.privacy, experiment.plans, accounted)
                                                     : accounting::PopulationReport{});
+  if (experiment.proactive.enabled && experiment.privacy.enabled) {
+    const nlohmann::json tally =
+        PrivacySummaryJson(experiment, AccountRun(experiment.privacy, experiment.plans, rounds_done));
+    s["privacy"]["epsilon_realised_tally"] = tally["epsilon"];
+    s["privacy"]["epsilon_realised_tally"]["note"] =
+        "the rounds that ran, composed: not a guarantee (with accuracy targets the rounds run depend on the "
+        "clients' outputs); privacy.epsilon, of every round of each admitted plan, is";
+  }
   s["epsilon"] = s["privacy"]["epsilon"];
   s["delta"] = experiment.delta;
   s["sigma"] = experiment.sigma;
@@ -202,9 +236,23 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   s["grads_per_second"] = report.wall_seconds > 0 ? static_cast<double>(total_planned) / report.wall_seconds : 0.0;
   s["runtime"] = resolved.protocol.runtime;
   s["seed"] = resolved.seed;
+  // The outcome (docs/design.md, "End of a run"): truncated when any client neither finished nor stopped by
+  // a rule; each such client with why and how far it got. `asyncdp train` exits 4 on a truncated run unless
+  // protocol.allow_truncation = true.
+  s["truncated"] = report.truncated;
   s["stalled"] = report.stalled;
   if (report.cancelled) s["cancelled"] = true;
-  s["unfinished_clients"] = report.unfinished;
+  nlohmann::json unfinished_ids = nlohmann::json::array(), unfinished = nlohmann::json::array();
+  for (const UnfinishedClient& u : report.unfinished) {
+    unfinished_ids.push_back(u.client);
+    unfinished.push_back({{"client", u.client},
+                          {"reason", std::string(ToString(u.reason))},
+                          {"rounds", u.rounds},
+                          {"applied_rounds", u.applied_rounds},
+                          {"planned_rounds", u.planned_rounds}});
+  }
+  s["unfinished_clients"] = unfinished_ids;
+  s["unfinished"] = unfinished;
   int64_t max_lag = 0, readmitted = 0;
   for (int64_t c = 0; c < resolved.clients.count; ++c) {
     max_lag = std::max(max_lag, server.max_update_lag(c));
@@ -214,15 +262,21 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   // i − k is clamped at 0 and cannot show it for clients whose local rounds lag the global round).
   s["max_update_lag"] = max_lag;
   s["readmissions"] = readmitted;
-  s["excluded_clients"] = report.excluded;
+  // Each client excluded at least once, in id order; every exclusion (a client re-admitted and excluded
+  // again counts twice) in `exclusions`.
+  std::vector<int64_t> excluded_ids = report.excluded;
+  std::sort(excluded_ids.begin(), excluded_ids.end());
+  excluded_ids.erase(std::unique(excluded_ids.begin(), excluded_ids.end()), excluded_ids.end());
+  s["excluded_clients"] = excluded_ids;
+  s["exclusions"] = report.excluded.size();
   s["model"] = {{"kind", resolved.model.kind}, {"parameters", experiment.model->NumParams()}};
   if (audit_recorder) {
     const auto audited = static_cast<size_t>(experiment.train_canaries->client);
     s["audit"] = audit::TrainAuditJson(experiment, *audit_recorder, server.model(), rounds_done[audited]);
   }
   if (experiment.proactive.enabled) {
-    s["proactive"] = ProactiveSummaryJson(experiment, clients, server.model());
-    result.phases_csv = PhasesCsv(experiment, clients);
+    s["proactive"] = ProactiveSummaryJson(experiment, clients, server.model(), diagnostics);
+    result.phases_csv = PhasesCsv(experiment, clients, diagnostics);
   }
   s["config"] = ToToml(resolved);
   s["asyncdp_version"] = ASYNCDP_VERSION;
@@ -255,6 +309,7 @@ void WriteTrainOutputs(const TrainResult& result, const std::string& out_dir) {
   out.Write("clients.csv", result.clients_csv);
   out.Write("summary.json", result.summary.dump(2) + "\n");
   if (!result.phases_csv.empty()) out.Write("phases.csv", result.phases_csv);
+  if (!result.events_csv.empty()) out.Write("events.csv", result.events_csv);
   out.Commit();
 }
 

@@ -34,6 +34,7 @@ struct TrainResult {
   std::string metrics_csv;
   std::string clients_csv;
   std::string phases_csv;  // proactive runs only (targets.accuracy > 0): one row per client and phase
+  std::string events_csv;  // output.trace only: the protocol's event trace (sim/runtime/trace_recorder.h)
   nlohmann::json summary;
   RuntimeReport runtime;
   Eigen::VectorXf final_model;              // v̂ after every applied update

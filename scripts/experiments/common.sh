@@ -121,13 +121,15 @@ run_asyncdp() {
 }
 
 # train_run DIR CONFIG [--set k=v]...: one `asyncdp train` into DIR (replaced), log in DIR.log. Appends
-# the run to $MANIFEST (name, config, overrides) so the report can list every command.
+# the run to $MANIFEST (name, config, overrides) so the report can list every command. The experiments
+# opt in to the non-private diagnostics (output.diagnostics, off by default): the convergence plots read
+# diag_* columns (F - F*, train loss), which no epsilon covers and the reports label as such.
 train_run() {
   local dir=$1 config=$2
   shift 2
   mkdir -p "$(dirname "$dir")"
-  printf '%s\t%s\t%s\n' "${dir#"$OUT_DIR"/}" "$config" "$*" >>"$MANIFEST"
-  run_asyncdp "$dir.log" train --config "$config" "$@" --out "$dir" --quiet
+  printf '%s\t%s\t%s\n' "${dir#"$OUT_DIR"/}" "$config" "--set output.diagnostics=true $*" >>"$MANIFEST"
+  run_asyncdp "$dir.log" train --config "$config" --set output.diagnostics=true "$@" --out "$dir" --quiet
 }
 
 # Parallel execution: spawn CMD... in the background, at most $JOBS at a time. Failures are counted in

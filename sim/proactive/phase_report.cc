@@ -18,11 +18,13 @@ double HoldoutAccuracy(const Experiment& e, size_t c, const Eigen::VectorXf& w) 
 // First round of phase j.
 int64_t PhaseStart(const ClientPhasePlan& plan, size_t j) { return j == 0 ? 0 : plan.phase_ends[j - 1]; }
 
-std::string EventText(const TargetEvent& event) {
+// "pause@k=12", with the held-out accuracy "(acc=0.7812)" only as a diagnostic (output.diagnostics).
+std::string EventText(const TargetEvent& event, bool diagnostics) {
   const char* kind = event.kind == TargetEventKind::kPause    ? "pause"
                      : event.kind == TargetEventKind::kResume ? "rejoin"
                      : event.kind == TargetEventKind::kStop   ? "stop"
                                                               : "check";
+  if (!diagnostics) return fmt::format("{}@k={}", kind, event.global_round);
   return fmt::format("{}@k={}(acc={:.4f})", kind, event.global_round, event.accuracy);
 }
 
@@ -43,17 +45,29 @@ bool WithinTarget(const Experiment& e, const PhaseEpsilon& eps, double target) {
 
 }  // namespace
 
-std::string PhasesCsv(const Experiment& e, const std::vector<std::unique_ptr<ClientProtocol>>& clients) {
+int64_t AdmittedRounds(const Experiment& e, size_t client) {
+  const ClientPhasePlan& plan = e.phase_plans[client];
+  if (!plan.admitted) return 0;
+  const int64_t budget = e.privacy.budget_rounds[client];
+  return budget >= 0 ? std::min(plan.plan.rounds(), budget) : plan.plan.rounds();
+}
+
+std::string PhasesCsv(const Experiment& e, const std::vector<std::unique_ptr<ClientProtocol>>& clients,
+                      bool diagnostics) {
+  // epsilon_*_realised_tally: the rounds run up to the end of the phase, composed — a tally, not a guarantee
+  // (the guarantee is the admitted plan's, summary.json); accuracy_at_end only as a diagnostic.
   std::string out =
       "client,target_accuracy,target_epsilon,delta,phase,sigma,clip,s,planned_rounds,rounds_run,gradients_run,"
-      "e1_epsilon,e1_gamma,e1_theta,epsilon_rdp,epsilon_pld,epsilon_gdp,accuracy_at_end,events\n";
+      "e1_epsilon,e1_gamma,e1_theta,epsilon_rdp_realised_tally,epsilon_pld_realised_tally,"
+      "epsilon_gdp_realised_tally,";
+  out += diagnostics ? "diag_accuracy_at_end,events\n" : "events\n";
   for (size_t c = 0; c < clients.size(); ++c) {
     const ClientPhasePlan& plan = e.phase_plans[c];
     const ClientTarget& target = e.targets[c];
     const ClientProtocol& client = *clients[c];
     if (!plan.admitted) {
-      out += fmt::format("{},{},{},{:.6g},,,,,,0,0,,,,,,,,not admitted: {}\n", c, target.accuracy, target.epsilon,
-                         target.delta, plan.reason);
+      out += fmt::format("{},{},{},{:.6g},,,,,,0,0,,,,,,,{}not admitted: {}\n", c, target.accuracy, target.epsilon,
+                         target.delta, diagnostics ? "," : "", plan.reason);
       continue;
     }
     const TargetTracker* tracker = client.target_tracker();
@@ -75,39 +89,48 @@ std::string PhasesCsv(const Experiment& e, const std::vector<std::unique_ptr<Cli
         const bool starts_here = ev.phase == static_cast<int64_t>(j) && ev.kind == TargetEventKind::kResume;
         if (ev.kind == TargetEventKind::kPhaseEnd && ends_here) accuracy = ev.accuracy;
         if ((ends_here && ev.kind != TargetEventKind::kPhaseEnd) || starts_here) {
-          events += (events.empty() ? "" : ";") + EventText(ev);
+          events += (events.empty() ? "" : ";") + EventText(ev, diagnostics);
         }
       }
-      out += fmt::format("{},{},{},{:.6g},{},{:.6g},{},{},{},{},{},{},{},{},{},{},{}\n", c, target.accuracy,
+      out += fmt::format("{},{},{},{:.6g},{},{:.6g},{},{},{},{},{},{},{},{},{},{}{}\n", c, target.accuracy,
                          target.epsilon, target.delta, j, phase.sigma, e.config.dp.clip, phase.sample_size,
                          phase.rounds, run, run * phase.sample_size, Number(phase.e1_epsilon),
-                         Number(phase.e1_gamma), Number(phase.e1_theta), eps_cells, Number(accuracy), events);
+                         Number(phase.e1_gamma), Number(phase.e1_theta), eps_cells,
+                         diagnostics ? Number(accuracy) + "," : std::string(), events);
     }
   }
   return out;
 }
 
-std::string ProactiveClientsHeader() {
-  return ",target_accuracy,target_epsilon,phases_planned,phase,pauses,rejoins,holdout_accuracy";
+std::string ProactiveClientsHeader(bool diagnostics) {
+  return std::string(",target_accuracy,target_epsilon,phases_planned,phase,pauses,rejoins,admitted_rounds") +
+         (diagnostics ? ",diag_holdout_accuracy" : "");
 }
 
-std::string ProactiveClientCells(const Experiment& e, const ClientProtocol& client, const Eigen::VectorXf& final_model) {
+std::string ProactiveClientCells(const Experiment& e, const ClientProtocol& client, const Eigen::VectorXf& final_model,
+                                 bool diagnostics) {
   const auto c = static_cast<size_t>(client.id());
   const TargetTracker* tracker = client.target_tracker();
   const int64_t phase = tracker == nullptr ? -1 : std::min(tracker->phase(), tracker->phases() - 1);
-  return fmt::format(",{},{},{},{},{},{},{:.6g}", e.targets[c].accuracy, e.targets[c].epsilon,
-                     e.phase_plans[c].phases.size(), phase, CountEvents(client, TargetEventKind::kPause),
-                     CountEvents(client, TargetEventKind::kResume), HoldoutAccuracy(e, c, final_model));
+  std::string cells = fmt::format(",{},{},{},{},{},{},{}", e.targets[c].accuracy, e.targets[c].epsilon,
+                                  e.phase_plans[c].phases.size(), phase, CountEvents(client, TargetEventKind::kPause),
+                                  CountEvents(client, TargetEventKind::kResume), AdmittedRounds(e, c));
+  if (diagnostics) cells += fmt::format(",{:.6g}", HoldoutAccuracy(e, c, final_model));
+  return cells;
 }
 
 nlohmann::json ProactiveSummaryJson(const Experiment& e, const std::vector<std::unique_ptr<ClientProtocol>>& clients,
-                                    const Eigen::VectorXf& final_model) {
+                                    const Eigen::VectorXf& final_model, bool diagnostics) {
   nlohmann::json list = nlohmann::json::array();
   for (size_t c = 0; c < clients.size(); ++c) {
     const ClientPhasePlan& plan = e.phase_plans[c];
     const ClientTarget& target = e.targets[c];
     const ClientProtocol& client = *clients[c];
-    const PhaseEpsilon eps = EpsilonOfRounds(plan.plan, client.local_round(), target.delta, e.privacy.options);
+    // The guarantee: every round the client could have run (AdmittedRounds); the tally of the rounds that
+    // ran is kept beside it, labelled.
+    const int64_t admitted = AdmittedRounds(e, c);
+    const PhaseEpsilon eps = EpsilonOfRounds(plan.plan, admitted, target.delta, e.privacy.options);
+    const PhaseEpsilon tally = EpsilonOfRounds(plan.plan, client.local_round(), target.delta, e.privacy.options);
     nlohmann::json entry = {{"client", c},
                             {"target_accuracy", target.accuracy},
                             {"target_epsilon", target.epsilon},
@@ -119,14 +142,22 @@ nlohmann::json ProactiveSummaryJson(const Experiment& e, const std::vector<std::
                             {"pauses", CountEvents(client, TargetEventKind::kPause)},
                             {"rejoins", CountEvents(client, TargetEventKind::kResume)},
                             {"paused_at_end", client.paused()},
-                            {"holdout_accuracy_final_model", HoldoutAccuracy(e, c, final_model)},
+                            {"admitted_rounds", admitted},
                             {"epsilon_rdp", eps.rdp},
                             {"epsilon_pld", eps.pld},
                             {"epsilon_gdp_approximation", eps.gdp},
+                            {"epsilon_realised_tally",
+                             {{"rounds", client.local_round()},
+                              {"rdp", tally.rdp},
+                              {"pld", tally.pld},
+                              {"gdp_approximation", tally.gdp},
+                              {"note", "the rounds that ran, composed: not a guarantee (the rounds run depend on "
+                                       "the client's outputs); epsilon_* above is"}}},
                             {"within_target", WithinTarget(e, eps, target.epsilon)}};
+    if (diagnostics) entry["diag_holdout_accuracy_final_model"] = HoldoutAccuracy(e, c, final_model);
     if (const TargetTracker* tracker = client.target_tracker(); tracker != nullptr) {
       nlohmann::json checks = nlohmann::json::array();
-      for (const TargetEvent& ev : tracker->events()) checks.push_back(EventText(ev));
+      for (const TargetEvent& ev : tracker->events()) checks.push_back(EventText(ev, diagnostics));
       entry["events"] = checks;
       int64_t phases_run = 0;
       for (size_t j = 0; j < plan.phases.size(); ++j) phases_run += client.local_round() > PhaseStart(plan, j) ? 1 : 0;
@@ -141,8 +172,11 @@ nlohmann::json ProactiveSummaryJson(const Experiment& e, const std::vector<std::
                                         ? nlohmann::json({"rdp", "pld"})
                                         : nlohmann::json({e.config.dp.accountant})},
           {"note",
-           "accuracy checks use each client's held-out rows, which are not in the data set its epsilon protects; "
-           "the pause/re-join pattern depends on them and is not covered by any epsilon. e1_epsilon is the "
+           "epsilon_* of a client is that of every round of its admitted plan (up to its budget): pausing and "
+           "re-joining depend on its outputs, and a paused round is the trivial mechanism, so the whole plan "
+           "bounds every pattern of pauses (docs/theory.md, \"The proactive guarantee\"). Accuracy checks use each "
+           "client's held-out rows, which are not in the data set its epsilon protects (public by assumption); "
+           "their accuracies are diagnostics (output.diagnostics). e1_epsilon is the "
            "paper's Theorem B.4 analysis (Poisson sampling) treating earlier phases as if run at the newest sigma"}};
 }
 

@@ -17,13 +17,23 @@
 
 namespace asyncdp::sim {
 
-std::string PhasesCsv(const Experiment& e, const std::vector<std::unique_ptr<ClientProtocol>>& clients);
+// `diagnostics` (output.diagnostics): the held-out accuracies (accuracy_at_end, the acc= of each event) are
+// non-private diagnostics, written only then.
+std::string PhasesCsv(const Experiment& e, const std::vector<std::unique_ptr<ClientProtocol>>& clients,
+                      bool diagnostics);
 
 // Extra clients.csv columns of a proactive run: header suffix and one row's cells (each starting with ',').
-std::string ProactiveClientsHeader();
-std::string ProactiveClientCells(const Experiment& e, const ClientProtocol& client, const Eigen::VectorXf& final_model);
+std::string ProactiveClientsHeader(bool diagnostics);
+std::string ProactiveClientCells(const Experiment& e, const ClientProtocol& client, const Eigen::VectorXf& final_model,
+                                 bool diagnostics);
+// The rounds a client with targets could have run: its admitted plan up to its budget round (0 if not
+// admitted, a public decision). Pausing and re-joining depend on its outputs, so its ε is that of every
+// round it could have run (adaptive composition with paused rounds as trivial mechanisms, docs/theory.md
+// "The proactive guarantee"), never the tally of the rounds that ran.
+int64_t AdmittedRounds(const Experiment& e, size_t client);
 
 nlohmann::json ProactiveSummaryJson(const Experiment& e, const std::vector<std::unique_ptr<ClientProtocol>>& clients,
-                                    const Eigen::VectorXf& final_model);
+                                    const Eigen::VectorXf& final_model,
+                                    bool diagnostics);
 
 }  // namespace asyncdp::sim

@@ -73,10 +73,13 @@ std::optional<BroadcastMessage> ServerProtocol::MaybeBroadcast() {
   // rounds ≤ k−1 (§4.3).
   int64_t k_new = min_prefix_;
   if (blocking_count_ == 0) {
-    // Nobody to wait for: a model with updates not yet broadcast becomes the next global round, numbered
-    // past every delivered prefix (so it is v̂_T at the end of a run).
+    // Nobody to wait for: a model with updates not yet broadcast becomes global round k = the furthest
+    // delivered prefix (v̂_T at the end of a run). Never past it: k counts rounds every client could have
+    // delivered, so G ≤ max_c T_c whatever the exclusions (docs/design.md, "End of a run"). A re-admitted
+    // client behind that k sends its rounds without a broadcast (Υ holds for it) until it passes k and
+    // blocks again (MaybeBlockAgain).
     if (updates_applied_ == updates_at_broadcast_) return std::nullopt;
-    k_new = global_round_ + 1;
+    k_new = 0;
     for (int64_t p : prefix_) k_new = std::max(k_new, p);
   }
   if (k_new <= global_round_) return std::nullopt;
@@ -144,6 +147,13 @@ std::optional<BroadcastMessage> ServerProtocol::Exclude(int64_t client) {
   excluded_order_.push_back(client);
   Release(client);
   return MaybeBroadcast();
+}
+
+bool ServerProtocol::held_up() const {
+  for (size_t c = 0; c < prefix_.size(); ++c) {
+    if (blocking_[c] && prefix_[c] > global_round_) return true;
+  }
+  return false;
 }
 
 ModelSnapshot ServerProtocol::Snapshot() const { return std::make_shared<const Eigen::VectorXf>(model_); }

@@ -13,9 +13,10 @@
 // it holds. The "applied-at minus computed-at global round" of every update (update_lag) shows how late
 // each update lands.
 //
-// With no client blocking, every update forms a new global round at once (there is nobody to wait for),
-// so the last rounds of a run always end in a broadcast v̂_T, whatever the order of a client's stop notice
-// and its last update.
+// With no client blocking, an update that extends the furthest delivered prefix forms global round k = that
+// prefix at once (there is nobody to wait for), so the last rounds of a run always end in a broadcast v̂_T,
+// whatever the order of a client's stop notice and its last update; k never passes the furthest prefix,
+// so G ≤ T whatever the exclusions.
 //
 // Step weighting (sim/protocol/server_step.h): with ServerOptions other than the default, the applied step
 // is w·η̄_i·U, w = 1/n (per_client) and/or the staleness factor (1 + τ)^(−a), τ = the update's lag.
@@ -74,6 +75,10 @@ class ServerProtocol {
   // global round. A client waiting for a broadcast is silent because of the laggards, not because it
   // failed, so exclude_after applies to laggards only.
   bool lagging(int64_t client) const { return blocking_[client] && prefix_[client] <= global_round_; }
+  // Some blocking client has delivered every round of the next broadcast and waits for it: only then can a
+  // silent laggard be at fault (protocol.exclude_after). When every blocking client is lagging, nobody is
+  // held up and the silence is the machine's (all clients computing, or the process descheduled). O(n).
+  bool held_up() const;
   // Every exclusion in order (a client re-admitted and excluded again appears twice).
   const std::vector<int64_t>& excluded_clients() const { return excluded_order_; }
   // True when no client blocks any more (all stopped or excluded): the run is over.

@@ -80,7 +80,7 @@ class ClientRank {
     outcome.compute_seconds = ComputeSeconds(tallies_, calibration_);
     outcome.cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     outcome.host = HostHash();
-    endpoint_.Send(0, kOutcome, std::make_shared<Buffer>(EncodeOutcome(outcome)));
+    endpoint_.Send(0, kOutcome, std::make_shared<Buffer>(EncodeOutcome(outcome, options_.diagnostics)));
     const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                              std::chrono::duration<double>(options_.mpi_timeout));
     if (!endpoint_.Flush(deadline)) {
@@ -225,10 +225,7 @@ class ClientRank {
 
   void PostUpdate(ClientProtocol& client, UpdateMessage&& message) {
     auto buffer = TakeBuffer(UpdateBytes(params_));
-    std::memcpy(buffer->data(), &message.client, sizeof(int64_t));
-    std::memcpy(buffer->data() + sizeof(int64_t), &message.local_round, sizeof(int64_t));
-    std::memcpy(buffer->data() + 2 * sizeof(int64_t), &message.step_size, sizeof(double));
-    std::memcpy(buffer->data() + kUpdateHeaderBytes, message.update.data(), sizeof(float) * static_cast<size_t>(params_));
+    EncodeUpdate(message, buffer->data());
     // U has been copied onto the wire: the client reuses its buffer for the next round.
     client.RecycleBuffer(std::move(message.update));
     Post(kUpdate, std::move(buffer));

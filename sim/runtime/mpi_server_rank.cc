@@ -8,7 +8,9 @@
 #include <optional>
 #include <thread>
 
+#include "sim/protocol/liveness.h"
 #include "sim/runtime/cycle_clock.h"
+#include "sim/runtime/run_end.h"
 #include "sim/runtime/mpi_ranks.h"
 #include "sim/runtime/mpi_runtime.h"
 
@@ -33,6 +35,7 @@ class ServerRank {
         placement_(placement),
         params_(server.model().size()),
         finished_(clients.size(), false),
+        liveness_(static_cast<int64_t>(clients.size()), options.exclude_after),
         last_heard_client_(clients.size(), 0.0),
         last_heard_rank_(static_cast<size_t>(placement.ranks), 0.0) {
     update_.update.resize(params_);
@@ -42,11 +45,11 @@ class ServerRank {
     start_ = Clock::now();
     IdleBackoff backoff;
     double last_tick = 0.0;
-    while (!server_.all_released()) {
+    while (!RunOver()) {
       bool active = false;
       std::optional<BroadcastMessage> newest;
       Incoming message;
-      for (int n = 0; n < kMaxBatch && !server_.all_released() && endpoint_.Poll(MPI_ANY_SOURCE, message); ++n) {
+      for (int n = 0; n < kMaxBatch && endpoint_.Poll(MPI_ANY_SOURCE, message); ++n) {
         active = true;
         Handle(message, newest);
       }
@@ -72,8 +75,8 @@ class ServerRank {
     report.observer_seconds = calibration_.Seconds(observer_ticks_);
     report.gradients = clock_.gradients;
     report.updates = server_.updates_applied();
-    report.excluded = server_.excluded_clients();
     Assemble(rank_outcomes, report, outcomes);
+    SettleReport(report, outcomes, clients_, server_, "mpi");
     const double rounds = static_cast<double>(std::max<int64_t>(1, server_.global_round()));
     spdlog::info("mpi: rank 0 received {} messages ({} bytes) and sent {} ({} bytes) over {} global rounds: "
                  "{:.0f} bytes in and {:.0f} bytes out per global round",
@@ -88,6 +91,19 @@ class ServerRank {
  private:
   double Seconds() const { return SecondsSince(start_); }
 
+  // End of run (docs/design.md, "End of a run", as on the threads runtime): no client blocks, and every
+  // client has sent its stop notice (its messages all applied: MPI keeps a sender's order) or is excluded
+  // and has stayed silent for exclude_after more (cut off; the report says so). A dropped-out client sends
+  // nothing: it is excluded like any silent laggard, or the run fails after protocol.mpi_timeout.
+  bool RunOver() const {
+    if (!server_.all_released()) return false;
+    const double now = Seconds();
+    for (size_t c = 0; c < clients_.size(); ++c) {
+      if (!finished_[c] && !liveness_.CutOff(server_, static_cast<int64_t>(c), now)) return false;
+    }
+    return true;
+  }
+
   [[noreturn]] void Fail(const std::string& what) const {
     throw MpiRunError(fmt::format("rank 0 (server): {}", what));
   }
@@ -99,21 +115,18 @@ class ServerRank {
     std::optional<BroadcastMessage> broadcast;
     switch (message.tag) {
       case kUpdate: {
-        if (bytes.size() != UpdateBytes(params_)) {
+        if (!DecodeUpdate(bytes, params_, update_)) {
           Fail(fmt::format("an update from rank {} has {} bytes, expected {} ({} parameters): do all ranks run "
                            "the same binary and configuration?",
                            message.source, bytes.size(), UpdateBytes(params_), params_));
         }
-        std::memcpy(&update_.client, bytes.data(), sizeof(int64_t));
-        std::memcpy(&update_.local_round, bytes.data() + sizeof(int64_t), sizeof(int64_t));
-        std::memcpy(&update_.step_size, bytes.data() + 2 * sizeof(int64_t), sizeof(double));
-        std::memcpy(update_.update.data(), bytes.data() + kUpdateHeaderBytes, sizeof(float) * params_);
         const auto client = CheckSender(update_.client, message.source);
         const auto& sizes = clients_[client]->plan().sample_sizes;
         if (update_.local_round < 0 || update_.local_round >= static_cast<int64_t>(sizes.size())) {
           Fail(fmt::format("client {} sent round {} outside its plan", update_.client, update_.local_round));
         }
         last_heard_client_[client] = now;
+        liveness_.Heard(update_.client, now);
         // The planned s_i (public): the server learns (i, U) only, never the realised batch size.
         clock_.gradients += sizes[static_cast<size_t>(update_.local_round)];
         broadcast = server_.OnUpdate(update_);
@@ -125,6 +138,7 @@ class ServerRank {
         std::memcpy(words, bytes.data(), sizeof(words));
         const auto client = CheckSender(words[0], message.source);
         last_heard_client_[client] = now;
+        liveness_.Heard(words[0], now);
         finished_[client] = true;
         broadcast = server_.OnClientStopped(words[0], words[1]);
         break;
@@ -151,6 +165,7 @@ class ServerRank {
   void OnGlobalRound() {
     // A new model is new work: every client gets a fresh exclude_after (and mpi_timeout) to respond.
     std::fill(last_heard_client_.begin(), last_heard_client_.end(), Seconds());
+    liveness_.ModelFormed(Seconds());
     clock_.time = Seconds();
     AddTicks(observer_ticks_, [&] { observer_.OnGlobalRound(server_, clock_); });
   }
@@ -158,11 +173,9 @@ class ServerRank {
   // protocol.exclude_after: only laggards can be at fault; a client waiting for v̂_k is silent because of them.
   void ExcludeLaggards(std::optional<BroadcastMessage>& newest) {
     const double now = Seconds();
-    for (size_t c = 0; c < clients_.size(); ++c) {
-      const auto id = static_cast<int64_t>(c);
-      if (!server_.lagging(id) || now - last_heard_client_[c] <= options_.exclude_after) continue;
-      spdlog::warn("server: excluding client {} on rank {} (silent for {:.3g} s)", c, placement_.RankOf(id),
-                   now - last_heard_client_[c]);
+    for (const int64_t id : liveness_.ToExclude(server_, now)) {
+      spdlog::warn("server: excluding client {} on rank {} (silent for {:.3g} s)", id, placement_.RankOf(id),
+                   liveness_.SilentFor(id, now));
       auto excluded = server_.Exclude(id);
       clock_.time = now;
       AddTicks(observer_ticks_, [&] { observer_.OnClientExcluded(id, clock_); });
@@ -290,6 +303,7 @@ class ServerRank {
   const Eigen::Index params_;
   UpdateMessage update_;                  // reused for every received update
   std::vector<bool> finished_;            // a stop notice arrived: the client needs no more broadcasts
+  Liveness liveness_;                     // silence and exclusion (sim/protocol/liveness.h), Seconds()
   std::vector<double> last_heard_client_;  // seconds since start_
   std::vector<double> last_heard_rank_;
   CycleCalibration calibration_;

@@ -60,7 +60,31 @@ int Placement::RankOf(int64_t client) const {
   return rank;
 }
 
-Buffer EncodeOutcome(const RankOutcome& outcome) {
+// Fields of UpdateMessage: client, local_round, computed_at, step_size, update. Adding one changes the size
+// and stops the build here until the wire format carries it too.
+static_assert(sizeof(UpdateMessage) == 3 * sizeof(int64_t) + sizeof(double) + sizeof(Eigen::VectorXf),
+              "UpdateMessage changed: carry the new field in EncodeUpdate/DecodeUpdate");
+
+void EncodeUpdate(const UpdateMessage& message, std::byte* out) {
+  std::memcpy(out, &message.client, sizeof(int64_t));
+  std::memcpy(out + sizeof(int64_t), &message.local_round, sizeof(int64_t));
+  std::memcpy(out + 2 * sizeof(int64_t), &message.computed_at, sizeof(int64_t));
+  std::memcpy(out + 3 * sizeof(int64_t), &message.step_size, sizeof(double));
+  std::memcpy(out + kUpdateHeaderBytes, message.update.data(), sizeof(float) * static_cast<size_t>(message.update.size()));
+}
+
+bool DecodeUpdate(const Buffer& bytes, int64_t params, UpdateMessage& message) {
+  if (bytes.size() != UpdateBytes(params)) return false;
+  std::memcpy(&message.client, bytes.data(), sizeof(int64_t));
+  std::memcpy(&message.local_round, bytes.data() + sizeof(int64_t), sizeof(int64_t));
+  std::memcpy(&message.computed_at, bytes.data() + 2 * sizeof(int64_t), sizeof(int64_t));
+  std::memcpy(&message.step_size, bytes.data() + 3 * sizeof(int64_t), sizeof(double));
+  if (message.update.size() != params) message.update.resize(params);
+  std::memcpy(message.update.data(), bytes.data() + kUpdateHeaderBytes, sizeof(float) * static_cast<size_t>(params));
+  return true;
+}
+
+Buffer EncodeOutcome(const RankOutcome& outcome, bool diagnostics) {
   WordWriter w;
   w.PutDouble(outcome.compute_seconds);
   w.Put(outcome.cores);
@@ -73,10 +97,10 @@ Buffer EncodeOutcome(const RankOutcome& outcome) {
     w.Put(c.planned_gradients);
     w.Put(static_cast<int64_t>(c.stop));
     w.Put(c.max_staleness);
-    w.Put(c.gradients);
-    w.Put(c.clip_totals.examples);
-    w.Put(c.clip_totals.clipped);
-    w.PutDouble(c.clip_totals.norm_sum);
+    w.Put(diagnostics ? c.gradients : 0);
+    w.Put(diagnostics ? c.clip_totals.examples : 0);
+    w.Put(diagnostics ? c.clip_totals.clipped : 0);
+    w.PutDouble(diagnostics ? c.clip_totals.norm_sum : 0.0);
     w.Put(static_cast<int64_t>(c.staleness_histogram.size()));
     for (int64_t count : c.staleness_histogram) w.Put(count);
   }

@@ -7,7 +7,8 @@
 // so the loops poll with MPI_Improbe and sleep between empty polls (IdleBackoff).
 //
 // Wire formats (all MPI_BYTE, little-endian host layout; every rank runs the same binary):
-//   kUpdate     client → 0   int64 client, int64 local_round, double η̄_i, then P floats U
+//   kUpdate     client → 0   int64 client, int64 local_round, int64 computed_at, double η̄_i, then P floats U
+//                            (every field of UpdateMessage: EncodeUpdate / DecodeUpdate)
 //   kStop       client → 0   int64 client, int64 total_rounds (it will send no round ≥ total_rounds)
 //   kBroadcast  0 → rank     int64 k, then P floats v̂_k
 //   kHeartbeat  both ways    empty: "this rank is alive" when it has sent nothing else for a while
@@ -24,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/protocol/messages.h"
 #include "sim/runtime/client_outcome.h"
 
 namespace asyncdp::sim::mpi {
@@ -42,7 +44,7 @@ struct Placement {
 };
 
 // Bytes of each message kind for a model of `params` floats (docs/mpi.md's traffic model uses these).
-constexpr size_t kUpdateHeaderBytes = 2 * sizeof(int64_t) + sizeof(double);
+constexpr size_t kUpdateHeaderBytes = 3 * sizeof(int64_t) + sizeof(double);
 constexpr size_t kBroadcastHeaderBytes = sizeof(int64_t);
 inline size_t UpdateBytes(int64_t params) { return kUpdateHeaderBytes + sizeof(float) * static_cast<size_t>(params); }
 inline size_t BroadcastBytes(int64_t params) {
@@ -51,6 +53,12 @@ inline size_t BroadcastBytes(int64_t params) {
 
 using Buffer = std::vector<std::byte>;
 
+// The wire form of an UpdateMessage: every field travels (a field added to UpdateMessage must be added here:
+// the static_assert in mpi_transport.cc and the round-trip test pin the layout).
+void EncodeUpdate(const UpdateMessage& message, std::byte* out);  // UpdateBytes(message.update.size()) bytes
+// Reads an update of `params` floats into `message` (its buffer resized if needed); false on a size mismatch.
+bool DecodeUpdate(const Buffer& bytes, int64_t params, UpdateMessage& message);
+
 // What a worker rank reports at the end: its clients' outcomes and how its compute was spread.
 struct RankOutcome {
   std::vector<ClientOutcome> clients;
@@ -58,7 +66,9 @@ struct RankOutcome {
   int cores = 1;            // threads that could compute at once on this rank's host
   uint64_t host = 0;        // hash of MPI_Get_processor_name: ranks on one host share its cores
 };
-Buffer EncodeOutcome(const RankOutcome& outcome);
+// Diagnostics (realised batch sizes, clip statistics) travel only when `diagnostics` is on
+// (output.diagnostics): otherwise they are sent as zeros and rank 0 learns nothing about them.
+Buffer EncodeOutcome(const RankOutcome& outcome, bool diagnostics);
 // Throws std::runtime_error on a malformed message (a protocol bug, never user input).
 RankOutcome DecodeOutcome(const Buffer& buffer);
 

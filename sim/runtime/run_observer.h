@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/protocol/messages.h"
+#include "sim/protocol/run_outcome.h"
 #include "sim/protocol/server.h"
 
 namespace asyncdp::sim {
@@ -67,12 +68,14 @@ struct RuntimeReport {
   int64_t gradients = 0;
   int64_t updates = 0;
   int64_t events = 0;             // virtual runtime: events processed
-  // The run ended while some client had neither stopped nor paused at its target (it waited for a
-  // broadcast that could not come): the run is truncated. Never hangs: it stops.
+  // The run ended while some client had neither finished nor stopped by a rule (sim/protocol/run_outcome.h):
+  // truncated, with those clients and why (SettleReport). stalled: some waited for a broadcast that could
+  // not come. Never hangs: it stops.
+  bool truncated = false;
   bool stalled = false;
-  std::vector<int64_t> unfinished;  // those clients
+  std::vector<UnfinishedClient> unfinished;
   bool cancelled = false;           // RuntimeOptions::cancel was set before the clients finished
-  std::vector<int64_t> excluded;  // clients the server gave up on, in order
+  std::vector<int64_t> excluded;    // every exclusion in order (a client re-admitted and excluded again twice)
 };
 
 // Share of the run's core-seconds not spent in gradient + noise work (ComputeRound) or in observers, with

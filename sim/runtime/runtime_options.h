@@ -35,6 +35,9 @@ struct RuntimeOptions {
   // round (waiting clients are woken, pending delays dropped). Either way the run ends as if the clients' plans ended there (RuntimeReport::cancelled).
   const std::atomic<bool>* cancel = nullptr;
   double mpi_timeout = 60.0;     // mpi runtime: seconds of silence from a rank before the run fails
+  // output.diagnostics: MPI client ranks send their clients' realised batch sizes and clip statistics to
+  // rank 0 only when on (the server otherwise sees (i, U) and protocol notices only).
+  bool diagnostics = false;
 };
 
 // Per-client timing and faults, fixed before the run.

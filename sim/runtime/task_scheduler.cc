@@ -139,12 +139,13 @@ void TaskScheduler::WorkerLoop(int worker) {
       continue;
     }
     spun = false;
-    // If every other worker is idle too and no timer is pending, nothing ever will be.
-    if (timers_.empty() && idle_workers_ + 1 == workers_ && hooks_.quiescent) {
+    // If every other worker is idle too and no one-shot timer is pending, nothing will happen but the
+    // periodic timers (the hook decides whether they can still change anything).
+    if (timers_.size() == periodic_timers_ && idle_workers_ + 1 == workers_ && hooks_.quiescent) {
       lock.unlock();
       hooks_.quiescent();
       lock.lock();
-      if (finished_ || queued_.load(std::memory_order_relaxed) > 0 || !timers_.empty()) continue;
+      if (finished_ || queued_.load(std::memory_order_relaxed) > 0 || timers_.size() > periodic_timers_) continue;
     }
     // Sleep until a wake-up, the next deadline or the next poll.
     auto until = Clock::time_point::max();
@@ -252,6 +253,7 @@ void TaskScheduler::DropTimersAndWakeAll() {
   std::lock_guard lock(mutex_);
   if (finished_) return;
   timers_ = {};
+  periodic_timers_ = 0;
   for (size_t task = 0; task < state_.size(); ++task) {
     if (state_[task] == State::kIdle || state_[task] == State::kSleeping) QueueLocked(static_cast<int64_t>(task));
   }
@@ -264,6 +266,7 @@ void TaskScheduler::AddTimer(Clock::time_point due, std::function<bool()> action
 
 void TaskScheduler::AddTimerLocked(Clock::time_point due, std::function<bool()> action, Clock::duration period) {
   if (finished_) return;
+  if (period.count() > 0) ++periodic_timers_;
   timers_.push(Timer{due, timer_sequence_++, -1, std::move(action), period});
   if (idle_workers_ > 0) work_.notify_one();  // it may be earlier than the deadline an idle worker waits for
 }
@@ -276,6 +279,7 @@ void TaskScheduler::Finish() {
     for (std::deque<int64_t>& queue : ready_) queue.clear();
     queued_.store(0, std::memory_order_relaxed);
     timers_ = {};
+    periodic_timers_ = 0;
   }
   work_.notify_all();
 }

@@ -66,8 +66,9 @@ class TaskScheduler {
     // set without a wake-up (RuntimeOptions::cancel).
     std::function<void()> poll;
     std::chrono::microseconds poll_period{0};
-    // Every worker is idle, no task is queued and no timer is pending: nothing can ever happen again (every
-    // task waits for a Wake that only a task could send). Called once per such moment, outside the lock.
+    // Every worker is idle, no task is queued and no one-shot timer is pending: nothing can happen again but
+    // the periodic timers (every task waits for a Wake that only a task or a timer could send). Called once
+    // per such moment, outside the lock; with periodic timers pending, again after each of them fires.
     std::function<void()> quiescent;
   };
 
@@ -135,6 +136,7 @@ class TaskScheduler {
   std::atomic<bool> stop_spinning_{false};           // finished_, for spinning workers (no lock)
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;  // guarded by mutex_
   uint64_t timer_sequence_ = 0;                      // guarded by mutex_
+  size_t periodic_timers_ = 0;                       // guarded by mutex_: timers_ with a period (they repeat)
   int idle_workers_ = 0;                             // guarded by mutex_
   bool finished_ = false;                            // guarded by mutex_
   bool open_ = false;                                // guarded by mutex_: every worker thread has started

@@ -12,8 +12,10 @@
 #include <variant>
 
 #include "core/check.h"
+#include "sim/protocol/liveness.h"
 #include "sim/runtime/compute_timer.h"
 #include "sim/runtime/cycle_clock.h"
+#include "sim/runtime/run_end.h"
 #include "sim/runtime/task_scheduler.h"
 #include "sim/runtime/worker_scratch.h"
 
@@ -42,6 +44,17 @@ struct ClientExit {
 struct Tick {};     // exclude_after: look for silent laggards
 struct Recheck {};  // nothing to apply: only re-evaluate the end of the run
 using ServerEvent = std::variant<UpdateMessage, Notice, Settled, ClientExit, Tick, Recheck>;
+// An event with the time it reached the server's inbox: silence counts from arrival, not from when a
+// draining worker got round to it (sim/protocol/liveness.h).
+struct Arrival {
+  double at;
+  ServerEvent event;
+};
+
+// At a quiescent moment (every client idle, only exclusion ticks pending) the run waits for an exclusion
+// due within this many seconds; one due later (a huge exclude_after) would leave the run idle that long, so
+// it ends as stalled instead (docs/design.md, "End of a run").
+constexpr double kStallPatience = 2.0;
 
 // A deadline `seconds` from now; saturating (a 10⁹ straggler factor must not overflow the clock).
 Clock::time_point DeadlineAfter(double seconds) {
@@ -85,6 +98,7 @@ class ThreadRun {
         scratch_(static_cast<size_t>(workers_)),
         returned_(clients.size()),
         all_clients_(clients.size()),
+        liveness_(static_cast<int64_t>(clients.size()), options.exclude_after),
         scheduler_(static_cast<int64_t>(clients.size()), MakeHooks()) {
     std::iota(all_clients_.begin(), all_clients_.end(), int64_t{0});
   }
@@ -115,12 +129,17 @@ class ThreadRun {
       hooks.poll_period = std::chrono::milliseconds(5);
     }
     hooks.quiescent = [this] {
-      // Every client waits for a broadcast no one can send (a silent client and exclude_after = 0): the run
-      // is over, reported as stalled.
+      // Every client is idle and only exclusion ticks are pending: the run is over unless an exclusion is due
+      // soon (it lets the waiting clients go on). Otherwise the clients still running wait for a broadcast
+      // no one can send: the run ends and the report names them (stalled).
       if (options_.cancel != nullptr && CancelRequested()) return CancelAll();
-      spdlog::warn("threads runtime: every client waits for a broadcast that cannot come (a client went silent "
-                   "and protocol.exclude_after = 0); the run is truncated after {:.3g} s", Seconds());
-      EndRun();
+      {
+        std::lock_guard lock(server_mutex_);
+        if (draining_ || !inbox_.empty() || over_.load(std::memory_order_relaxed)) return;  // not quiescent yet
+        if (liveness_.NextExclusion(server_) - Seconds() <= kStallPatience) return;  // a tick will exclude
+        over_.store(true, std::memory_order_relaxed);
+      }
+      scheduler_.Finish();  // outside server_mutex_ (lock order: the scheduler's first)
     };
     return hooks;
   }
@@ -259,7 +278,7 @@ class ThreadRun {
   bool PostToServer(ServerEvent&& event) {
     std::lock_guard lock(server_mutex_);
     if (over_.load(std::memory_order_relaxed)) return false;
-    inbox_.push_back(std::move(event));
+    inbox_.push_back(Arrival{Seconds(), std::move(event)});
     if (draining_) return false;
     draining_ = true;
     return true;
@@ -267,34 +286,39 @@ class ThreadRun {
 
   // Applies everything queued, then publishes one broadcast per batch; repeats until the inbox is empty.
   // One worker at a time (draining_), so the server and the observers see one thread at a time, each
-  // batch happening-after the previous one through server_mutex_.
+  // batch happening-after the previous one through server_mutex_. The end of the run is decided only with
+  // the inbox empty, under the lock that every post takes: a message that arrived is never dropped.
   void DrainServer() {
     while (true) {
       {
-        std::lock_guard lock(server_mutex_);
-        if (inbox_.empty() || over_.load(std::memory_order_relaxed)) {
+        std::unique_lock lock(server_mutex_);
+        if (over_.load(std::memory_order_relaxed)) {
           draining_ = false;
+          return;
+        }
+        if (inbox_.empty()) {
+          draining_ = false;
+          const bool done = Done();
+          if (done) over_.store(true, std::memory_order_relaxed);  // under the lock: later posts are refused
+          lock.unlock();
+          // The scheduler's lock is taken outside server_mutex_ (timer actions post under the scheduler's
+          // lock: the other order).
+          if (done) scheduler_.Finish();
           return;
         }
         batch_.swap(inbox_);
       }
       std::optional<BroadcastMessage> newest;
-      for (ServerEvent& event : batch_) Handle(event, newest);
+      for (Arrival& arrival : batch_) Handle(arrival, newest);
       batch_.clear();
       if (newest) Publish(*newest);
-      if (Done()) EndRun();
     }
-  }
-
-  void EndRun() {
-    over_.store(true, std::memory_order_relaxed);
-    scheduler_.Finish();
   }
 
   // Called once per global round as it forms, while v̂ is exactly v̂_k.
   void OnGlobalRound() {
     // A new model is new work: every client gets a fresh exclude_after to respond.
-    if (options_.exclude_after > 0) std::fill(last_heard_.begin(), last_heard_.end(), Seconds());
+    liveness_.ModelFormed(Seconds());
     clock_.time = Seconds();
     AddTicks(observer_ticks_, [&] { observer_.OnGlobalRound(server_, clock_); });
   }
@@ -314,7 +338,7 @@ class ThreadRun {
     scheduler_.WakeAll(all_clients_);  // after the mailboxes: a woken client finds the model there
   }
 
-  void Handle(ServerEvent& event, std::optional<BroadcastMessage>& newest);
+  void Handle(Arrival& arrival, std::optional<BroadcastMessage>& newest);
   bool Done() const;
   RuntimeReport Report();
 
@@ -335,23 +359,24 @@ class ThreadRun {
   std::atomic<bool> over_{false};       // the run has ended: steps abandon their rounds, posts are dropped
   std::atomic<int64_t> local_exits_{0};  // clients whose steps have ended (read by Done under cancel)
   std::mutex server_mutex_;
-  std::vector<ServerEvent> inbox_;  // guarded by server_mutex_
+  std::vector<Arrival> inbox_;  // guarded by server_mutex_
   bool draining_ = false;           // guarded by server_mutex_: a worker is applying the inbox
   // Server side (the draining worker only):
-  std::vector<ServerEvent> batch_;
+  std::vector<Arrival> batch_;
   uint64_t observer_ticks_ = 0;
   RunClock clock_;
-  std::vector<double> last_heard_ = std::vector<double>(clients_.size(), 0.0);
+  Liveness liveness_;  // silence and exclusion (sim/protocol/liveness.h); clock = Seconds()
   std::vector<int64_t> settled_at_ = std::vector<int64_t>(clients_.size(), -1);
   std::vector<char> exited_ = std::vector<char>(clients_.size(), 0);
   Clock::time_point start_;
   TaskScheduler scheduler_;  // last: its hooks use the members above
 };
 
-void ThreadRun::Handle(ServerEvent& event, std::optional<BroadcastMessage>& newest) {
+void ThreadRun::Handle(Arrival& arrival, std::optional<BroadcastMessage>& newest) {
+  ServerEvent& event = arrival.event;
   std::optional<BroadcastMessage> broadcast;
   if (auto* update = std::get_if<UpdateMessage>(&event)) {
-    if (options_.exclude_after > 0) last_heard_[update->client] = Seconds();
+    liveness_.Heard(update->client, arrival.at);
     // The planned s_i (the plan is immutable, so reading it here is safe): the server learns (i, U) only,
     // never the realised batch size.
     clock_.gradients += clients_[update->client]->plan().sample_sizes[update->local_round];
@@ -359,7 +384,7 @@ void ThreadRun::Handle(ServerEvent& event, std::optional<BroadcastMessage>& newe
     broadcast = server_.OnUpdate(*update);
     if (returned_[update->client].size() < 4) returned_[update->client].push_back(std::move(update->update));
   } else if (auto* notice = std::get_if<Notice>(&event)) {
-    if (options_.exclude_after > 0) last_heard_[notice->client] = Seconds();
+    liveness_.Heard(notice->client, arrival.at);
     switch (notice->kind) {
       case NoticeKind::kStop: broadcast = server_.OnClientStopped(notice->client, notice->round); break;
       case NoticeKind::kPause: broadcast = server_.OnClientPaused(notice->client, notice->round); break;
@@ -370,14 +395,13 @@ void ThreadRun::Handle(ServerEvent& event, std::optional<BroadcastMessage>& newe
   } else if (auto* exit = std::get_if<ClientExit>(&event)) {
     exited_[exit->client] = 1;
   } else if (std::holds_alternative<Tick>(event)) {
-    const double now = Seconds();
-    // Only laggards can be at fault: a client that waits for v̂_k is silent because of them.
-    for (size_t c = 0; c < clients_.size(); ++c) {
-      if (!server_.lagging(static_cast<int64_t>(c)) || now - last_heard_[c] <= options_.exclude_after) continue;
-      spdlog::warn("server: excluding client {} (silent for {:.3g} s)", c, now - last_heard_[c]);
-      auto excluded = server_.Exclude(static_cast<int64_t>(c));
+    // Silence is judged at the tick's arrival: everything that arrived before it has been handled.
+    const double now = arrival.at;
+    for (const int64_t c : liveness_.ToExclude(server_, now)) {
+      spdlog::warn("server: excluding client {} (silent for {:.3g} s)", c, liveness_.SilentFor(c, now));
+      auto excluded = server_.Exclude(c);
       clock_.time = now;
-      AddTicks(observer_ticks_, [&] { observer_.OnClientExcluded(static_cast<int64_t>(c), clock_); });
+      AddTicks(observer_ticks_, [&] { observer_.OnClientExcluded(c, clock_); });
       if (excluded) {
         OnGlobalRound();
         newest = std::move(excluded);
@@ -390,11 +414,12 @@ void ThreadRun::Handle(ServerEvent& event, std::optional<BroadcastMessage>& newe
   }
 }
 
-// End of run (docs/design.md, "End of a run"): no client blocks, and every client has exited (its messages
-// all handled: the exit travels behind them), is paused holding the newest v̂_k, or is excluded and has
-// stayed silent for exclude_after more (since the newest model or its last message): in wall time an
-// excluded client is not waited for beyond that, whatever its delay or straggler factor — it is cut off
-// (Report says so). The exclusion ticks re-evaluate this. After a cancel: every client has stopped stepping.
+// End of run (docs/design.md, "End of a run"), evaluated with the inbox empty: no client blocks, and every
+// client has exited (its messages all handled: the exit travels behind them), is paused holding the newest
+// v̂_k, or is excluded and has stayed silent for exclude_after more (Liveness::CutOff): in wall time an
+// excluded client is not waited for beyond that, whatever its delay or straggler factor — it is cut off,
+// and the report says so (truncated). The exclusion ticks re-evaluate this. After a cancel: every client
+// has stopped stepping.
 bool ThreadRun::Done() const {
   if (cancelled_.load(std::memory_order_relaxed)) {
     return local_exits_.load(std::memory_order_acquire) == static_cast<int64_t>(clients_.size());
@@ -405,7 +430,7 @@ bool ThreadRun::Done() const {
     const auto id = static_cast<int64_t>(c);
     const bool settled = server_.paused(id) && settled_at_[c] >= server_.global_round();
     if (exited_[c] || settled) continue;
-    if (!server_.excluded(id) || now - last_heard_[c] <= options_.exclude_after) return false;
+    if (!liveness_.CutOff(server_, id, now)) return false;
   }
   return true;
 }
@@ -420,20 +445,8 @@ RuntimeReport ThreadRun::Report() {
   report.worker_cpu_seconds = scheduler_.worker_cpu_seconds();
   report.gradients = clock_.gradients;
   report.updates = server_.updates_applied();
-  report.excluded = server_.excluded_clients();
   report.cancelled = cancelled_.load(std::memory_order_relaxed);
-  for (size_t c = 0; c < clients_.size(); ++c) {
-    const auto id = static_cast<int64_t>(c);
-    if (clients_[c]->stopped() || clients_[c]->paused()) continue;
-    if (server_.excluded(id) && !report.cancelled) {
-      spdlog::warn("threads runtime: client {} was still excluded when the run ended; cut off after {} rounds "
-                   "(its round in progress and messages in flight are dropped)",
-                   c, clients_[c]->local_round());
-      continue;
-    }
-    report.unfinished.push_back(id);
-  }
-  report.stalled = !report.cancelled && !report.unfinished.empty();
+  SettleReport(report, OutcomesOf(clients_), clients_, server_, "threads");
   clock_.time = report.wall_seconds;
   observer_.OnFinish(server_, clock_);
   return report;

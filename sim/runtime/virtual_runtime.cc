@@ -16,6 +16,7 @@
 #include "sim/runtime/compute_pool.h"
 #include "sim/runtime/worker_scratch.h"
 #include "sim/runtime/event_queue.h"
+#include "sim/runtime/run_end.h"
 
 namespace asyncdp::sim {
 namespace {
@@ -121,22 +122,13 @@ class VirtualRun {
       ++report_.events;
       Dispatch(event);
     }
-    for (size_t c = 0; c < clients_.size(); ++c) {
-      if (!clients_[c]->stopped() && !clients_[c]->paused()) report_.unfinished.push_back(static_cast<int64_t>(c));
-    }
-    report_.stalled = !report_.cancelled && !report_.unfinished.empty();
-    if (report_.stalled) {
-      spdlog::warn("virtual runtime: {} client(s) still wait for a broadcast that cannot come (a client went "
-                   "silent and protocol.exclude_after = 0); the run is truncated at t = {:.6g}",
-                   report_.unfinished.size(), now_);
-    }
+    SettleReport(report_, OutcomesOf(clients_), clients_, server_, "virtual");
     report_.end_time = now_;
     report_.compute_seconds = calibration_.Seconds(ComputeTicks());
     report_.observer_seconds = calibration_.Seconds(observer_ticks_);
     report_.cores = pool_ ? threads_ : 1;
     report_.gradients = clock_.gradients;
     report_.updates = server_.updates_applied();
-    report_.excluded = server_.excluded_clients();
     report_.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     clock_.time = now_;
     observer_.OnFinish(server_, clock_);

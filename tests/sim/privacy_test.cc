@@ -104,15 +104,16 @@ TEST(RunPrivacy, SecureNoiseRunsIsAccountedByRdpAndIsNotReproducible) {
   EXPECT_GT(calibrated.summary["epsilon"]["rdp"].get<double>(), 1.99);
 }
 
-TEST(RunPrivacy, DiagnosticsAreSeparatedAndCanBeOmitted) {
+TEST(RunPrivacy, DiagnosticsAreOffByDefaultSeparatedAndOptIn) {
   TrainConfig c = SmallA9aConfig(2, 300);
+  EXPECT_FALSE(c.output.diagnostics);  // private by default
+  const TrainResult without = RunTraining(c, {.progress = false});
+  c.output.diagnostics = true;
   const TrainResult with = RunTraining(c, {.progress = false});
   ASSERT_TRUE(with.summary.contains("diagnostics"));
   EXPECT_EQ(with.summary["diagnostics"]["realised_grads_per_client"].size(), 2u);
   EXPECT_FALSE(with.summary.contains("train_loss"));
   EXPECT_NE(with.metrics_csv.find("diag_train_loss"), std::string::npos);
-  c.output.diagnostics = false;
-  const TrainResult without = RunTraining(c, {.progress = false});
   EXPECT_FALSE(without.summary.contains("diagnostics"));
   EXPECT_EQ(without.metrics_csv.find("diag"), std::string::npos);
   EXPECT_EQ(without.clients_csv.find("diag"), std::string::npos);

@@ -2,6 +2,7 @@
 // E.1 calculator, accuracy checks on held-out rows, pause and re-join, budgets never exceeded.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "core/accounting/accountant.h"
@@ -23,6 +24,7 @@ TrainConfig ProactiveConfig(const std::string& runtime) {
   c.proactive.phase_sigmas = {8.0, 5.0};
   c.proactive.phase_epochs = {0.2, 1.0};
   c.eval.points = 4;
+  c.output.diagnostics = true;  // the tests read the held-out accuracies of the checks (acc=), a diagnostic
   return c;
 }
 
@@ -127,6 +129,43 @@ TEST(Proactive, PhaseOneMissesTheTargetAndPhaseTwoReachesIt) {
   EXPECT_LT(std::stod(first.substr(first.find("acc=") + 4)), 0.78) << first;
   EXPECT_GE(std::stod(last.substr(last.find("acc=") + 4)), 0.78) << last;
   EXPECT_EQ(client["phases_run"].get<int64_t>(), 2);
+}
+
+// The reproducer (every client pauses after phase 1 at a low target): the reported ε is that of
+// every round each client could have run (its admitted plan), not the tally of the rounds that ran; with
+// diagnostics off no held-out accuracy is published anywhere.
+TEST(Proactive, PausedClientsReportTheirWholePlansEpsilonNotTheTally) {
+  TrainConfig c = ProactiveConfig("virtual");
+  c.output.diagnostics = false;
+  c.data.rows_per_client = 0;
+  c.targets.client_accuracy = {0.72, 0.72, 0.72, 0.72, 0.72};
+  const TrainResult r = RunTraining(c, {.progress = false});
+  const Experiment& e = *r.experiment;
+  double plan_pld = 0.0, tally_pld = 0.0;
+  int64_t paused = 0;
+  for (size_t k = 0; k < e.plans.size(); ++k) {
+    const int64_t admitted = std::min(e.plans[k].rounds(), e.privacy.budget_rounds[k]);
+    const int64_t ran = r.summary["rounds_per_client"][k].get<int64_t>();
+    paused += ran < admitted ? 1 : 0;
+    plan_pld = std::max(plan_pld, Epsilon(accounting::AccountantKind::kPld,
+                                          e.privacy.ClientSchedule(e.plans[k], admitted), e.delta));
+    if (ran > 0) {
+      tally_pld = std::max(tally_pld, Epsilon(accounting::AccountantKind::kPld,
+                                              e.privacy.ClientSchedule(e.plans[k], ran), e.delta));
+    }
+    EXPECT_EQ(r.summary["proactive"]["clients"][k]["admitted_rounds"].get<int64_t>(), admitted);
+  }
+  ASSERT_GT(paused, 0) << "the reproducer should pause clients before their plans end";
+  EXPECT_NEAR(r.summary["epsilon"]["pld"].get<double>(), plan_pld, 1e-9 * plan_pld);
+  EXPECT_NEAR(r.summary["privacy"]["epsilon_realised_tally"]["pld"].get<double>(), tally_pld, 1e-9 * tally_pld);
+  EXPECT_GT(plan_pld, tally_pld);
+  for (const std::string* out : {&r.clients_csv, &r.phases_csv}) {
+    EXPECT_EQ(out->find("acc="), std::string::npos) << *out;
+    EXPECT_EQ(out->find("holdout_accuracy"), std::string::npos) << *out;
+    EXPECT_EQ(out->find("accuracy_at_end"), std::string::npos) << *out;
+  }
+  EXPECT_EQ(r.summary.dump().find("acc="), std::string::npos);
+  EXPECT_EQ(r.summary.dump().find("holdout_accuracy"), std::string::npos);
 }
 
 }  // namespace

@@ -89,8 +89,9 @@ TEST(ServerProtocol, GlobalRoundIsTheSmallestDeliveredPrefixOfTheBlockingClients
       const bool any_blocking = expected != std::numeric_limits<int64_t>::max();
       ASSERT_EQ(server.all_released(), !any_blocking);
       if (!any_blocking && unbroadcast_updates) {
-        // Nobody to wait for: the model with new updates is broadcast at once, numbered past every prefix.
-        expected = last_broadcast + 1;
+        // Nobody to wait for: the model with new updates is broadcast at once as round k = the furthest
+        // delivered prefix, if that is past the last broadcast; never beyond it (G ≤ T).
+        expected = 0;
         for (int64_t d = 0; d < n; ++d) expected = std::max(expected, prefix[d]);
       }
       if ((any_blocking || unbroadcast_updates) && expected > last_broadcast) {
@@ -102,6 +103,9 @@ TEST(ServerProtocol, GlobalRoundIsTheSmallestDeliveredPrefixOfTheBlockingClients
         EXPECT_FALSE(b.has_value()) << "trial " << trial;
       }
       EXPECT_EQ(server.global_round(), last_broadcast);
+      int64_t furthest = 0;
+      for (int64_t d = 0; d < n; ++d) furthest = std::max(furthest, prefix[d]);
+      EXPECT_LE(server.global_round(), furthest);  // G never exceeds the rounds any client delivered
     }
   }
 }

@@ -1,0 +1,132 @@
+#include "sim/config_usage.h"
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <vector>
+
+#include "core/error.h"
+#include "sim/config_fields.h"
+
+namespace asyncdp::sim {
+namespace {
+
+struct UsageRule {
+  std::vector<std::string> keys;  // exact keys, or a section prefix ending in '.'
+  // The reason the keys are unused in this configuration, or nullopt when they are read.
+  std::function<std::optional<std::string>(const TrainConfig&)> unused;
+};
+
+bool Matches(const std::string& pattern, const std::string& key) {
+  return pattern.back() == '.' ? key.rfind(pattern, 0) == 0 : key == pattern;
+}
+
+bool ProactiveOn(const TrainConfig& c) { return c.targets.accuracy > 0 || !c.targets.client_accuracy.empty(); }
+bool CheckIns(const TrainConfig& c) { return c.protocol.participation == "check_in"; }
+std::optional<std::string> When(bool unused, std::string why) {
+  return unused ? std::optional<std::string>(std::move(why)) : std::nullopt;
+}
+
+const std::vector<UsageRule>& Rules() {
+  static const std::vector<UsageRule> rules = {
+      // The virtual clock's models of compute time and message latency: the threads and MPI runtimes run in
+      // wall time, where compute takes what it takes (clients.straggler_ids / delay_ids slow clients there).
+      {{"clients.gradient_cost", "clients.speed", "clients.speed_sigma", "clients.latency", "clients.latency_mean"},
+       [](const TrainConfig& c) {
+         return When(c.protocol.runtime != "virtual",
+                     fmt::format("it shapes only the virtual clock, and protocol.runtime = \"{}\" runs in wall "
+                                 "time (use clients.straggler_ids / clients.delay_ids to slow clients there, or "
+                                 "protocol.runtime = \"virtual\")",
+                                 c.protocol.runtime));
+       }},
+      {{"clients.speed_sigma"},
+       [](const TrainConfig& c) { return When(c.clients.speed != "lognormal", "clients.speed is not \"lognormal\""); }},
+      {{"clients.straggler_factor"},
+       [](const TrainConfig& c) { return When(c.clients.straggler_ids.empty(), "clients.straggler_ids is empty"); }},
+      {{"clients.dropout_round"},
+       [](const TrainConfig& c) { return When(c.clients.dropout_ids.empty(), "clients.dropout_ids is empty"); }},
+      {{"clients.delay_extra"},
+       [](const TrainConfig& c) { return When(c.clients.delay_ids.empty(), "clients.delay_ids is empty"); }},
+      // Random check-ins run on their own driver (sim/checkin/): one record per client, its own sampler
+      // (the check-in) and server steps; the asynchronous protocol's keys do not apply.
+      {{"protocol.runtime", "protocol.delay_rule", "protocol.tau", "protocol.exclude_after", "protocol.worker_threads",
+        "protocol.staleness_exponent", "protocol.server_step", "clients.straggler_ids", "clients.dropout_ids",
+        "clients.delay_ids", "dp.sampling", "dp.sigma_schedule", "dp.allocation_steps", "dp.allocation_k",
+        "dp.halt_at_budget", "dp.accountant", "schedule.sample_sizes", "schedule.sample_size",
+        "schedule.sample_size_list", "schedule.sample_size_slope", "schedule.iterations", "schedule.epochs",
+        "schedule.rounds", "schedule.divide_round_update_by_sample_size", "eval.reference_optimum",
+        "eval.gradient_norm", "audit.canaries", "data.partition", "data.rows_per_client", "output.trace"},
+       [](const TrainConfig& c) {
+         return When(CheckIns(c),
+                     "protocol.participation = \"check_in\" runs random check-ins on the virtual clock with one "
+                     "record per client, the check-in as its sampler and the random-allocation accountant "
+                     "([checkin] configures it; docs/random_allocation.md)");
+       }},
+      {{"checkin."},
+       [](const TrainConfig& c) {
+         return When(!CheckIns(c), "it is read only with protocol.participation = \"check_in\"");
+       }},
+      {{"protocol.tau"},
+       [](const TrainConfig& c) {
+         return When(c.protocol.delay_rule == "unbounded", "protocol.delay_rule = \"unbounded\" has no tau");
+       }},
+      {{"protocol.mpi_timeout"},
+       [](const TrainConfig& c) { return When(c.protocol.runtime != "mpi", "protocol.runtime is not \"mpi\""); }},
+      {{"data.dirichlet_alpha"},
+       [](const TrainConfig& c) { return When(c.data.partition != "dirichlet", "data.partition is not \"dirichlet\""); }},
+      {{"data.test_fraction"},
+       [](const TrainConfig& c) { return When(!c.data.test.empty(), "data.test is set (nothing is held out)"); }},
+      {{"schedule.sample_size_list"},
+       [](const TrainConfig& c) { return When(c.schedule.sample_sizes != "list", "schedule.sample_sizes is not \"list\""); }},
+      {{"schedule.sample_size_slope"},
+       [](const TrainConfig& c) {
+         return When(c.schedule.sample_sizes != "linear", "schedule.sample_sizes is not \"linear\"");
+       }},
+      {{"schedule.beta"},
+       [](const TrainConfig& c) { return When(c.schedule.step_rule == "constant", "schedule.step_rule = \"constant\""); }},
+      {{"model.hidden"},
+       [](const TrainConfig& c) { return When(c.model.kind != "mlp", "model.kind is not \"mlp\""); }},
+      {{"dp.allocation_steps", "dp.allocation_k"},
+       [](const TrainConfig& c) {
+         return When(c.dp.sampling != "random_allocation", "dp.sampling is not \"random_allocation\"");
+       }},
+      {{"targets.", "proactive."},
+       [](const TrainConfig& c) {
+         return When(!ProactiveOn(c),
+                     "the proactive framework is off (set targets.accuracy or targets.client_accuracy to use it)");
+       }},
+      {{"audit.client", "audit.canary", "audit.confidence", "audit.test_noise_scale"},
+       [](const TrainConfig& c) { return When(c.audit.canaries == 0, "audit.canaries = 0 (no audit)"); }},
+  };
+  return rules;
+}
+
+}  // namespace
+
+std::optional<std::string> UnusedKeyReason(const std::string& key, const TrainConfig& config) {
+  for (const UsageRule& rule : Rules()) {
+    for (const std::string& pattern : rule.keys) {
+      if (!Matches(pattern, key)) continue;
+      if (auto why = rule.unused(config)) return why;
+    }
+  }
+  return std::nullopt;
+}
+
+void RefuseUnusedKeys(const TrainConfig& config) {
+  TrainConfig copy = config;
+  TrainConfig defaults_config;
+  auto fields = ConfigFields(copy);
+  auto defaults = ConfigFields(defaults_config);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const std::string value = FieldValueText(fields[i]);
+    if (value == FieldValueText(defaults[i])) continue;
+    if (auto why = UnusedKeyReason(fields[i].key, config)) {
+      throw ConfigError(fields[i].key, fmt::format("is set to {} but this run does not read it: {}; remove the key "
+                                                   "or change the setting that makes it unused",
+                                                   value, *why));
+    }
+  }
+}
+
+}  // namespace asyncdp::sim
