@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "apps/commands.h"
+#include "core/error.h"
 #include "sim/audit/audit.h"
 #include "sim/config_io.h"
 
@@ -33,6 +34,28 @@ void RunAudit(AuditArgs& args) {
   sim::TrainConfig config =
       args.config_path.empty() ? sim::TrainConfig{} : sim::LoadConfigFile(args.config_path);
   for (const auto& assignment : args.overrides) sim::ApplyOverride(config, assignment);
+  // `asyncdp audit` trains asynchronous rounds many times with its own canary and options (the flags below);
+  // the audit.* keys configure the one-run audit of `asyncdp train` and would be ignored here.
+  if (config.protocol.participation != "async_rounds") {
+    throw asyncdp::ConfigError("protocol.participation", "asyncdp audit audits asynchronous rounds (async_rounds); random "
+                                                "check-ins are audited by their accountant tests, not by this command");
+  }
+  {
+    const sim::TrainConfig defaults;
+    const sim::AuditConfig& a = config.audit;
+    const sim::AuditConfig& d = defaults.audit;
+    const char* key = a.canaries != d.canaries             ? "audit.canaries"
+                      : a.client != d.client               ? "audit.client"
+                      : a.canary != d.canary               ? "audit.canary"
+                      : a.confidence != d.confidence       ? "audit.confidence"
+                      : a.test_noise_scale != d.test_noise_scale ? "audit.test_noise_scale"
+                                                                 : nullptr;
+    if (key != nullptr) {
+      throw asyncdp::ConfigError(key, "configures the one-run audit of `asyncdp train`; `asyncdp audit` does not read it: "
+                             "use its flags (--canaries, --client, --canary, --confidence, --test-noise-scale; asyncdp audit "
+                             "--help)");
+    }
+  }
   sim::ValidateConfig(config);
   sim::audit::AuditOptions& options = args.options;
   options.mode = sim::audit::ParseAuditMode(args.mode);

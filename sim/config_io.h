@@ -19,7 +19,7 @@ TrainConfig ParseConfigText(const std::string& text, const std::string& origin);
 void ApplyOverride(TrainConfig& config, const std::string& assignment);
 
 // Checks ranges and cross-field rules (e.g. dropout needs exclude_after). Throws ConfigError.
-void ValidateConfig(const TrainConfig& config);
+void ValidateConfig(const TrainConfig& config, bool refuse_unused_keys = true);
 
 // The full configuration as TOML, one [section] per group, every key present.
 std::string ToToml(const TrainConfig& config);

@@ -17,6 +17,9 @@ struct UsageRule {
   std::function<std::optional<std::string>(const TrainConfig&)> unused;
 };
 
+constexpr const char* kDiagnosticsOnly =
+    "it only adds non-private diagnostics (diag_* columns), and output.diagnostics = false (set it to true to opt in)";
+
 bool Matches(const std::string& pattern, const std::string& key) {
   return pattern.back() == '.' ? key.rfind(pattern, 0) == 0 : key == pattern;
 }
@@ -95,6 +98,11 @@ const std::vector<UsageRule>& Rules() {
          return When(!ProactiveOn(c),
                      "the proactive framework is off (set targets.accuracy or targets.client_accuracy to use it)");
        }},
+      // Values computed only for the non-private diagnostics.
+      {{"eval.reference_optimum", "eval.gradient_norm"},
+       [](const TrainConfig& c) { return When(!c.output.diagnostics, kDiagnosticsOnly); }},
+      {{"eval.train_rows"},  // 0 ("no train loss") agrees with diagnostics off
+       [](const TrainConfig& c) { return When(!c.output.diagnostics && c.eval.train_rows != 0, kDiagnosticsOnly); }},
       {{"audit.client", "audit.canary", "audit.confidence", "audit.test_noise_scale"},
        [](const TrainConfig& c) { return When(c.audit.canaries == 0, "audit.canaries = 0 (no audit)"); }},
   };

@@ -73,16 +73,12 @@ data::Dataset TrainEvalRows(const data::Dataset& train, int64_t wanted) {
 // below 1/N_c for every client (the paper's δ = 1/N_c is the largest sensible value). With tiny shards the
 // default becomes meaningless (e.g. 1–2 records per client: δ = 0.5), so a run refuses δ ≥ 0.1 and warns
 // when δ exceeds some client's 1/N_c.
+
 void CheckDeltaMeaningful(const TrainConfig& config, const std::vector<data::RowView>& shards) {
   if (!config.dp.enabled) return;
   const double delta = config.dp.delta;
-  if (delta >= 0.1) {
-    throw ConfigError("dp.delta", fmt::format("δ = {:.3g} (the default is 1/N_c with the largest shard N_c = {}): a "
-                                              "guarantee with δ ≥ 0.1 is void — it allows publishing a record "
-                                              "outright with probability δ. Set dp.delta explicitly (e.g. 1e-5) or "
-                                              "give each client more records",
-                                              delta, shards.empty() ? 0 : shards[0].rows()));
-  }
+  CheckDeltaValue(delta, fmt::format("the default is 1/N_c with the largest shard N_c = {}",
+                                     shards.empty() ? 0 : shards[0].rows()));
   int64_t smallest = std::numeric_limits<int64_t>::max();
   for (const auto& shard : shards) smallest = std::min(smallest, shard.rows());
   if (delta > 1.0 / static_cast<double>(smallest)) {
@@ -92,6 +88,8 @@ void CheckDeltaMeaningful(const TrainConfig& config, const std::vector<data::Row
   }
 }
 
+constexpr int64_t kMinHoldoutRows = 20;
+
 // Splits every shard into training rows (the data set d its ε protects) and held-out rows for the
 // client's accuracy check: the last ceil(fraction · rows) rows of the shard, at least one of each.
 void SplitHoldouts(Experiment& e, double fraction) {
@@ -99,6 +97,15 @@ void SplitHoldouts(Experiment& e, double fraction) {
     const int64_t rows = shard.rows();
     if (rows < 2) throw ConfigError("targets.holdout_fraction", "a client needs at least 2 rows to hold some out");
     const int64_t held = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(fraction * rows)), 1, rows - 1);
+    // An accuracy check on a handful of rows moves in steps of 1/held: one row makes it 0 or 1, so clients
+    // pause and re-join on noise.
+    if (held < kMinHoldoutRows) {
+      throw ConfigError("targets.holdout_fraction",
+                        fmt::format("holds out {} row(s) of a client's {} for its accuracy checks; at least {} are "
+                                    "needed (each check's accuracy moves in steps of 1/{}): raise "
+                                    "targets.holdout_fraction or give clients more rows",
+                                    held, rows, kMinHoldoutRows, held));
+    }
     const std::vector<int64_t> holdout(shard.indices.end() - held, shard.indices.end());
     e.holdouts.push_back(data::Subset(*shard.data, holdout));  // small: copied for Model::Evaluate
     shard.indices.resize(static_cast<size_t>(rows - held));
@@ -154,6 +161,15 @@ void ResolveAllocationWindow(Experiment& e) {
 }
 
 }  // namespace
+
+void CheckDeltaValue(double delta, const std::string& why_this_delta) {
+  if (delta >= 0.1) {
+    throw ConfigError("dp.delta", fmt::format("δ = {:.3g} ({}): a guarantee with δ ≥ 0.1 is void — it allows "
+                                              "publishing a record outright with probability δ. Set dp.delta "
+                                              "explicitly (e.g. 1e-5) or use more records",
+                                              delta, why_this_delta));
+  }
+}
 
 Experiment BuildExperiment(const TrainConfig& input) {
   Experiment e;

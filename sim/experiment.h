@@ -81,6 +81,10 @@ int64_t LongestPlan(const Experiment& experiment);
 // Loads data and builds the experiment. Throws InputError/ConfigError for bad files or settings.
 Experiment BuildExperiment(const TrainConfig& config);
 
+// Refuses δ ≥ 0.1 (a void guarantee: it allows publishing a record outright with probability δ), for every
+// participation mode; `why_this_delta` says where δ came from. Throws ConfigError naming dp.delta.
+void CheckDeltaValue(double delta, const std::string& why_this_delta);
+
 // Fresh client protocol objects for one run (each with its own sampler, ledger and workspace).
 std::vector<std::unique_ptr<ClientProtocol>> MakeClients(const Experiment& experiment);
 

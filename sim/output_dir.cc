@@ -1,7 +1,13 @@
 #include "sim/output_dir.h"
 
+#include <fcntl.h>
+#include <stdio.h>  // renameat2 (glibc >= 2.28)
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <string_view>
 #include <vector>
@@ -12,17 +18,11 @@ namespace asyncdp::sim {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr const char* kSummaryName = "summary.json";
-constexpr size_t kMaxNamesInMessage = 5;
-
-// Names a result could hold before results carried a manifest (asyncdp 0.1 train and utility-graph).
-bool IsLegacyOutputName(std::string_view name) {
-  for (const char* known : {"config.resolved.toml", "metrics.csv", "clients.csv", "summary.json",
-                            "utility_graph.csv"}) {
-    if (name == known) return true;
-  }
-  return name.starts_with("wstar_C") && name.ends_with(".metrics.csv");
+CommitHook g_commit_hook = nullptr;
+void Reached(CommitStep step) {
+  if (g_commit_hook != nullptr) g_commit_hook(step);
 }
+constexpr size_t kMaxNamesInMessage = 5;
 
 std::string ListNames(const std::vector<std::string>& names) {
   std::string out;
@@ -37,17 +37,77 @@ bool IsPlainName(const std::string& name) {
          name.find('\0') == std::string::npos;
 }
 
-void RemoveFile(const fs::path& path) {
+// Entries of `dir` other than its manifest, by name.
+std::vector<std::string> EntryNames(const fs::path& dir) {
+  std::vector<std::string> names;
   std::error_code ec;
-  if (!fs::is_regular_file(fs::symlink_status(path, ec)) && !fs::is_symlink(fs::symlink_status(path, ec))) return;
-  fs::remove(path, ec);
-  if (ec) throw InputError(path.string(), "cannot replace the previous result's file: " + ec.message());
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name != kOutputManifestName) names.push_back(name);
+  }
+  if (ec) throw InputError(dir.string(), "cannot list the output directory: " + ec.message());
+  return names;
 }
 
-void MoveFile(const fs::path& from, const fs::path& to) {
+bool SameInode(const fs::path& a, const fs::path& b) {
+  struct stat sa {}, sb {};
+  return ::lstat(a.c_str(), &sa) == 0 && ::lstat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+bool IsDirectory(const fs::path& path) {
   std::error_code ec;
-  fs::rename(from, to, ec);
-  if (ec) throw InputError(to.string(), "cannot publish result file: " + ec.message());
+  return fs::is_directory(fs::symlink_status(path, ec));
+}
+
+// The foreign entries of a previous result: everything its manifest does not name.
+std::vector<std::string> ForeignEntries(const fs::path& dir, const std::set<std::string>& previous) {
+  std::vector<std::string> foreign;
+  for (const std::string& name : EntryNames(dir)) {
+    if (!previous.contains(name)) foreign.push_back(name);
+  }
+  return foreign;
+}
+
+// Moves what is left in `old` (a result swapped out of `target`, or a staging directory) that asyncdp did not
+// write back into `target` (when the name is free there), removes what asyncdp wrote, and removes `old` if
+// that leaves it empty. Never deletes a file asyncdp did not write.
+void SettleOldDirectory(const fs::path& old, const fs::path& target) {
+  std::error_code ec;
+  const auto own = PreviousOutputFiles(old).value_or(std::set<std::string>{});
+  for (const std::string& name : EntryNames(old)) {
+    if (own.contains(name) || SameInode(old / name, target / name)) continue;
+    if (!fs::exists(fs::symlink_status(target / name, ec))) fs::rename(old / name, target / name, ec);
+  }
+  Reached(CommitStep::kAdopted);
+  for (const std::string& name : EntryNames(old)) {
+    if (own.contains(name) || SameInode(old / name, target / name)) fs::remove(old / name, ec);
+  }
+  fs::remove(old / kOutputManifestName, ec);
+  Reached(CommitStep::kRemovedOld);
+  fs::remove(old, ec);  // only if empty: anything left there was not ours
+}
+
+// A publish killed after its swap leaves the old result in a hidden sibling ".NAME.partial-PID" of a process
+// that no longer runs, holding the sub-directories asyncdp did not write (they move after the swap): they
+// go back into the target before anything else happens.
+void RecoverInterruptedPublishes(const fs::path& target) {
+  std::error_code ec;
+  const std::string prefix = "." + target.filename().string() + ".partial-";
+  if (!fs::is_directory(target, ec)) return;
+  for (const auto& entry : fs::directory_iterator(target.parent_path(), ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with(prefix) || !IsDirectory(entry.path())) continue;
+    const std::string pid_text = name.substr(prefix.size());
+    if (pid_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = static_cast<pid_t>(std::stoll(pid_text));
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // still running (or not ours to judge)
+    if (!PreviousOutputFiles(entry.path())) {
+      fs::remove_all(entry.path(), ec);  // a staging directory that never got to publish: only our files
+      continue;
+    }
+    SettleOldDirectory(entry.path(), target);
+  }
 }
 
 }  // namespace
@@ -70,27 +130,28 @@ std::optional<std::set<std::string>> PreviousOutputFiles(const fs::path& dir) {
     }
     return names;
   }
-  if (!fs::is_regular_file(dir / kSummaryName, ec)) return std::nullopt;
-  std::set<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (IsLegacyOutputName(name) && entry.is_regular_file(ec)) names.insert(name);
-  }
-  return names;
+  // No manifest: not an asyncdp result, whatever its files are called (another tool's summary.json too).
+  return std::nullopt;
 }
+
+void SetCommitHookForTesting(CommitHook hook) { g_commit_hook = hook; }
 
 OutputDirectory::OutputDirectory(const fs::path& target) : target_(fs::absolute(target).lexically_normal()) {
   if (target_.filename().empty()) target_ = target_.parent_path();
   std::error_code ec;
+  RecoverInterruptedPublishes(target_);
   if (fs::exists(target_, ec)) {
     if (!fs::is_directory(target_, ec)) {
       throw InputError(target_.string(), "output path exists and is not a directory");
     }
-    if (!fs::is_empty(target_, ec) && !PreviousOutputFiles(target_)) {
-      throw InputError(target_.string(),
-                       "output directory is not empty and holds no asyncdp result (no " +
-                           std::string(kOutputManifestName) + " or " + kSummaryName +
-                           "); refusing to write into it: choose a new or empty --out directory");
+    if (!fs::is_empty(target_, ec)) {
+      const auto previous = PreviousOutputFiles(target_);
+      if (!previous) {
+        throw InputError(target_.string(),
+                         "output directory is not empty and holds no asyncdp result (no " +
+                             std::string(kOutputManifestName) +
+                             " manifest); refusing to write into it: choose a new or empty --out directory");
+      }
     }
   }
   fs::create_directories(target_.parent_path(), ec);
@@ -147,34 +208,47 @@ void OutputDirectory::Commit() {
                        "output directory changed during the run and holds no asyncdp result; refusing to "
                        "write into it");
     }
-    ReplaceOwnFiles(*previous);
-    fs::remove_all(staging_, ec);
+    ExchangeWithPrevious(*previous);
   }
   committed_ = true;
+  Reached(CommitStep::kDone);
 }
 
-void OutputDirectory::ReplaceOwnFiles(const std::set<std::string>& previous) {
+void OutputDirectory::ExchangeWithPrevious(const std::set<std::string>& previous) {
   std::error_code ec;
-  std::vector<std::string> foreign;
+  std::vector<std::string> clash;
   for (const std::string& name : written_) {
-    if (!previous.contains(name) && fs::exists(fs::symlink_status(target_ / name, ec))) foreign.push_back(name);
+    if (!previous.contains(name) && fs::exists(fs::symlink_status(target_ / name, ec))) clash.push_back(name);
   }
-  if (!foreign.empty()) {
-    throw InputError(target_.string(), "holds " + ListNames(foreign) +
+  if (!clash.empty()) {
+    throw InputError(target_.string(), "holds " + ListNames(clash) +
                                            ", not written by asyncdp; refusing to overwrite (move it away or "
                                            "choose another --out directory)");
   }
-  // The old manifest goes first and the new one comes last: a directory interrupted in between has no
-  // manifest, so a later run claims only the fixed legacy names in it, never a file it did not write.
-  RemoveFile(target_ / kOutputManifestName);
-  for (const std::string& name : previous) {
-    if (!written_.contains(name)) RemoveFile(target_ / name);
+  Reached(CommitStep::kStaged);
+  // 1. The new result gets a hard link to every file asyncdp did not write: the same inode, unchanged.
+  // (Sub-directories cannot be hard-linked: they move in after the swap, step 3.)
+  for (const std::string& name : ForeignEntries(target_, previous)) {
+    if (IsDirectory(target_ / name)) continue;
+    if (::linkat(AT_FDCWD, (target_ / name).c_str(), AT_FDCWD, (staging_ / name).c_str(), 0) != 0) {
+      throw InputError((target_ / name).string(),
+                       std::string("cannot carry this file (not written by asyncdp) into the new result: ") +
+                           std::strerror(errno) + "; the earlier result is unchanged");
+    }
   }
-  for (const std::string& name : written_) {
-    if (name != kSummaryName) MoveFile(staging_ / name, target_ / name);
+  Reached(CommitStep::kLinked);
+  // 2. One atomic swap: the target is the old result before it and the new one after it.
+  if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, target_.c_str(), RENAME_EXCHANGE) != 0) {
+    throw InputError(target_.string(), std::string("cannot publish the result (renameat2 RENAME_EXCHANGE: ") +
+                                           std::strerror(errno) + "); the earlier result is unchanged");
   }
-  if (written_.contains(kSummaryName)) MoveFile(staging_ / kSummaryName, target_ / kSummaryName);
-  MoveFile(staging_ / kOutputManifestName, target_ / kOutputManifestName);
+  committed_ = true;  // the staging path now holds the old result: never remove it wholesale
+  Reached(CommitStep::kExchanged);
+  // 3. The old directory (now at staging_): what asyncdp did not write and the new result lacks — the
+  // sub-directories, and any entry that appeared during the swap — moves into the new result; then the old
+  // result's own files go, and the old directory if it is empty. Killed in between, the next OutputDirectory
+  // on this target finishes it (RecoverInterruptedPublishes).
+  SettleOldDirectory(staging_, target_);
 }
 
 }  // namespace asyncdp::sim

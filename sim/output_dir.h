@@ -3,14 +3,16 @@
 // Files are written into a hidden sibling staging directory (".NAME.partial-PID"), which is published on
 // Commit(); a failed run leaves nothing that could be mistaken for a result. Every result carries a
 // manifest, ".asyncdp-output", naming the files asyncdp wrote there. The target may be:
-//  - absent or empty: the staging directory is renamed onto it (atomic);
-//  - a previous asyncdp result: its manifest's files are replaced (removed, then the new files moved in,
-//    summary.json and the manifest last). Every other file in the directory is left untouched. A result
-//    written before manifests existed (summary.json, no manifest) counts as one whose files are those it
-//    could have written: config.resolved.toml, metrics.csv, clients.csv, summary.json, utility_graph.csv,
-//    wstar_C*.metrics.csv;
-//  - anything else (a non-empty directory with no asyncdp result, or a regular file): refused with an
-//    InputError before any work is done (the CLI exits with code 2).
+//  - absent or empty: the staging directory is renamed onto it (rename(2): atomic);
+//  - a previous asyncdp result (it has a manifest): the staging directory receives a hard link to every
+//    file of the target that the previous manifest does not name (files asyncdp did not write), and is then
+//    swapped with the target in one renameat2(RENAME_EXCHANGE). Whenever the process stops, the target is
+//    the whole old result or the whole new one, and every file asyncdp did not write is in it, unchanged
+//    (the same inode). Afterwards only the previous manifest's files are removed from the old directory; an
+//    entry that appeared there during the swap is moved into the new result, never deleted;
+//  - anything else (a non-empty directory with no manifest — another tool's summary.json included —, a
+//    directory holding a sub-directory asyncdp did not write, or a regular file): refused with an InputError
+//    before any work is done (the CLI exits with code 2).
 // A new file whose name is taken by a file asyncdp did not write is refused at Commit(), before anything
 // in the target changes.
 #pragma once
@@ -26,8 +28,14 @@ namespace asyncdp::sim {
 inline constexpr const char* kOutputManifestName = ".asyncdp-output";
 
 // The files in `dir` that an earlier asyncdp run wrote (the manifest itself excluded), or nullopt when `dir`
-// holds no asyncdp result. Throws InputError when the manifest cannot be read.
+// holds no asyncdp result (no manifest). Throws InputError when the manifest cannot be read.
 std::optional<std::set<std::string>> PreviousOutputFiles(const std::filesystem::path& dir);
+
+// The steps of a Commit into a previous result, in order, for tests that interrupt it at each step
+// (tests/sim/output_dir_test.cc kills a child process there). Production code leaves the hook null.
+enum class CommitStep { kStaged, kLinked, kExchanged, kAdopted, kRemovedOld, kDone };
+using CommitHook = void (*)(CommitStep);
+void SetCommitHookForTesting(CommitHook hook);
 
 class OutputDirectory {
  public:
@@ -46,7 +54,7 @@ class OutputDirectory {
   void Commit();
 
  private:
-  void ReplaceOwnFiles(const std::set<std::string>& previous);
+  void ExchangeWithPrevious(const std::set<std::string>& previous);
 
   std::filesystem::path target_;
   std::filesystem::path staging_;

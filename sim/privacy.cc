@@ -20,8 +20,17 @@ std::string ThreatModel(const Experiment& e) {
               ? " (secure noise: drawn from OS entropy, never written out)"
               : " (reproducible mode: it is derived from the seed, which the outputs record, so the guarantee "
                 "holds only against a party that does not know the seed)";
-  text += ". Not covered: timing (the threads runtime's wall-clock order depends on realised batch sizes), "
-          "the non-private \"diagnostics\", and N_c, s_i, T, delta (public)";
+  text += ". Not covered: timing (wall_seconds, run_seconds, compute_seconds, eval_seconds, protocol_overhead, "
+          "grads_per_second, and in the threads and MPI runtimes the arrival order behind staleness, exclusions and "
+          "global_rounds: they depend on realised batch sizes; public by assumption), the non-private "
+          "\"diagnostics\" and diag_* columns (only with output.diagnostics = true), and N_c, s_i, T, delta "
+          "(public)";
+  if (e.proactive.enabled) {
+    text += ". With accuracy targets the held-out rows of each client's checks are not protected (public by "
+            "assumption); the pause pattern depends on them, and each client's epsilon is that of every round of "
+            "its admitted plan, so it bounds every pattern";
+  }
+  text += ". Every released field and its status: docs/design.md, \"Released fields\"";
   return text;
 }
 

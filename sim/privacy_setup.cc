@@ -1,5 +1,6 @@
 #include "sim/privacy_setup.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -13,6 +14,21 @@
 #include "core/secure_noise.h"
 
 namespace asyncdp::sim {
+
+// dp.sigma_schedule spreads its entries over equal parts of each plan: with more entries than a plan has
+// rounds, some entries would never be used — refused, naming the key.
+void CheckSigmaScheduleFits(const std::vector<double>& schedule, const std::vector<RoundPlan>& plans) {
+  for (const RoundPlan& plan : plans) {
+    if (schedule.size() > static_cast<size_t>(plan.rounds())) {
+      throw ConfigError("dp.sigma_schedule",
+                        fmt::format("has {} entries but a client's plan has {} rounds: entries would be skipped "
+                                    "(each entry covers an equal part of the plan); give at most {} (one per round "
+                                    "is a per-round list)",
+                                    schedule.size(), plan.rounds(), plan.rounds()));
+    }
+  }
+}
+
 namespace {
 
 using ScheduleKey = std::vector<std::tuple<double, double, int64_t>>;
@@ -102,6 +118,7 @@ PrivacySetup ResolvePrivacy(TrainConfig& config, std::vector<RoundPlan>& plans, 
   }
   p.sigma = config.dp.sigma;
   for (RoundPlan& plan : plans) SetNoise(plan, p.sigma, config.dp.sigma_schedule);
+  CheckSigmaScheduleFits(config.dp.sigma_schedule, plans);
   if (config.dp.epsilon > 0.0 && config.dp.halt_at_budget) {
     // The halt round of each distinct plan, from the public schedule before training.
     p.epsilon_budget = config.dp.epsilon;

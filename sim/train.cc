@@ -96,7 +96,7 @@ std::string ClientsCsv(const std::vector<ClientOutcome>& outcomes,
 }  // namespace
 
 TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) {
-  ValidateConfig(config);
+  ValidateConfig(config, options.refuse_unused_keys);
   if (config.protocol.participation == "check_in") return checkin::RunCheckInTraining(config, options);
   const auto wall_start = std::chrono::steady_clock::now();
   auto experiment_ptr = std::make_shared<Experiment>(BuildExperiment(config));

@@ -24,6 +24,9 @@ struct TrainOptions {
   RunObserver* observer = nullptr;
   // Setting *cancel ends the run early (RuntimeOptions::cancel); the result then has runtime.cancelled.
   const std::atomic<bool>* cancel = nullptr;
+  // false: skip the refusal of keys this run does not read (sim/config_usage.h). Only for the test that
+  // proves each such key really is unread (tests/sim/config_usage_test.cc runs with it changed).
+  bool refuse_unused_keys = true;
 };
 
 struct TrainResult {

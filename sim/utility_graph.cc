@@ -1,5 +1,7 @@
 #include "sim/utility_graph.h"
 
+#include "sim/config_fields.h"
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <tbb/parallel_for.h>
@@ -98,14 +100,20 @@ nlohmann::json NumberOrNull(double value) {
 void ValidateUtilityGraphOptions(const UtilityGraphOptions& options) {
   if (options.clips.empty()) throw ConfigError("--clips", "at least one clipping constant is needed");
   if (options.sigmas.empty()) throw ConfigError("--sigmas", "at least one sigma is needed");
+  // The same ranges as dp.clip and dp.sigma (sim/config_fields.cc): beyond them the noise sigma * C
+  // overflows 32-bit floats and the curve would say that noise costs nothing.
+  constexpr double kMaxClip = 1e6, kMaxSigma = 1e6;
   for (double clip : options.clips) {
-    if (!(clip > 0.0) || !std::isfinite(clip)) {
-      throw ConfigError("--clips", fmt::format("each C must be finite and > 0, got {}", clip));
+    if (!(clip > 0.0) || !(clip <= kMaxClip)) {
+      throw ConfigError("--clips", fmt::format("each C must be finite and in (0, {}] (dp.clip's range), got {}",
+                                               NumberText(kMaxClip), NumberText(clip)));
     }
   }
   for (double sigma : options.sigmas) {
-    if (!(sigma >= 0.0) || !std::isfinite(sigma)) {
-      throw ConfigError("--sigmas", fmt::format("each sigma must be finite and >= 0, got {}", sigma));
+    if (!(sigma >= 0.0) || !(sigma <= kMaxSigma)) {
+      throw ConfigError("--sigmas", fmt::format("each sigma must be finite and in [0, {}] (dp.sigma's range: "
+                                                "beyond it the noise sigma * C overflows 32-bit floats), got {}",
+                                                NumberText(kMaxSigma), NumberText(sigma)));
     }
   }
   std::vector<double> clips = options.clips;

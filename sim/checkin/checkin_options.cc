@@ -1,5 +1,7 @@
 #include "sim/checkin/checkin_options.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <string>
 
@@ -65,6 +67,16 @@ CheckInOptions ResolveCheckInOptions(const TrainConfig& config) {
     o.window_length = c.window_length;
     o.warmup = c.warmup < 0 ? c.window_length - 1 : c.warmup;
     if (c.warmup < -1) throw ConfigError("checkin.warmup", "must be >= 0 or -1 (auto)");
+    // Client j's window is steps j .. j + W - 1: after step n + W - 2 nobody is checked in, and every
+    // update would be pure noise.
+    const int64_t last_active = config.clients.count + c.window_length - 2;
+    if (o.warmup > last_active) {
+      throw ConfigError("checkin.warmup",
+                        fmt::format("= {} is past every client's window (the last step with a client checked in "
+                                    "is n + W - 2 = {}): every update would be pure noise; use -1 (W - 1) or a "
+                                    "step <= {}",
+                                    o.warmup, last_active, last_active));
+    }
   }
   if (o.steps > (int64_t{1} << 32) / o.windows) {
     throw ConfigError("checkin.steps", "steps x windows must stay below 2^32 (stream keys)");

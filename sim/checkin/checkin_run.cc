@@ -26,6 +26,7 @@ namespace {
 struct Data {
   data::Dataset records;  // row j = client j's record
   data::Dataset test;
+  int64_t train_rows = 0;  // training rows loaded (one per client is used)
 };
 
 Data LoadCheckInData(const TrainConfig& config) {
@@ -48,6 +49,7 @@ Data LoadCheckInData(const TrainConfig& config) {
                                          " features, training data " + std::to_string(train.features()));
     }
   }
+  d.train_rows = train.rows();
   if (train.rows() < config.clients.count) {
     throw ConfigError("clients.count", "check-ins give each client one record: " +
                                            std::to_string(config.clients.count) + " clients but " +
@@ -99,6 +101,13 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
   if (config.model.l2_lambda == 0.0) config.model.l2_lambda = 1.0 / static_cast<double>(n);
   if (config.dp.delta == 0.0) config.dp.delta = 1.0 / static_cast<double>(n);
   const double delta = config.dp.delta;
+  // One record per client: δ = 1/n by default, so a small population makes the guarantee void — refused as
+  // for asynchronous rounds (the same rule, CheckDeltaValue).
+  if (config.dp.enabled) CheckDeltaValue(delta, fmt::format("the default is 1/n with n = {} clients of one record", n));
+  if (data.train_rows > n) {
+    spdlog::warn("check-ins use one record per client: {} of the {} training rows (clients.count = {}); the "
+                 "rest are not used", n, data.train_rows, n);
+  }
   std::unique_ptr<models::Model> model = MakeModelFromConfig(config.model, data.records, 1);
 
   double sigma = 0.0;

@@ -151,7 +151,8 @@ std::optional<BroadcastMessage> ServerProtocol::Exclude(int64_t client) {
 
 bool ServerProtocol::held_up() const {
   for (size_t c = 0; c < prefix_.size(); ++c) {
-    if (blocking_[c] && prefix_[c] > global_round_) return true;
+    if (blocking_[c] && prefix_[c] > global_round_) return true;  // waits for the next broadcast
+    if (!blocking_[c] && final_rounds_[c] >= 0) return true;       // stopped or paused: waits for the end
   }
   return false;
 }

@@ -75,9 +75,10 @@ class ServerProtocol {
   // global round. A client waiting for a broadcast is silent because of the laggards, not because it
   // failed, so exclude_after applies to laggards only.
   bool lagging(int64_t client) const { return blocking_[client] && prefix_[client] <= global_round_; }
-  // Some blocking client has delivered every round of the next broadcast and waits for it: only then can a
-  // silent laggard be at fault (protocol.exclude_after). When every blocking client is lagging, nobody is
-  // held up and the silence is the machine's (all clients computing, or the process descheduled). O(n).
+  // Somebody waits on the laggards: a blocking client that has delivered every round of the next broadcast,
+  // or a client that stopped or paused (the end of the run, or its next accuracy check, waits for them).
+  // Only then can a silent laggard be at fault (protocol.exclude_after). When every client is a laggard,
+  // nobody waits and the silence is the machine's (all computing, or the process descheduled). O(n).
   bool held_up() const;
   // Every exclusion in order (a client re-admitted and excluded again appears twice).
   const std::vector<int64_t>& excluded_clients() const { return excluded_order_; }

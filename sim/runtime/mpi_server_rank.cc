@@ -129,6 +129,8 @@ class ServerRank {
         liveness_.Heard(update_.client, now);
         // The planned s_i (public): the server learns (i, U) only, never the realised batch size.
         clock_.gradients += sizes[static_cast<size_t>(update_.local_round)];
+        clock_.time = now;
+        observer_.OnUpdate(update_, clock_);  // what the server sees, before it applies it (run_observer.h)
         broadcast = server_.OnUpdate(update_);
         break;
       }
@@ -213,7 +215,9 @@ class ServerRank {
                          options_.mpi_timeout));
       }
     }
-    if (options_.exclude_after > 0) return;  // silent laggards are excluded instead
+    // Silent laggards are excluded instead — when somebody waits on them (Liveness); otherwise a laggard
+    // silent for mpi_timeout ends the run here, so it never hangs.
+    if (options_.exclude_after > 0 && server_.held_up()) return;
     for (size_t c = 0; c < clients_.size(); ++c) {
       const auto id = static_cast<int64_t>(c);
       if (server_.lagging(id) && now - last_heard_client_[c] > options_.mpi_timeout) {

@@ -85,6 +85,7 @@ TEST(ReferenceOptimumCommand, ARunRecordsItsSuboptimalityAgainstTheOptimum) {
   const auto train = [&](const std::string& out, const std::string& extra) {
     const std::string args = Args("quick_strongly_convex.toml", dir.Path(out),
                                   "--set eval.points=5 --set schedule.iterations=3000 --set eval.gradient_norm=true --set dp.enabled=false "
+                                  "--set output.diagnostics=true "
                                   "--set eval.reference_optimum=" + Quoted(ref) + " " + extra);
     return RunAsyncdp("train" + args.substr(args.find(' ')), dir);
   };
@@ -102,10 +103,13 @@ TEST(ReferenceOptimumCommand, ARunRecordsItsSuboptimalityAgainstTheOptimum) {
   EXPECT_LT(distance.back(), distance.front()) << csv;
   const auto summary = nlohmann::json::parse(ReadFile(dir.Path("run") + "/summary.json"));
   EXPECT_NEAR(summary["diagnostics"]["suboptimality"].get<double>(), gap.back(), 1e-8 + 1e-6 * gap.back());
-  // Without diagnostics nothing data-dependent is added.
+  // Without diagnostics the reference optimum would add nothing: the run refuses the key instead of
+  // ignoring it (nothing data-dependent is published, and no setting is silently ignored).
   const CliResult quiet = train("quiet", "--set output.diagnostics=false");
-  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
-  EXPECT_THAT(ReadFile(dir.Path("quiet") + "/metrics.csv"), Not(HasSubstr("diag_")));
+  EXPECT_EQ(quiet.exit_code, 2) << quiet.err;
+  EXPECT_THAT(quiet.err, HasSubstr("eval.reference_optimum"));
+  EXPECT_THAT(quiet.err, HasSubstr("output.diagnostics"));
+  EXPECT_FALSE(std::filesystem::exists(dir.Path("quiet")));
 
   // The optimum of another objective (other shards) is refused, naming the key and what differs.
   const CliResult other = train("other", "--set seed=9");

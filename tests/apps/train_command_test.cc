@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -30,7 +31,8 @@ std::string SmallTable3Args(const std::string& out) {
 TEST(TrainCommand, WritesResolvedConfigMetricsClientsAndSummary) {
   TempDir dir;
   const std::string out = dir.Path("run");
-  const CliResult r = RunAsyncdp(SmallTable3Args(out), dir);
+  // The non-private diagnostics are opt-in (output.diagnostics, off by default): this run asks for them.
+  const CliResult r = RunAsyncdp(SmallTable3Args(out) + " --set output.diagnostics=true", dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* f : {"config.resolved.toml", "metrics.csv", "clients.csv", "summary.json"}) {
     EXPECT_TRUE(std::filesystem::exists(out + "/" + f)) << f;
@@ -295,6 +297,65 @@ TEST(TrainCommand, ShippedConfigurationsFindTheirDataInTheRepository) {
       dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(ReadFile(dir.Path("run") + "/config.resolved.toml"), HasSubstr("train = 'datasets/libsvm/a9a.gz'"));
+}
+
+// A stall never becomes a hang and never passes for success: every client but one drops out and the
+// exclusion would come only after 10^6 s, so the last client waits for a broadcast that cannot come. The run
+// ends within seconds as stalled, names the clients the broadcast waits for, and exits 4 — or 0 with
+// protocol.allow_truncation, still saying truncated.
+TEST(TrainCommand, AStalledThreadsRunEndsQuicklyNamesTheClientsAndExitsFour) {
+  TempDir dir;
+  const std::string stall = " --set protocol.runtime=threads --set protocol.exclude_after=1e6 "
+                            "--set clients.dropout_ids=[0,1,2,3] --set clients.dropout_round=20 --set schedule.rounds=300";
+  const auto start = std::chrono::steady_clock::now();
+  const CliResult r = RunAsyncdp(SmallTable3Args(dir.Path("stalled")) + stall, dir);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("waits for client(s) 0, 1, 2, 3"));
+  EXPECT_THAT(r.err, HasSubstr("truncated"));
+  const auto summary = nlohmann::json::parse(ReadFile(dir.Path("stalled") + "/summary.json"));
+  EXPECT_TRUE(summary["truncated"].get<bool>());
+  EXPECT_TRUE(summary["stalled"].get<bool>());
+  EXPECT_EQ(summary["unfinished_clients"], nlohmann::json::array({4}));
+  EXPECT_EQ(summary["unfinished"][0]["reason"], "stalled");
+  EXPECT_THAT(ReadFile(dir.Path("stalled") + "/clients.csv"), HasSubstr(",stalled,"));
+  const CliResult allowed =
+      RunAsyncdp(SmallTable3Args(dir.Path("allowed")) + stall + " --set protocol.allow_truncation=true", dir);
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_TRUE(nlohmann::json::parse(ReadFile(dir.Path("allowed") + "/summary.json"))["truncated"].get<bool>());
+}
+
+// Another tool's summary.json and metrics.csv in --out (no asyncdp manifest): refused, nothing replaced.
+TEST(TrainCommand, RefusesADirectoryHoldingAnotherToolsSummary) {
+  TempDir dir;
+  const std::string out = dir.Path("other");
+  std::filesystem::create_directories(out);
+  std::ofstream(out + "/summary.json") << "{\"tool\": \"other\"}";
+  std::ofstream(out + "/metrics.csv") << "theirs";
+  const CliResult r = RunAsyncdp(SmallTable3Args(out), dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("holds no asyncdp result"));
+  EXPECT_EQ(ReadFile(out + "/summary.json"), "{\"tool\": \"other\"}");
+  EXPECT_EQ(ReadFile(out + "/metrics.csv"), "theirs");
+}
+
+TEST(AuditAndUtilityGraphCommands, RefuseWhatTheyWouldIgnoreOrOverflow) {
+  TempDir dir;
+  const std::string config = Quoted(SourceDir() + "/experiments/table3_strongly_convex.toml");
+  const std::string data = " --set data.train=" + Quoted(SharedFile("datasets/libsvm/a9a.gz")) +
+                           " --set data.test=" + Quoted(SharedFile("datasets/libsvm/a9a.t.gz"));
+  const CliResult audit =
+      RunAsyncdp("audit --quiet --config " + config + data + " --set audit.test_noise_scale=0.1 --out " +
+                     Quoted(dir.Path("audit")), dir);
+  EXPECT_EQ(audit.exit_code, 2);
+  EXPECT_THAT(audit.err, HasSubstr("audit.test_noise_scale"));
+  EXPECT_THAT(audit.err, HasSubstr("--test-noise-scale"));
+  const CliResult graph = RunAsyncdp("utility-graph --quiet --config " + config + data +
+                                         " --clips 0.1 --sigmas 0,1e308 --out " + Quoted(dir.Path("graph")),
+                                     dir);
+  EXPECT_EQ(graph.exit_code, 2);
+  EXPECT_THAT(graph.err, HasSubstr("--sigmas"));
+  EXPECT_THAT(graph.err, HasSubstr("overflows"));
 }
 
 }  // namespace

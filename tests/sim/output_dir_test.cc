@@ -5,6 +5,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -109,22 +114,87 @@ TEST(OutputDirectory, ReplacesOnlyItsOwnFilesAndKeepsEveryOtherFile) {
   EXPECT_EQ(EntriesIn(dir.Path("")), 1);
 }
 
-TEST(OutputDirectory, AResultWithoutManifestOwnsOnlyTheNamesAsyncdpWrote) {
+// Another tool's summary.json and metrics.csv, with no asyncdp manifest, are not an asyncdp result: the
+// directory is refused and nothing in it changes (it used to be taken for an old result and replaced).
+TEST(OutputDirectory, ADirectoryWithoutManifestIsRefusedWhateverItsFilesAreCalled) {
   TempDir dir;
-  const fs::path target = dir.Path("old_run");
+  const fs::path target = dir.Path("other_tool");
   fs::create_directories(target);
-  WriteText(target / "summary.json", "{}");
-  WriteText(target / "clients.csv", "old clients");
-  WriteText(target / "wstar_C0.1.metrics.csv", "old curve");
-  WriteText(target / "analysis.py", "print(1)");
-  const auto owned = PreviousOutputFiles(target);
-  ASSERT_TRUE(owned.has_value());
-  EXPECT_EQ(*owned, (std::set<std::string>{"clients.csv", "summary.json", "wstar_C0.1.metrics.csv"}));
-  WriteResult(target, "new");
-  EXPECT_FALSE(fs::exists(target / "clients.csv"));
-  EXPECT_FALSE(fs::exists(target / "wstar_C0.1.metrics.csv"));
-  EXPECT_EQ(Slurp(target / "analysis.py"), "print(1)");
-  EXPECT_EQ(Slurp(target / "metrics.csv"), "metrics new");
+  WriteText(target / "summary.json", "{\"tool\": \"other\"}");
+  WriteText(target / "metrics.csv", "other metrics");
+  EXPECT_FALSE(PreviousOutputFiles(target).has_value());
+  try {
+    OutputDirectory out(target);
+    ADD_FAILURE() << "a directory without a manifest was accepted";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("holds no asyncdp result"));
+  }
+  EXPECT_EQ(Slurp(target / "summary.json"), "{\"tool\": \"other\"}");
+  EXPECT_EQ(Slurp(target / "metrics.csv"), "other metrics");
+}
+
+// The publish into an earlier result, killed at every step (a child process _exits there, as SIGKILL
+// would leave it): the target is always all-old or all-new, and the files asyncdp did not write survive
+// unchanged (the same inode).
+void ExitAtStep(CommitStep step) {
+  const char* want = std::getenv("ASYNCDP_TEST_KILL_STEP");
+  if (want != nullptr && std::atoi(want) == static_cast<int>(step)) _exit(0);
+}
+
+TEST(OutputDirectory, APublishInterruptedAtAnyStepLeavesAllOldOrAllNewAndEveryForeignFile) {
+  for (int step = static_cast<int>(CommitStep::kStaged); step <= static_cast<int>(CommitStep::kDone); ++step) {
+    SCOPED_TRACE(step);
+    TempDir dir;
+    const fs::path target = dir.Path("run");
+    {
+      OutputDirectory out(target);
+      out.Write("config.resolved.toml", "seed = 1");
+      out.Write("metrics.csv", "metrics old");
+      out.Write("summary.json", "{\"seed\": 1}");
+      out.Commit();
+    }
+    WriteText(target / "analysis.py", "print(1)");
+    WriteText(target / "notes.md", "my notes");
+    fs::create_directories(target / "plots");
+    WriteText(target / "plots" / "a.png", "png");
+    struct stat before {};
+    ASSERT_EQ(::lstat((target / "notes.md").c_str(), &before), 0);
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      setenv("ASYNCDP_TEST_KILL_STEP", std::to_string(step).c_str(), 1);
+      SetCommitHookForTesting(ExitAtStep);
+      OutputDirectory out(target);
+      out.Write("config.resolved.toml", "seed = 7");
+      out.Write("metrics.csv", "metrics new");
+      out.Write("summary.json", "{\"seed\": 7}");
+      out.Write("phases.csv", "phases new");
+      out.Commit();
+      _exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    const std::string config = Slurp(target / "config.resolved.toml");
+    const bool is_new = config == "seed = 7";
+    EXPECT_TRUE(is_new || config == "seed = 1") << config;
+    EXPECT_EQ(Slurp(target / "metrics.csv"), is_new ? "metrics new" : "metrics old");
+    EXPECT_EQ(Slurp(target / "summary.json"), is_new ? "{\"seed\": 7}" : "{\"seed\": 1}");
+    EXPECT_EQ(fs::exists(target / "phases.csv"), is_new);
+    const auto owned = PreviousOutputFiles(target);
+    ASSERT_TRUE(owned.has_value());
+    EXPECT_EQ(owned->contains("phases.csv"), is_new);
+    EXPECT_EQ(Slurp(target / "analysis.py"), "print(1)");
+    EXPECT_EQ(Slurp(target / "notes.md"), "my notes");
+    struct stat after {};
+    ASSERT_EQ(::lstat((target / "notes.md").c_str(), &after), 0);
+    EXPECT_EQ(after.st_ino, before.st_ino);
+    EXPECT_EQ(is_new, step >= static_cast<int>(CommitStep::kExchanged));
+    // A sub-directory asyncdp did not write moves in after the swap; killed before that, the next run on
+    // this target brings it back first.
+    { OutputDirectory next(target); }
+    EXPECT_EQ(Slurp(target / "plots" / "a.png"), "png");
+    EXPECT_EQ(EntriesIn(dir.Path("")), 1) << "the old result was not cleaned up";
+  }
 }
 
 TEST(OutputDirectory, NeverOverwritesAFileItDidNotWriteEvenUnderOneOfItsNames) {

@@ -122,5 +122,32 @@ TEST(RunPrivacy, DiagnosticsAreOffByDefaultSeparatedAndOptIn) {
   EXPECT_EQ(with.summary["planned_grads_per_client"], without.summary["planned_grads_per_client"]);
 }
 
+// Relation (6) is a guarantee only where Theorem 3.1 or B.4 holds: the case (Table 3 with σ = 3,
+// s = 2000, K = 200,000) fails their conditions and its ε(6) = 2.509 sat below the PLD *lower* bound 4.025.
+// It is now null, with the failed conditions beside it.
+TEST(RunPrivacy, TheProactiveClosedFormIsNullWhereItsTheoremFails) {
+  TrainConfig c;
+  testing::UseA9a(c);
+  c.model.kind = "logistic_l2";
+  c.dp.clip = 0.1;
+  c.dp.sigma = 3.0;
+  c.schedule.sample_size = 2000;
+  c.schedule.iterations = 200000;
+  c.eval.points = 1;
+  const TrainResult r = RunTraining(c, {.progress = false});
+  const auto& privacy = r.summary["privacy"];
+  EXPECT_FALSE(privacy["proactive"]["valid"].get<bool>());
+  EXPECT_TRUE(r.summary["epsilon"]["proactive"].is_null());
+  EXPECT_TRUE(privacy["epsilon"]["proactive"].is_null());
+  EXPECT_FALSE(privacy["proactive"]["invalid_clients"].empty());
+  ASSERT_TRUE(privacy["proactive"].contains("conditions"));
+  bool some_condition_fails = false;
+  for (const auto& [id, condition] : privacy["proactive"]["conditions"].items()) {
+    some_condition_fails = some_condition_fails || !condition["holds"].get<bool>();
+  }
+  EXPECT_TRUE(some_condition_fails);
+  EXPECT_GT(r.summary["epsilon"]["pld_lower"].get<double>(), 3.0);
+}
+
 }  // namespace
 }  // namespace asyncdp::sim

@@ -28,7 +28,7 @@ inline TrainConfig SmallA9aConfig(int64_t clients = 3, int64_t rows = 400) {
   c.schedule.sample_size = 10;
   c.schedule.epochs = 1.0;
   c.eval.points = 4;
-  c.eval.train_rows = 200;
+  c.eval.train_rows = 0;  // the train-loss diagnostic: tests that opt in to output.diagnostics set it
   c.seed = 11;
   return c;
 }

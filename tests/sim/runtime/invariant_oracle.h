@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace asyncdp::sim::testing {
+namespace asyncdp::sim::invariants {
 
 struct RunFacts {
   int64_t clients = 0;
@@ -130,4 +130,4 @@ inline std::vector<std::string> CheckRunInvariants(const std::string& events_csv
   return bad;
 }
 
-}  // namespace asyncdp::sim::testing
+}  // namespace asyncdp::sim::invariants

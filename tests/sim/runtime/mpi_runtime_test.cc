@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <random>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -15,6 +16,7 @@
 #include <thread>
 
 #include "tests/apps/cli_runner.h"
+#include "tests/sim/runtime/invariant_oracle.h"
 #include "tests/data/temp_files.h"
 #include "tests/test_data.h"
 
@@ -226,6 +228,73 @@ TEST(MpiRuntimeTest, OneRankIsRefused) {
   EXPECT_EQ(run.exit_code, 2) << run.err;
   EXPECT_THAT(run.err, HasSubstr("needs at least 2 ranks"));
   EXPECT_FALSE(fs::exists(dir.Path("one")));
+}
+
+// The runtime-invariant property test on MPI (the virtual and threads runtimes: runtime_invariants_test.cc):
+// generated configurations over 3 ranks, each run checked from its outputs (events.csv, summary.json) by the
+// oracle that shares no code with the server. ASYNCDP_MPI_INVARIANT_CASES sets the count (default 6).
+TEST(MpiRuntimeTest, GeneratedConfigurationsKeepTheProtocolsInvariants) {
+  const char* env = std::getenv("ASYNCDP_MPI_INVARIANT_CASES");
+  const int cases = env != nullptr ? std::max(1, std::atoi(env)) : 6;
+  TempDir dir;
+  const std::string shared = testing::SharedDir();
+  int truncated = 0;
+  for (int i = 0; i < cases; ++i) {
+    std::mt19937_64 rng(5000 + static_cast<uint64_t>(i));
+    auto uniform = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+    auto chance = [&](double p) { return std::bernoulli_distribution(p)(rng); };
+    invariants::RunFacts facts;
+    facts.clients = uniform(2, 12);
+    facts.planned_rounds = uniform(4, 20);
+    facts.tau = std::array<int64_t, 3>{0, 1, 3}[static_cast<size_t>(uniform(0, 2))];
+    std::string sets = " --set clients.count=" + std::to_string(facts.clients) +
+                       " --set schedule.rounds=" + std::to_string(facts.planned_rounds) +
+                       " --set protocol.tau=" + std::to_string(facts.tau) +
+                       " --set data.rows_per_client=120 --set data.eval_rows=200 --set eval.points=1"
+                       " --set eval.train_rows=0 --set schedule.sample_size=4 --set output.trace=true"
+                       " --set protocol.allow_truncation=true --set seed=" + std::to_string(i + 1);
+    bool exclusion = chance(0.5);
+    if (chance(0.3)) {
+      sets += " --set clients.straggler_ids=[" + std::to_string(uniform(0, facts.clients - 1)) +
+              "] --set clients.straggler_factor=" + std::to_string(uniform(2, 5));
+    }
+    if (chance(0.3)) {
+      sets += " --set clients.delay_ids=[" + std::to_string(uniform(0, facts.clients - 1)) +
+              "] --set clients.delay_extra=0.00" + std::to_string(uniform(1, 9));
+    }
+    if (chance(0.3)) {
+      facts.dropout_ids = {uniform(0, facts.clients - 1)};
+      facts.dropout_round = uniform(1, facts.planned_rounds);
+      sets += " --set clients.dropout_ids=[" + std::to_string(facts.dropout_ids[0]) +
+              "] --set clients.dropout_round=" + std::to_string(facts.dropout_round);
+      exclusion = true;
+    }
+    if (exclusion) sets += " --set protocol.exclude_after=0.0" + std::to_string(uniform(1, 9));
+    SCOPED_TRACE(sets);
+    const std::string out = dir.Path("case" + std::to_string(i));
+    const CliResult run = testing::RunCommand(
+        Mpirun(3) + Table3(sets + " --set protocol.runtime=\"mpi\" --out " + Quoted(out)), dir);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const auto summary = Summary(out);
+    truncated += summary["truncated"].get<bool>() ? 1 : 0;
+    for (const std::string& what : invariants::CheckRunInvariants(testing::ReadFile(out + "/events.csv"), summary, facts)) {
+      ADD_FAILURE() << what;
+    }
+  }
+  std::printf("mpi runtime invariants: %d cases, %d truncated (reported)\n", cases, truncated);
+}
+
+// staleness_exponent = 1 weights each update by its lag, which MPI now carries (computed_at): at tau = 0
+// every update is on time, so MPI trains as the threads runtime does.
+TEST(MpiRuntimeTest, UpdatesCarryTheirComputedAtRound) {
+  TempDir dir;
+  const std::string sets = kOneEpoch + "--set protocol.tau=0 --set dp.enabled=false --set protocol.staleness_exponent=1 ";
+  const std::string out = dir.Path("mpi");
+  const CliResult run = testing::RunCommand(Mpirun(3) + Table3(sets + "--set protocol.runtime=\"mpi\" --out " + Quoted(out)), dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto s = Summary(out);
+  EXPECT_EQ(s["max_update_lag"].get<int64_t>(), 0);
+  EXPECT_GT(s["test_accuracy"].get<double>(), 0.78);  // the majority class is 0.764
 }
 
 }  // namespace

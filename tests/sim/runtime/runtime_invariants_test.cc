@@ -19,8 +19,8 @@
 namespace asyncdp::sim {
 namespace {
 
-using testing::CheckRunInvariants;
-using testing::RunFacts;
+using invariants::CheckRunInvariants;
+using invariants::RunFacts;
 using testing::SmallA9aConfig;
 
 int64_t Cases() {

@@ -1,0 +1,247 @@
+// No setting silently ignored (sim/config_usage.h): every registry key, set to a value other than its
+// default, in every mode — asynchronous rounds on each runtime, check-ins, the proactive framework, a
+// training audit, diagnostics on — is either read by the run or refused naming the key; and each key the
+// rules call unread really is: changing it leaves the outputs bit-identical (the check skips the refusal).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "sim/config_fields.h"
+#include "sim/config_io.h"
+#include "sim/config_usage.h"
+#include "sim/train.h"
+#include "tests/sim/sim_test_util.h"
+
+namespace asyncdp::sim {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::SmallA9aConfig;
+
+struct Mode {
+  std::string name;
+  TrainConfig config;
+};
+
+TrainConfig CheckIns() {
+  TrainConfig c;
+  testing::UseA9a(c);
+  c.data.eval_rows = 500;
+  c.model.kind = "logistic";
+  c.clients.count = 2000;
+  c.protocol.participation = "check_in";
+  c.checkin.steps = 200;
+  c.checkin.batch_steps = 4;
+  c.dp.clip = 1.0;
+  c.dp.sigma = 2.0;
+  c.eval.points = 1;
+  return c;
+}
+
+std::vector<Mode> Modes() {
+  std::vector<Mode> modes;
+  TrainConfig base = SmallA9aConfig(3, 300);
+  base.schedule.rounds = 6;
+  modes.push_back({"async virtual", base});
+  for (const char* runtime : {"threads", "mpi"}) {
+    TrainConfig c = base;
+    c.protocol.runtime = runtime;
+    modes.push_back({std::string("async ") + runtime, c});
+  }
+  modes.push_back({"check-ins", CheckIns()});
+  TrainConfig proactive = SmallA9aConfig(5, 2000);
+  proactive.dp.sigma = 0.0;
+  proactive.targets.accuracy = 0.8;
+  proactive.targets.epsilon = 2.0;
+  modes.push_back({"proactive", proactive});
+  TrainConfig audited = base;
+  audited.audit.canaries = 20;
+  modes.push_back({"training audit", audited});
+  TrainConfig diagnostics = base;
+  diagnostics.output.diagnostics = true;
+  diagnostics.eval.train_rows = 100;
+  modes.push_back({"diagnostics", diagnostics});
+  return modes;
+}
+
+// A valid value other than the field's current one (nullopt-like empty string when none is found).
+bool SetOtherValue(ConfigField& field) {
+  const auto in_range = [&](double v) { return !field.range || field.range->Contains(v); };
+  auto pick = [&](double current) {
+    for (double v : {current + 1, current * 2, current / 2, current + 0.5, field.range ? field.range->min : 0.0,
+                     field.range ? field.range->max : 1.0, 0.25, 3.0}) {
+      if (v != current && std::isfinite(v) && in_range(v)) return v;
+    }
+    return current;
+  };
+  return std::visit(
+      [&](auto* p) -> bool {
+        using T = std::decay_t<decltype(*p)>;
+        if constexpr (std::is_same_v<T, bool>) {
+          *p = !*p;
+          return true;
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          for (const std::string& choice : field.choices) {
+            if (choice != *p) {
+              *p = choice;
+              return true;
+            }
+          }
+          if (!field.choices.empty()) return false;
+          *p = *p + "x";
+          return true;
+        } else if constexpr (std::is_same_v<T, std::vector<int64_t>> || std::is_same_v<T, std::vector<double>>) {
+          if (!p->empty()) {
+            p->clear();
+          } else {
+            p->push_back(static_cast<typename T::value_type>(pick(0.0)));
+          }
+          return true;
+        } else {
+          const double v = pick(static_cast<double>(*p));
+          if (v == static_cast<double>(*p)) return false;
+          *p = static_cast<T>(v);
+          return static_cast<double>(*p) != static_cast<double>(pick(-1e300));
+        }
+      },
+      field.target);
+}
+
+TEST(ConfigUsage, EveryKeyInEveryModeIsReadOrRefusedByName) {
+  int refused = 0, read = 0;
+  for (const Mode& mode : Modes()) {
+    SCOPED_TRACE(mode.name);
+    ASSERT_NO_THROW(RefuseUnusedKeys(mode.config));  // each base reads what it sets
+    TrainConfig probe = mode.config;
+    const size_t keys = ConfigFields(probe).size();
+    for (size_t i = 0; i < keys; ++i) {
+      TrainConfig changed = mode.config;
+      auto fields = ConfigFields(changed);
+      ConfigField& field = fields[i];
+      if (!SetOtherValue(field)) continue;
+      SCOPED_TRACE(field.key + " = " + FieldValueText(field));
+      const auto reason = UnusedKeyReason(field.key, changed);
+      try {
+        RefuseUnusedKeys(changed);
+        EXPECT_FALSE(reason.has_value()) << "unused (" << *reason << ") but not refused";
+        ++read;
+      } catch (const ConfigError& e) {
+        const std::string message = e.what();
+        if (reason) {
+          EXPECT_THAT(message, HasSubstr(field.key));
+          EXPECT_THAT(message, HasSubstr("does not read it"));
+          ++refused;
+        } else {
+          // The change made another key unused (e.g. output.diagnostics = false leaves eval.train_rows
+          // unread): that key is named, never this one.
+          EXPECT_EQ(message.find(field.key + ":"), std::string::npos) << message;
+        }
+      }
+    }
+  }
+  EXPECT_GT(refused, 50);
+  EXPECT_GT(read, 200);
+}
+
+// The rules' claim checked against the runs: a key called unread in a deterministic mode changes nothing.
+TEST(ConfigUsage, AKeyCalledUnreadChangesNoOutput) {
+  int checked = 0;
+  for (const Mode& mode : Modes()) {
+    if (mode.name != "async virtual" && mode.name != "check-ins") continue;
+    SCOPED_TRACE(mode.name);
+    const TrainResult baseline = RunTraining(mode.config, {.progress = false});
+    TrainConfig probe = mode.config;
+    const size_t keys = ConfigFields(probe).size();
+    for (size_t i = 0; i < keys; ++i) {
+      TrainConfig changed = mode.config;
+      auto fields = ConfigFields(changed);
+      ConfigField& field = fields[i];
+      if (!SetOtherValue(field) || !UnusedKeyReason(field.key, changed)) continue;
+      SCOPED_TRACE(field.key + " = " + FieldValueText(field));
+      TrainResult result;
+      try {
+        result = RunTraining(changed, {.progress = false, .refuse_unused_keys = false});
+      } catch (const InputError&) {
+        continue;  // refused by another check as well
+      }
+      ++checked;
+      EXPECT_EQ(result.metrics_csv, baseline.metrics_csv);
+      EXPECT_EQ(result.clients_csv, baseline.clients_csv);
+      EXPECT_TRUE(result.final_model == baseline.final_model);
+    }
+  }
+  EXPECT_GT(checked, 40);
+}
+
+// The cases of the issue, one by one.
+TEST(ConfigUsage, TheIssuesIgnoredSettingsAreRefused) {
+  auto expect_refused = [](TrainConfig c, const std::string& key, const std::string& what) {
+    try {
+      RunTraining(c, {.progress = false});
+      ADD_FAILURE() << key << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_THAT(e.what(), HasSubstr(key));
+      EXPECT_THAT(e.what(), HasSubstr(what));
+    }
+  };
+  // The latency and speed models shape only the virtual clock.
+  TrainConfig threads = SmallA9aConfig(3, 300);
+  threads.protocol.runtime = "threads";
+  threads.clients.latency = "exponential";
+  expect_refused(threads, "clients.latency", "virtual clock");
+  // Check-ins ignore the runtime and the sampler.
+  TrainConfig checkin = CheckIns();
+  checkin.protocol.runtime = "threads";
+  expect_refused(checkin, "protocol.runtime", "check_in");
+  checkin = CheckIns();
+  checkin.dp.sampling = "fixed_size_without_replacement";
+  expect_refused(checkin, "dp.sampling", "check_in");
+  // Check-ins with 5 clients: δ = 1/n = 0.2 is void.
+  checkin = CheckIns();
+  checkin.clients.count = 5;
+  expect_refused(checkin, "dp.delta", "δ ≥ 0.1");
+  // A sliding window's warm-up past every window: every update pure noise.
+  checkin = CheckIns();
+  checkin.checkin.variant = "sliding_window";
+  checkin.checkin.window_length = 10;
+  checkin.checkin.warmup = 5000;
+  expect_refused(checkin, "checkin.warmup", "past every client's window");
+  // 50 σ-schedule entries on a 20-round plan.
+  TrainConfig schedule = SmallA9aConfig(3, 300);
+  schedule.schedule.rounds = 20;
+  schedule.dp.sigma_schedule.assign(50, 1.0);
+  expect_refused(schedule, "dp.sigma_schedule", "50 entries");
+  // One held-out row: accuracy checks of 0 or 1.
+  TrainConfig holdout = SmallA9aConfig(5, 2000);
+  holdout.dp.sigma = 0.0;
+  holdout.targets.accuracy = 0.8;
+  holdout.targets.epsilon = 2.0;
+  holdout.targets.holdout_fraction = 0.001;
+  expect_refused(holdout, "targets.holdout_fraction", "at least 20");
+  // Audit keys without an audit.
+  TrainConfig audit = SmallA9aConfig(3, 300);
+  audit.audit.test_noise_scale = 0.1;
+  expect_refused(audit, "audit.test_noise_scale", "audit.canaries = 0");
+  // Diagnostics-only keys without diagnostics.
+  TrainConfig gradient_norm = SmallA9aConfig(3, 300);
+  gradient_norm.eval.gradient_norm = true;
+  expect_refused(gradient_norm, "eval.gradient_norm", "output.diagnostics");
+}
+
+// A resolved configuration lists every key, mostly at defaults: re-running it works.
+TEST(ConfigUsage, AResolvedConfigurationRunsAgain) {
+  for (const Mode& mode : Modes()) {
+    if (mode.name == "async mpi") continue;
+    SCOPED_TRACE(mode.name);
+    const TrainResult first = RunTraining(mode.config, {.progress = false});
+    const TrainConfig again = ParseConfigText(ToToml(first.resolved_config), "config.resolved.toml");
+    EXPECT_NO_THROW(ValidateConfig(again));
+  }
+}
+
+}  // namespace
+}  // namespace asyncdp::sim
