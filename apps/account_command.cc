@@ -35,7 +35,11 @@
 #include "core/accounting/calibration.h"
 #include "core/accounting/csv_input.h"
 #include "core/accounting/report.h"
+#include <fmt/format.h>
+
+#include "core/accounting/pld/pld.h"
 #include "core/error.h"
+#include "data/file_contents.h"
 
 namespace asyncdp::apps {
 namespace {
@@ -79,13 +83,9 @@ int64_t ParseSteps(const std::string& text) {
   return steps;
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "cannot open file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+// A schedule file: plain or gzip-compressed text (a leading UTF-8 BOM dropped); a directory, a missing or
+// unreadable file gets an error that says which (data::ReadTextFile).
+std::string ReadFile(const std::string& path) { return data::ReadTextFile(path); }
 
 std::vector<AccountantKind> RequestedAccountants(const std::string& name, const std::string& key) {
   if (name == "all") return {AccountantKind::kRdp, AccountantKind::kPld, AccountantKind::kGdp};
@@ -148,6 +148,17 @@ nlohmann::ordered_json RandomAllocationJson(const AccountRequest& args) {
   a.sigma = args.sigma.value_or(0.0);
   a.delta = args.delta;
   a.option_prefix = dash;
+  // The random-allocation bounds compose the m·E rounds through the PLD (its comparison bound too), which
+  // composes at most 2^30 rounds; the rdp accountant does not cover random allocation, so the remedy is
+  // fewer rounds.
+  if (a.windows > 0 && a.steps > 0 && a.steps > accounting::kMaxPldRounds / a.windows) {
+    throw ConfigError(dash + "windows",
+                      fmt::format("m·E = {}·{} rounds is more than the random-allocation bounds compose ({} rounds, "
+                                  "through the PLD; the rdp accountant does not cover random allocation): use at "
+                                  "most {} windows of {} steps",
+                                  a.steps, a.windows, accounting::kMaxPldRounds, accounting::kMaxPldRounds / a.steps,
+                                  a.steps));
+  }
   return args.epsilon ? CalibrateRandomAllocation(a, *args.epsilon) : AccountRandomAllocation(a);
 }
 

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <new>
 
@@ -36,7 +37,11 @@ int main(int argc, char** argv) {
   } catch (const asyncdp::apps::CommandExit& e) {
     return e.code;  // the command has reported (e.g. an audit VIOLATION: exit code 3)
   } catch (const asyncdp::InputError& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    // Under mpirun every rank reads the same input and fails the same way: rank 0 alone says so (a mode
+    // that does not run on MPI, a bad key), every rank exits 2.
+    const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+    if (rank == nullptr) rank = std::getenv("PMI_RANK");
+    if (rank == nullptr || std::atoi(rank) == 0) std::fprintf(stderr, "error: %s\n", e.what());
     return 2;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "error: out of memory\n");

@@ -51,7 +51,9 @@ void RunReferenceOptimum(const ReferenceOptimumArgs& args) {
   for (const auto& assignment : args.overrides) sim::ApplyOverride(config, assignment);
   // F does not depend on the privacy settings; skipping them skips σ calibration.
   config.dp.enabled = false;
-  sim::ValidateConfig(config);
+  // The objective only (data, shards, model, regulariser): keys about a training run's outputs (eval.*,
+  // output.*) are not this command's to refuse — it reads none of them.
+  sim::ValidateConfig(config, /*refuse_unused_keys=*/false);
   if (args.quiet) spdlog::set_level(spdlog::level::warn);
   const auto start = std::chrono::steady_clock::now();
   const sim::Experiment experiment = sim::BuildExperiment(config);

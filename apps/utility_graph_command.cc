@@ -33,7 +33,9 @@ void RunUtilityGraphCommand(const UtilityGraphArgs& args) {
   sim::TrainConfig config =
       args.config_path.empty() ? sim::TrainConfig{} : sim::LoadConfigFile(args.config_path);
   for (const auto& assignment : args.overrides) sim::ApplyOverride(config, assignment);
-  sim::ValidateConfig(config);
+  // A base for the utility graph's own runs (w* per C, then noisy copies): it reports test accuracy only, so
+  // the run-output keys of the configuration (eval.*, output.*) are not refused here.
+  sim::ValidateConfig(config, /*refuse_unused_keys=*/false);
   sim::UtilityGraphOptions options;
   options.clips = sim::ParseNumberGrid(args.clips, "--clips");
   options.sigmas = sim::ParseNumberGrid(args.sigmas, "--sigmas");

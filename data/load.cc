@@ -116,6 +116,13 @@ DataFormat DetectFormat(const std::string& path, std::string_view contents) {
   }
   if (IsIdxMagic(magic)) return DataFormat::kIdx;
   if (LooksLikeCifar(path, contents)) return DataFormat::kCifar;
+  // A binary .bin file (a byte below 9, which no text has) is CIFAR-10's by name: parsed as such, a bad one
+  // gets CIFAR's precise error (the byte count, the record whose label is out of range), not a LIBSVM error
+  // about a '<binary>' label. A .bin holding text stays LIBSVM.
+  const std::string name = path.ends_with(".gz") ? path.substr(0, path.size() - 3) : path;
+  const std::string_view head = contents.substr(0, std::min<size_t>(contents.size(), 65536));
+  const bool binary = std::any_of(head.begin(), head.end(), [](char ch) { return static_cast<unsigned char>(ch) < 9; });
+  if (name.ends_with(".bin") && binary) return DataFormat::kCifar;
   return DataFormat::kLibsvm;
 }
 

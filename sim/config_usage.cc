@@ -87,6 +87,24 @@ const std::vector<UsageRule>& Rules() {
        }},
       {{"schedule.beta"},
        [](const TrainConfig& c) { return When(c.schedule.step_rule == "constant", "schedule.step_rule = \"constant\""); }},
+      {{"model.regularizer_convention", "model.regularize_bias"},
+       [](const TrainConfig& c) {
+         return When(c.model.kind != "logistic_l2", "only model.kind = \"logistic_l2\" has an L2 regulariser");
+       }},
+      {{"model.activation"},
+       [](const TrainConfig& c) {
+         return When(c.model.kind != "mlp" && c.model.kind != "lenet" && c.model.kind != "alexnet",
+                     "only mlp, lenet and alexnet have hidden activations");
+       }},
+      {{"model.threads"},
+       [](const TrainConfig& c) {
+         return When(c.model.kind != "lenet" && c.model.kind != "alexnet", "only the CNNs (lenet, alexnet) use it");
+       }},
+      {{"checkin.window_length", "checkin.warmup"},
+       [](const TrainConfig& c) {
+         return When(CheckIns(c) && c.checkin.variant != "sliding_window",
+                     "it configures checkin.variant = \"sliding_window\" only");
+       }},
       {{"model.hidden"},
        [](const TrainConfig& c) { return When(c.model.kind != "mlp", "model.kind is not \"mlp\""); }},
       {{"dp.allocation_steps", "dp.allocation_k"},

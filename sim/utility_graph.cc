@@ -179,13 +179,14 @@ TrainConfig WStarConfig(const TrainConfig& base, double clip) {
 
 UtilityGraph RunUtilityGraph(const TrainConfig& base, const UtilityGraphOptions& options, bool progress) {
   ValidateUtilityGraphOptions(options);
-  ValidateConfig(base);
+  ValidateConfig(base, /*refuse_unused_keys=*/false);  // its outputs are the graph's, not a run's
   const auto start = std::chrono::steady_clock::now();
   UtilityGraph graph;
   graph.base_config = base;
   graph.options = options;
   for (double clip : options.clips) {
-    const TrainResult trained = RunTraining(WStarConfig(base, clip), TrainOptions{.progress = progress});
+    const TrainResult trained =
+        RunTraining(WStarConfig(base, clip), TrainOptions{.progress = progress, .refuse_unused_keys = false});
     const Experiment& experiment = *trained.experiment;
     const std::span<const float> w_star(trained.final_model.data(),
                                         static_cast<size_t>(trained.final_model.size()));

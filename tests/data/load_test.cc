@@ -126,12 +126,28 @@ TEST(LoadTest, AutoDetectsCifarByRecordSizeAndLabelBytes) {
   EXPECT_EQ(DetectFormat(path, CifarBatch(4)), DataFormat::kCifar);
   // Label bytes below 9 never occur in text, so the name does not matter.
   EXPECT_EQ(DetectFormat(dir.Path("batch.dat"), CifarBatch(4)), DataFormat::kCifar);
-  // Another size, or a record whose first byte is no label, is not CIFAR.
-  EXPECT_EQ(DetectFormat(path, CifarBatch(4) + "x"), DataFormat::kLibsvm);
+  // Another size, or a record whose first byte is no label, is not CIFAR by content; under a .bin name
+  // binary bytes are still read as CIFAR, so the error says what is wrong with the batch (its size, the
+  // record whose label is out of range) instead of "expected a numeric class label, got '<binary>'".
+  EXPECT_EQ(DetectFormat(dir.Path("batch.dat"), CifarBatch(4) + "x"), DataFormat::kLibsvm);
+  EXPECT_EQ(DetectFormat(path, CifarBatch(4) + "x"), DataFormat::kCifar);
   EXPECT_EQ(DetectFormat(path, ""), DataFormat::kLibsvm);
   std::string bad_label = CifarBatch(2);
   bad_label[kCifar10RecordBytes] = 10;
-  EXPECT_EQ(DetectFormat(path, bad_label), DataFormat::kLibsvm);
+  EXPECT_EQ(DetectFormat(dir.Path("batch.dat"), bad_label), DataFormat::kLibsvm);
+  EXPECT_EQ(DetectFormat(path, bad_label), DataFormat::kCifar);
+  try {
+    LoadDataset(dir.Write("bad_label.bin", bad_label));
+    ADD_FAILURE() << "a bad CIFAR label was accepted";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("label 10 of record 1 is out of range"));
+  }
+  try {
+    LoadDataset(dir.Write("short.bin", CifarBatch(1) + "xy"));
+    ADD_FAILURE() << "a CIFAR batch of the wrong size was accepted";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("not a multiple of 3073"));
+  }
   // Records that all carry label 9 (a tab byte) are CIFAR only under a CIFAR name.
   std::string nines = CifarBatch(1);
   nines[0] = 9;

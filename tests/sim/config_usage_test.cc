@@ -105,7 +105,7 @@ bool SetOtherValue(ConfigField& field) {
           const double v = pick(static_cast<double>(*p));
           if (v == static_cast<double>(*p)) return false;
           *p = static_cast<T>(v);
-          return static_cast<double>(*p) != static_cast<double>(pick(-1e300));
+          return true;
         }
       },
       field.target);

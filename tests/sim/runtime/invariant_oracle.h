@@ -27,7 +27,7 @@ struct RunFacts {
 //  1. every applied (client, round) is applied exactly once, and is a round of the plan;
 //  2. broadcasts are numbered increasingly, and v̂_k is formed only once every client that was never
 //     excluded before it has had its rounds 0..min(k, its final rounds) − 1 applied;
-//  3. staleness i − k ≤ τ for every update of a client never excluded;
+//  3. staleness i − k ≤ τ, and lag ≤ τ + 1, for every update of a client never excluded;
 //  4. lag = applied-at − computed-at ≥ 0, and its maximum is the summary's max_update_lag;
 //  5. G ≤ T, and G is the last broadcast;
 //  6. a client not reported unfinished had every round it completed applied;
@@ -77,6 +77,11 @@ inline std::vector<std::string> CheckRunInvariants(const std::string& events_csv
       if (at != last_k) fail("update applied at " + f[4] + " but the newest broadcast is " + std::to_string(last_k));
       if (facts.tau >= 0 && !excluded_ever[c] && i - computed > facts.tau) {
         fail("client " + f[1] + " (never excluded) started round " + f[2] + " on v_" + f[3] + ": staleness > tau");
+      }
+      // A client that blocks holds the global round at its prefix: its update lands at most τ + 1 late.
+      if (facts.tau >= 0 && !excluded_ever[c] && at - computed > facts.tau + 1) {
+        fail("client " + f[1] + " (never excluded) round " + f[2] + " applied " + std::to_string(at - computed) +
+             " global rounds after it was computed: lag > tau + 1");
       }
     } else if (f[0] == "broadcast") {
       const int64_t k = std::stoll(f[4]);

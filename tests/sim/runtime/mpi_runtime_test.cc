@@ -297,5 +297,20 @@ TEST(MpiRuntimeTest, UpdatesCarryTheirComputedAtRound) {
   EXPECT_GT(s["test_accuracy"].get<double>(), 0.78);  // the majority class is 0.764
 }
 
+// A mode that does not run on MPI (random check-ins) stops on every rank, with one message (rank 0's).
+TEST(MpiRuntimeTest, AModeWithoutMpiSupportStopsEveryRankWithOneMessage) {
+  TempDir dir;
+  const CliResult run = testing::RunCommand(
+      Mpirun(3) + Table3("--set protocol.participation=\"check_in\" --set clients.count=2000 "
+                         "--set protocol.runtime=\"mpi\" --out " + Quoted(dir.Path("checkin"))),
+      dir);
+  EXPECT_NE(run.exit_code, 0);
+  const std::string needle = "protocol.runtime: is set to \"mpi\" but this run does not read it";
+  size_t count = 0;
+  for (size_t at = run.err.find(needle); at != std::string::npos; at = run.err.find(needle, at + 1)) ++count;
+  EXPECT_EQ(count, 1u) << run.err;
+  EXPECT_FALSE(fs::exists(dir.Path("checkin")));
+}
+
 }  // namespace
 }  // namespace asyncdp::sim
