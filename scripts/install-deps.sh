@@ -11,6 +11,7 @@ packages=(
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev zlib1g-dev librandom123-dev
   gnuplot-nox
   python3-dev pybind11-dev python3-numpy python3-scipy python3-matplotlib python3-pytest
+  python3-venv python3-setuptools python3-pip   # `pip install .` of the Python package (docs/python.md)
   libopenmpi-dev openmpi-bin   # the MPI runtime (protocol.runtime = "mpi", docs/mpi.md); optional at build time
   dataset-fashion-mnist
 )
