@@ -56,3 +56,22 @@ def test_malformed_file_raises_file_line_column(tmp_path):
     assert (error.value.file, error.value.line) == (str(bad), 2)
     cli = run_cli("data", "info", bad, check=False)
     assert cli.returncode == 2 and cli.stderr.strip() == f"error: {error.value}"
+
+
+def test_undecodable_files_raise_parse_error_with_a_position(tmp_path):
+    """A binary file given as LIBSVM, a binary data.train and a UTF-16 schedule CSV: the documented
+    ParseError with its file:line:col, never a UnicodeDecodeError from the message's quoted bytes."""
+    binary = tmp_path / "random.dat"
+    binary.write_bytes(bytes(range(256)) * 8)
+    utf16 = tmp_path / "schedule.csv"
+    utf16.write_text("q,sigma,count\n0.01,1,10\n", encoding="utf-16")
+    cases = [
+        lambda: asyncdp.load_libsvm(str(binary)),
+        lambda: asyncdp.account(schedule=str(utf16), delta=1e-5),
+        lambda: asyncdp.train({"data": {"train": str(binary)}, "dp": {"sigma": 2.0}}),
+    ]
+    for case in cases:
+        with pytest.raises(asyncdp.ParseError) as caught:
+            case()
+        assert caught.value.line >= 1 and caught.value.column >= 1
+        assert caught.value.file in (str(binary), str(utf16))
