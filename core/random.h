@@ -29,6 +29,7 @@ enum class StreamPurpose : uint8_t {
   kUtilityNoise = 7,    // utility graph: noisy copies of w*
   kFaults = 8,          // fault injection draws
   kAuditCanaries = 9,   // privacy audit: which canaries a run includes, which record is mislabelled
+  kAccuracyCheck = 10,  // proactive framework: the Gaussian noise of a private accuracy check (client, check)
   kCheckIn = 20,        // random check-ins: a client's participation coin and step (client, window)
   kCheckInSelection = 21,  // random check-ins: the server's choice among a step's clients (step, window)
   kTest = 255,          // tests only

@@ -135,6 +135,12 @@ struct TargetsConfig {
   std::vector<double> client_epsilon;   // per-client overrides (one per client, or empty)
   double holdout_fraction = 0.2;        // of each shard, held out for the accuracy check
   std::string enforce = "all_upper_bounds";  // all_upper_bounds (rdp and pld) | dp_accountant
+  // Private accuracy checks (sim/proactive/private_checks.h): the held-out accuracy is released through a
+  // Gaussian mechanism with noise multiplier check_sigma (0 = calibrated to 5% of epsilon_target), at most
+  // paused_checks re-checks while paused; holdout_public = true checks exactly (held-out rows public).
+  double check_sigma = 0.0;
+  int64_t paused_checks = 8;
+  bool holdout_public = false;
 };
 
 // The phases and the budget allocation over them (proactive-dp.md §6.3; docs/theory.md).

@@ -275,6 +275,18 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "default) or dp_accountant only (e.g. pld, so a calibrated plan spends exactly epsilon_target under "
        "the tight accountant; rdp may then report more).",
        {"all_upper_bounds", "dp_accountant"}},
+      {"targets.check_sigma", &c.targets.check_sigma,
+       "Noise multiplier of the private accuracy checks: each check releases the held-out accuracy plus "
+       "N(0, (check_sigma / (n_holdout - 1))^2); 0 = calibrated so that all of a client's planned checks cost "
+       "5% of its epsilon_target under PLD (the phases get the rest; docs/theory.md, private accuracy checks).",
+       Closed(0, 1e7)},
+      {"targets.paused_checks", &c.targets.paused_checks,
+       "Re-checks of a paused client at most: it checks the models of global rounds that are multiples of "
+       "ceil(T_max / paused_checks), so the planned checks (one per phase plus these) are fixed before training.",
+       Closed(1, 1e6)},
+      {"targets.holdout_public", &c.targets.holdout_public,
+       "true: exact accuracy checks; the held-out rows are then public by assumption and not covered by any "
+       "epsilon (the pause pattern depends on them). false (default): private checks (targets.check_sigma)."},
       // [proactive]
       {"proactive.phase_sizing", &c.proactive.phase_sizing,
        "How each phase's batch size and sigma are set: e1 = the paper's E.1 calculator picks s_j for the "

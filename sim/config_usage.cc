@@ -121,6 +121,10 @@ const std::vector<UsageRule>& Rules() {
        [](const TrainConfig& c) { return When(!c.output.diagnostics, kDiagnosticsOnly); }},
       {{"eval.train_rows"},  // 0 ("no train loss") agrees with diagnostics off
        [](const TrainConfig& c) { return When(!c.output.diagnostics && c.eval.train_rows != 0, kDiagnosticsOnly); }},
+      {{"targets.check_sigma", "targets.paused_checks"},
+       [](const TrainConfig& c) {
+         return When(c.targets.holdout_public, "targets.holdout_public = true checks accuracy exactly (no noise)");
+       }},
       {{"audit.client", "audit.canary", "audit.confidence", "audit.test_noise_scale"},
        [](const TrainConfig& c) { return When(c.audit.canaries == 0, "audit.canaries = 0 (no audit)"); }},
   };

@@ -228,7 +228,13 @@ Experiment BuildExperiment(const TrainConfig& input) {
     for (size_t c = 0; c < e.shards.size(); ++c) {
       const auto id = static_cast<int64_t>(c);
       e.targets.push_back(ResolveClientTarget(config, id, e.shards[c].rows()));
-      e.phase_plans.push_back(PlanClientPhases(e.proactive, e.targets[c], e.shards[c].rows()));
+      // The accuracy checks take their share of the budget first; the phases are planned for the rest.
+      e.check_plans.push_back(PlanChecks(config.targets, static_cast<int64_t>(e.proactive.sigmas.size()),
+                                         e.holdouts[c].rows(), e.targets[c].epsilon, e.targets[c].delta));
+      ClientTarget training = e.targets[c];
+      training.epsilon -= e.check_plans[c].epsilon;
+      training.delta -= e.check_plans[c].delta;
+      e.phase_plans.push_back(PlanClientPhases(e.proactive, training, e.shards[c].rows()));
       const ClientPhasePlan& phases = e.phase_plans.back();
       e.plans.push_back(phases.plan);
       if (!phases.admitted) {
@@ -244,6 +250,10 @@ Experiment BuildExperiment(const TrainConfig& input) {
     if (not_admitted == static_cast<int64_t>(e.shards.size())) {
       throw ConfigError("targets.epsilon", "no client's budget can reach its target: nobody would train");
     }
+    // Paused clients re-check on global rounds spaced so that G ≤ T_max allows at most paused_checks.
+    int64_t longest = 0;
+    for (const RoundPlan& plan : e.plans) longest = std::max(longest, plan.rounds());
+    for (CheckPlan& checks : e.check_plans) SetCheckStride(checks, longest);
     e.privacy = ProactivePrivacy(e, e.model->NumParams());
     config.dp.sigma = e.privacy.sigma;
   } else {
@@ -342,8 +352,21 @@ std::vector<std::unique_ptr<ClientProtocol>> MakeClients(const Experiment& e) {
       options.phase_ends = e.phase_plans[c].phase_ends;
       const data::Dataset* holdout = &e.holdouts[c];
       const models::Model* model = e.model.get();
-      accuracy_check = [holdout, model](const Eigen::VectorXf& w) {
-        return model->Evaluate(std::span<const float>(w.data(), static_cast<size_t>(w.size())), *holdout).accuracy;
+      const CheckPlan& checks = e.check_plans[c];
+      if (checks.private_checks) options.paused_check_stride = checks.stride;
+      // A private check releases accuracy + N(0, (σ_check Δ)²), its noise from the stream (seed, client,
+      // check index); never more checks than planned (one per phase end, the strided paused re-checks).
+      accuracy_check = [holdout, model, checks, seed = e.config.seed, client = static_cast<uint32_t>(c),
+                        count = int64_t{0}](const Eigen::VectorXf& w) mutable {
+        double accuracy =
+            model->Evaluate(std::span<const float>(w.data(), static_cast<size_t>(w.size())), *holdout).accuracy;
+        if (checks.private_checks) {
+          ASYNCDP_CHECK(count < checks.planned);
+          RandomStream noise(StreamKey{seed, client, static_cast<uint32_t>(count), StreamPurpose::kAccuracyCheck});
+          accuracy += checks.noise_std() * noise.NextNormal();
+        }
+        ++count;
+        return accuracy;
       };
     }
     // Secure noise: the batches must be as unpredictable as the noise (amplification by subsampling assumes

@@ -22,6 +22,7 @@
 #include "sim/protocol/client.h"
 #include "sim/privacy_setup.h"
 #include "sim/proactive/phase_plan.h"
+#include "sim/proactive/private_checks.h"
 #include "sim/protocol/delay_rule.h"
 #include "sim/protocol/server_step.h"
 #include "sim/round_plan.h"
@@ -61,6 +62,9 @@ struct Experiment {
   std::vector<ClientTarget> targets;
   std::vector<data::Dataset> holdouts;
   std::vector<ClientPhasePlan> phase_plans;
+  // Per client: its accuracy checks (private by default, sim/proactive/private_checks.h). The phases were
+  // planned for ε_target − check_plans[c].epsilon and δ_target − check_plans[c].delta.
+  std::vector<CheckPlan> check_plans;
   // audit.canaries > 0: the one-run audit's canaries planted in the audited client's data (and its model);
   // nullptr otherwise (sim/audit/train_audit.h).
   std::shared_ptr<audit::TrainCanaries> train_canaries;

@@ -26,9 +26,15 @@ std::string ThreatModel(const Experiment& e) {
           "\"diagnostics\" and diag_* columns (only with output.diagnostics = true), and N_c, s_i, T, delta "
           "(public)";
   if (e.proactive.enabled) {
-    text += ". With accuracy targets the held-out rows of each client's checks are not protected (public by "
-            "assumption); the pause pattern depends on them, and each client's epsilon is that of every round of "
-            "its admitted plan, so it bounds every pattern";
+    const bool private_checks = !e.check_plans.empty() && e.check_plans.front().private_checks;
+    text += private_checks
+                ? ". With accuracy targets each check releases the held-out accuracy through a Gaussian mechanism "
+                  "whose epsilon (proactive.clients[].accuracy_checks) protects the held-out rows; the pause "
+                  "pattern is a post-processing of covered outputs, and each client's epsilon is that of every "
+                  "round of its admitted plan"
+                : ". With accuracy targets and targets.holdout_public = true the held-out rows of each client's "
+                  "checks are not protected (public by assumption); the pause pattern depends on them, and each "
+                  "client's epsilon is that of every round of its admitted plan, so it bounds every pattern";
   }
   text += ". Every released field and its status: docs/design.md, \"Released fields\"";
   return text;

@@ -155,6 +155,34 @@ nlohmann::json ProactiveSummaryJson(const Experiment& e, const std::vector<std::
                                        "the client's outputs); epsilon_* above is"}}},
                             {"within_target", WithinTarget(e, eps, target.epsilon)}};
     if (diagnostics) entry["diag_holdout_accuracy_final_model"] = HoldoutAccuracy(e, c, final_model);
+    const CheckPlan& checks = e.check_plans[c];
+    const int64_t checks_run = client.target_tracker() == nullptr
+                                   ? 0
+                                   : static_cast<int64_t>(std::count_if(
+                                         client.target_tracker()->events().begin(),
+                                         client.target_tracker()->events().end(), [](const TargetEvent& ev) {
+                                           return ev.kind == TargetEventKind::kPhaseEnd;
+                                         })) + client.target_tracker()->paused_checks();
+    entry["accuracy_checks"] =
+        checks.private_checks
+            ? nlohmann::json{{"private", true},
+                             {"noise_multiplier", checks.sigma},
+                             {"noise_std", checks.noise_std()},
+                             {"sensitivity", checks.sensitivity},
+                             {"planned", checks.planned},
+                             {"run", checks_run},
+                             {"paused_check_stride", checks.stride},
+                             {"epsilon", checks.epsilon},
+                             {"delta", checks.delta},
+                             {"training_epsilon_budget", target.epsilon - checks.epsilon},
+                             {"per_record",
+                              "a held-out row: (epsilon, delta) of the checks; a training row: epsilon_* of the "
+                              "admitted plan, within training_epsilon_budget; any record of the client, on either "
+                              "side of the split: (target_epsilon, delta) by basic composition"}}
+            : nlohmann::json{{"private", false},
+                             {"run", checks_run},
+                             {"note", "targets.holdout_public = true: exact checks; the held-out rows are public by "
+                                      "assumption and not covered by any epsilon"}};
     if (const TargetTracker* tracker = client.target_tracker(); tracker != nullptr) {
       nlohmann::json checks = nlohmann::json::array();
       for (const TargetEvent& ev : tracker->events()) checks.push_back(EventText(ev, diagnostics));
@@ -175,8 +203,10 @@ nlohmann::json ProactiveSummaryJson(const Experiment& e, const std::vector<std::
            "epsilon_* of a client is that of every round of its admitted plan (up to its budget): pausing and "
            "re-joining depend on its outputs, and a paused round is the trivial mechanism, so the whole plan "
            "bounds every pattern of pauses (docs/theory.md, \"The proactive guarantee\"). Accuracy checks use each "
-           "client's held-out rows, which are not in the data set its epsilon protects (public by assumption); "
-           "their accuracies are diagnostics (output.diagnostics). e1_epsilon is the "
+           "client's held-out rows: by default each check is private (a Gaussian mechanism, accuracy_checks: its "
+           "epsilon protects the held-out rows and was taken from epsilon_target before the phases were planned); "
+           "with targets.holdout_public they are exact and the held-out rows public by assumption. The accuracies "
+           "themselves are diagnostics (output.diagnostics). e1_epsilon is the "
            "paper's Theorem B.4 analysis (Poisson sampling) treating earlier phases as if run at the newest sigma"}};
 }
 

@@ -159,7 +159,8 @@ void ClientProtocol::OnBroadcast(const BroadcastMessage& message) {
   if (in_round_) replaced_in_round_ = true;
   local_model_ = *message.model;
   last_global_ = message.model;
-  if (paused_ && tracker_->OnModelWhilePaused(local_round_, global_round_, accuracy_check_(*message.model))) {
+  if (paused_ && global_round_ % options_.paused_check_stride == 0 &&
+      tracker_->OnModelWhilePaused(local_round_, global_round_, accuracy_check_(*message.model))) {
     paused_ = false;  // re-joins with the next phase (§6.4 step 4)
   }
 }

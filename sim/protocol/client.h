@@ -56,6 +56,9 @@ struct ClientOptions {
   // phase of the plan ends; empty phase_ends = no target.
   double accuracy_target = 0.0;
   std::vector<int64_t> phase_ends;
+  // While paused, re-check only the models of global rounds k ≡ 0 (mod this): the private checks' count is
+  // planned before training (sim/proactive/private_checks.h); 1 = every model.
+  int64_t paused_check_stride = 1;
 };
 
 // Accuracy of a model on the client's held-out rows (the proactive accuracy check).

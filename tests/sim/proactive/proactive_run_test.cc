@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "core/accounting/accountant.h"
@@ -25,6 +26,9 @@ TrainConfig ProactiveConfig(const std::string& runtime) {
   c.proactive.phase_epochs = {0.2, 1.0};
   c.eval.points = 4;
   c.output.diagnostics = true;  // the tests read the held-out accuracies of the checks (acc=), a diagnostic
+  // The decision logic is tested on exact checks (the held-out rows public by assumption); the private
+  // checks, the default, have tests of their own below.
+  c.targets.holdout_public = true;
   return c;
 }
 
@@ -166,6 +170,52 @@ TEST(Proactive, PausedClientsReportTheirWholePlansEpsilonNotTheTally) {
   }
   EXPECT_EQ(r.summary.dump().find("acc="), std::string::npos);
   EXPECT_EQ(r.summary.dump().find("holdout_accuracy"), std::string::npos);
+}
+
+// Private accuracy checks (the default): each check is the held-out accuracy plus Gaussian noise; the
+// planned checks cost 5% of ε_target under PLD — checked against the Gaussian mechanism's exact privacy
+// profile, an oracle sharing no code with the accountant — and the phases are planned for the rest, so a
+// client's training ε plus its checks' ε stays within ε_target.
+double Phi(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
+// δ(ε) of the Gaussian mechanism with μ = Δ/σ_noise (Balle & Wang 2018, Theorem 8); k releases compose
+// to μ√k exactly.
+double GaussianDelta(double mu, double epsilon) {
+  return Phi(-epsilon / mu + mu / 2.0) - std::exp(epsilon) * Phi(-epsilon / mu - mu / 2.0);
+}
+
+TEST(Proactive, PrivateAccuracyChecksCostTheirShareAndTheirEpsilonHoldsAgainstTheExactProfile) {
+  TrainConfig c = ProactiveConfig("virtual");
+  c.targets.holdout_public = false;
+  c.output.diagnostics = false;
+  c.targets.client_accuracy = {0.72, 0.72, 0.80, 0.84, 0.99};
+  const TrainResult r = RunTraining(c, {.progress = false});
+  const Experiment& e = *r.experiment;
+  for (size_t k = 0; k < e.check_plans.size(); ++k) {
+    SCOPED_TRACE(k);
+    const CheckPlan& checks = e.check_plans[k];
+    ASSERT_TRUE(checks.private_checks);
+    EXPECT_EQ(checks.planned, 2 + c.targets.paused_checks);  // one per phase + the paused re-checks
+    // The accountant's ε of the planned checks is an upper bound: the exact profile's δ at it is ≤ δ_check,
+    // and it is tight (within 2% of the exact ε).
+    const double mu = std::sqrt(static_cast<double>(checks.planned)) / checks.sigma;
+    EXPECT_LE(GaussianDelta(mu, checks.epsilon), checks.delta * (1 + 1e-9));
+    EXPECT_GT(GaussianDelta(mu, checks.epsilon / 1.02), checks.delta);
+    EXPECT_LE(checks.epsilon, kCheckBudgetShare * e.targets[k].epsilon * (1 + 1e-6));
+    EXPECT_GT(checks.epsilon, 0.99 * kCheckBudgetShare * e.targets[k].epsilon);  // calibrated, not wasted
+    // Training within the rest: its ε over every admitted round plus the checks' ε ≤ ε_target.
+    const auto& client = r.summary["proactive"]["clients"][k];
+    const double training = client["epsilon_pld"].get<double>();
+    EXPECT_LE(training + checks.epsilon, e.targets[k].epsilon * (1 + 1e-9));
+    EXPECT_TRUE(client["accuracy_checks"]["private"].get<bool>());
+    EXPECT_LE(client["accuracy_checks"]["run"].get<int64_t>(), checks.planned);
+    EXPECT_NEAR(client["accuracy_checks"]["noise_std"].get<double>(),
+                checks.sigma / static_cast<double>(e.holdouts[k].rows() - 1), 1e-12);
+  }
+  // The decisions used the noisy accuracies: the same run with exact checks decides differently somewhere.
+  TrainConfig exact = c;
+  exact.targets.holdout_public = true;
+  const TrainResult e2 = RunTraining(exact, {.progress = false});
+  EXPECT_NE(r.summary["proactive"]["clients"].dump(), e2.summary["proactive"]["clients"].dump());
 }
 
 }  // namespace
