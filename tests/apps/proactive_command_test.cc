@@ -41,18 +41,27 @@ TEST(ProactiveCommand, PhaseDecisionsEqualTheE1CalculatorForTheSameInputs) {
   const auto phases = Rows(ReadFile(out + "/phases.csv"));
   const auto summary = nlohmann::json::parse(ReadFile(out + "/summary.json"));
   const auto& client = summary["proactive"]["clients"][0];
-  const double delta = client["delta"].get<double>();
   const int64_t n = 1600;  // 2,000 rows, 20% held out for the accuracy check
-  EXPECT_DOUBLE_EQ(delta, 1.0 / n);
-  std::ostringstream delta_text;
+  EXPECT_DOUBLE_EQ(client["delta"].get<double>(), 1.0 / n);
+  // The private accuracy checks take their share first (5% of ε_target and of δ_target); the phases are
+  // planned for the rest, which is what the calculator gets.
+  const auto& checks = client["accuracy_checks"];
+  ASSERT_TRUE(checks["private"].get<bool>());
+  const double delta = client["delta"].get<double>() - checks["delta"].get<double>();
+  const double epsilon = checks["training_epsilon_budget"].get<double>();
+  EXPECT_NEAR(epsilon + checks["epsilon"].get<double>(), 2.0, 1e-12);
+  std::ostringstream delta_text, epsilon_text;
   delta_text.precision(17);
   delta_text << delta;
+  epsilon_text.precision(17);
+  epsilon_text << epsilon;
   // The calculator's input: K_j = round(k_j N_c) and σ_j from the config, N_c, δ = 1/N_c, ε_target.
   std::ofstream(dir.Path("phases_in.csv")) << "K,sigma\n"
                                            << std::llround(0.2 * n) << ",8\n"
                                            << n << ",5\n";
   const CliResult calc = RunAsyncdp("calc --N " + std::to_string(n) + " --delta " + delta_text.str() +
-                                        " --epsilon 2 --mode exact --phases " + Quoted(dir.Path("phases_in.csv")),
+                                        " --epsilon " + epsilon_text.str() + " --mode exact --phases " +
+                                        Quoted(dir.Path("phases_in.csv")),
                                     dir);
   ASSERT_EQ(calc.exit_code, 0) << calc.err;
   const auto expected = nlohmann::json::parse(calc.out);

@@ -62,6 +62,9 @@ TEST(Allocation, EveryStrategySpendsExactlyTheSameEpsilonTotalUnderPld) {
   c.targets.epsilon = kEpsilonTotal;
   c.targets.delta = 1.0 / 400.0;  // the run's δ: 1/N_c of the 400 training rows
   c.targets.enforce = "dp_accountant";
+  // Exact checks: an unreachable target must stay unreachable (a private check's noise could "reach" 1.0),
+  // and the whole budget goes to the phases.
+  c.targets.holdout_public = true;
   c.proactive.phase_sizing = "calibrated";
   c.proactive.phase_sigmas = {2.0, 1.5, 1.0};
   c.proactive.phase_epochs = {2.0 / 3, 2.0 / 3, 2.0 / 3};
