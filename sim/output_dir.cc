@@ -99,7 +99,9 @@ void RecoverInterruptedPublishes(const fs::path& target) {
     const std::string name = entry.path().filename().string();
     if (!name.starts_with(prefix) || !IsDirectory(entry.path())) continue;
     const std::string pid_text = name.substr(prefix.size());
-    if (pid_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (pid_text.empty() || pid_text.size() > 9 || pid_text.find_first_not_of("0123456789") != std::string::npos) {
+      continue;  // not a staging directory of ours (pids fit in 9 digits)
+    }
     const pid_t pid = static_cast<pid_t>(std::stoll(pid_text));
     if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // still running (or not ours to judge)
     if (!PreviousOutputFiles(entry.path())) {
