@@ -110,7 +110,7 @@ TEST(RuntimeInvariants, GeneratedConfigurationsKeepTheProtocolsInvariantsOnVirtu
 
 // The oracle is not vacuous: a trace that breaks each invariant is caught.
 TEST(RuntimeInvariants, TheOracleCatchesBrokenTraces) {
-  RunFacts facts{.clients = 2, .planned_rounds = 2, .tau = 1};
+  RunFacts facts{.clients = 2, .planned_rounds = 2, .tau = 1, .dropout_ids = {}, .dropout_round = 0};
   nlohmann::json summary = {{"rounds_per_client", {2, 2}}, {"max_update_lag", 0}, {"global_rounds", 2},
                             {"truncated", false}, {"unfinished", nlohmann::json::array()}};
   const std::string header = "event,client,local_round,computed_at,global_round\n";
@@ -146,7 +146,7 @@ TEST(RuntimeInvariants, TheOracleCatchesBrokenTraces) {
   EXPECT_FALSE(CheckRunInvariants(header + "update,0,0,0,0\nupdate,1,0,0,0\nbroadcast,,,,1\n"
                                            "update,0,1,1,1\nupdate,1,1,1,1\nbroadcast,,,,2\n"
                                            "update,0,3,1,2\n",
-                                  summary, RunFacts{.clients = 2, .planned_rounds = 4, .tau = 1})
+                                  summary, RunFacts{.clients = 2, .planned_rounds = 4, .tau = 1, .dropout_ids = {}, .dropout_round = 0})
                    .empty());
 }
 
