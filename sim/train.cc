@@ -55,8 +55,8 @@ std::string ClientsCsv(const std::vector<ClientOutcome>& outcomes,
     stop_label[static_cast<size_t>(client.id)] =
         client.paused                              ? "paused_at_target"
         : client.stop != ClientStop::kRunning      ? std::string(StopName(client.stop))
-        : server.delivered_prefix(client.id) >= e.plans[static_cast<size_t>(client.id)].rounds() ? "completed"
-                                                                                                  : "running";
+        : PlanApplied(server, client.id, e.plans[static_cast<size_t>(client.id)].rounds()) ? "completed"
+                                                                                           : "running";
   }
   for (const UnfinishedClient& u : report.unfinished) stop_label[static_cast<size_t>(u.client)] = ToString(u.reason);
   const bool proactive = e.proactive.enabled;

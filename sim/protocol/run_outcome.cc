@@ -20,7 +20,7 @@ std::vector<UnfinishedClient> ClassifyEnd(const std::vector<ClientEnd>& clients,
     // finished too (only the stop notice was late). A client that completed rounds the server never
     // applied (messages in flight when it was cut off) did not finish, whatever it believes.
     const bool settled = (client.stop != ClientStop::kRunning || client.paused) && applied >= client.rounds;
-    if (settled || applied >= client.planned_rounds) continue;
+    if (settled || PlanApplied(server, client.id, client.planned_rounds)) continue;
     const UnfinishedReason reason = cancelled                       ? UnfinishedReason::kCancelled
                                     : server.excluded(client.id)    ? UnfinishedReason::kCutOffAfterExclusion
                                                                     : UnfinishedReason::kWaitingForBroadcast;

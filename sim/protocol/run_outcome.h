@@ -40,6 +40,11 @@ struct ClientEnd {
   int64_t planned_rounds = 0;
 };
 
+// Every round of the client's plan is in v̂ (its stop notice may still have been in flight): it finished.
+inline bool PlanApplied(const ServerProtocol& server, int64_t client, int64_t planned_rounds) {
+  return server.delivered_prefix(client) >= planned_rounds;
+}
+
 // The unfinished clients in id order. `cancelled`: the run was cancelled (every unfinished client is so).
 std::vector<UnfinishedClient> ClassifyEnd(const std::vector<ClientEnd>& clients, const ServerProtocol& server,
                                           bool cancelled);
