@@ -13,12 +13,15 @@
 //    "rdp": {"epsilon", "order", "bound", "method"},
 //    "pld": {"epsilon", "epsilon_lower", "discretization", "bound", "method"},
 //    "gdp": {"epsilon", "mu", "bound", "method"}}
+// With --at-epsilon E instead of --delta: "at_epsilon" replaces "delta" and each accountant reports
+// {"delta", "bound", "method"}, the smallest delta at E (a point of the privacy curve delta(epsilon)).
 // With --schedule, "q"/"sigma" are replaced by "schedule": [{"q", "sigma", "count"}, ...].
 // With --epsilon, each accountant reports {"sigma", "epsilon"} (or {"sigma": null} if none up to 1e4).
 // An accountant that cannot account the input (e.g. PLD beyond 2^30 rounds) reports {"epsilon": null,
 // "unavailable": why} under --accountant all, and is an error when requested alone.
 // Every number goes through the accountant facade (core/accounting/accountant.h).
 // Bad input throws asyncdp::InputError; main() prints `error: ...` and exits with code 2.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -32,6 +35,7 @@
 #include "apps/account_random_allocation.h"
 #include "apps/account_request.h"
 #include "apps/commands.h"
+#include "core/accounting/accountant.h"
 #include "core/accounting/calibration.h"
 #include "core/accounting/csv_input.h"
 #include "core/accounting/report.h"
@@ -58,6 +62,7 @@ struct AccountArgs {
   int64_t allocations = 1;  // --k (random allocation)
   int64_t windows = 1;      // --windows (random allocation)
   double participation = 1.0;  // --p0 (random allocation)
+  double at_epsilon = 0.0;     // --at-epsilon: delta(epsilon) instead of epsilon(delta)
 };
 
 SamplingModel ParseSampling(const std::string& text, const std::string& key) {
@@ -162,12 +167,50 @@ nlohmann::ordered_json RandomAllocationJson(const AccountRequest& args) {
   return args.epsilon ? CalibrateRandomAllocation(a, *args.epsilon) : AccountRandomAllocation(a);
 }
 
+// --at-epsilon: each accountant's delta(epsilon) for the schedule, with the assumptions it rests on.
+nlohmann::ordered_json DeltaSections(const accounting::Schedule& schedule, SamplingModel sampling, double epsilon,
+                                     const std::vector<AccountantKind>& accountants, bool requested_alone,
+                                     const std::string& dash) {
+  nlohmann::ordered_json out;
+  accounting::AccountantOptions options;
+  options.sampling = sampling;
+  for (AccountantKind kind : accountants) {
+    const std::string name(accounting::ToString(kind));
+    std::unique_ptr<accounting::Accountant> accountant = accounting::MakeAccountant(kind, options);
+    std::string why = accountant->Limitation();
+    double delta = 0.0;
+    if (why.empty()) {
+      try {
+        accountant->AddSchedule(schedule);
+        delta = accountant->Delta(epsilon);
+      } catch (const ConfigError& e) {
+        why = e.what();  // the accountant's own limits (e.g. PLD beyond 2^30 rounds)
+      }
+    }
+    if (!why.empty()) {
+      if (requested_alone) throw ConfigError(dash + "accountant " + name, why);
+      out[name] = {{"delta", nullptr}, {"unavailable", why}};
+      continue;
+    }
+    nlohmann::ordered_json section = {{"delta", std::min(1.0, std::max(0.0, delta))}};
+    AddAssumptions(section, accountant->Describe(0.0));
+    out[name] = std::move(section);
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::ordered_json AccountJson(const AccountRequest& args) {
   const std::string& dash = args.option_prefix;
   const SamplingModel sampling = ParseSampling(args.sampling, dash + "sampling");
-  if (sampling == SamplingModel::kRandomAllocation) return RandomAllocationJson(args);
+  if (sampling == SamplingModel::kRandomAllocation) {
+    if (args.at_epsilon) {
+      throw ConfigError(dash + "at-epsilon", "is not available for sampling random_allocation (its bounds give "
+                                             "epsilon at delta only): give " + dash + "delta");
+    }
+    return RandomAllocationJson(args);
+  }
   const std::vector<AccountantKind> accountants = RequestedAccountants(args.accountant, dash + "accountant");
   if (args.allocations || args.windows || args.participation) {
     throw ConfigError(dash + "k", dash + "k, " + dash + "windows and " + dash +
@@ -177,7 +220,18 @@ nlohmann::ordered_json AccountJson(const AccountRequest& args) {
   const bool from_file = args.schedule.has_value();
   const bool calibrate = args.epsilon.has_value();
   const bool has_sigma = args.sigma.has_value();
-  if (!(args.delta > 0.0 && args.delta < 1.0)) throw ConfigError(dash + "delta", "must be in (0, 1)");
+  const bool curve = args.at_epsilon.has_value();
+  if (curve) {
+    if (calibrate) {
+      throw ConfigError(dash + "at-epsilon", "gives delta at an epsilon; it does not calibrate (drop " + dash +
+                                                 "epsilon)");
+    }
+    if (!(*args.at_epsilon >= 0.0 && std::isfinite(*args.at_epsilon))) {
+      throw ConfigError(dash + "at-epsilon", "must be a finite number >= 0");
+    }
+  } else if (!(args.delta > 0.0 && args.delta < 1.0)) {
+    throw ConfigError(dash + "delta", "must be in (0, 1)");
+  }
   if (from_file && (args.q || has_sigma || args.steps || calibrate)) {
     throw ConfigError(dash + "schedule", "give either " + dash + "schedule or " + dash + "q/" + dash + "sigma/" +
                                              dash + "steps (or " + dash + "epsilon), not both");
@@ -218,10 +272,19 @@ nlohmann::ordered_json AccountJson(const AccountRequest& args) {
     out["steps"] = steps;
     schedule = {{*args.q, args.sigma.value_or(0.0), steps}};
   }
-  out["delta"] = args.delta;
+  if (curve) {
+    out["at_epsilon"] = *args.at_epsilon;
+  } else {
+    out["delta"] = args.delta;
+  }
   out["sampling"] = std::string(ToString(sampling));
   out["neighbors"] = std::string(ToString(NaturalNeighbours(sampling)));
   out["public"] = "q (hence N behind q = s/N), the number of rounds and delta are treated as public";
+  if (curve) {
+    accounting::ValidateSchedule(schedule);
+    out.update(DeltaSections(schedule, sampling, *args.at_epsilon, accountants, requested_alone, dash));
+    return out;
+  }
   if (calibrate) {
     out.update(Calibrate(args, steps, sampling, accountants, requested_alone));
     return out;
@@ -282,6 +345,14 @@ void RunAccount(const AccountArgs& args, const CLI::App& command) {
   if (!args.schedule_path.empty()) {
     request.schedule = accounting::ParseScheduleCsv(ReadFile(args.schedule_path), args.schedule_path);
   }
+  if (command.count("--at-epsilon")) {
+    if (command.count("--delta")) {
+      throw ConfigError("--at-epsilon", "gives delta at an epsilon: give either --delta or --at-epsilon");
+    }
+    request.at_epsilon = args.at_epsilon;
+  } else if (!command.count("--delta")) {
+    throw ConfigError("--delta", "required (or --at-epsilon E for the smallest delta at E)");
+  }
   request.delta = args.delta;
   request.accountant = args.accountant;
   request.sampling = args.sampling;
@@ -304,6 +375,8 @@ Fixed-size sampling is accounted with the pair ((1-q)N(0)+qN(2C), N(0)) and its 
 as one full-batch Gaussian (sensitivity 2C) per started epoch.
 With --epsilon E: <accountant>.sigma is the smallest noise multiplier (1e-4 relative) with epsilon <= E,
 <accountant>.epsilon its epsilon; null if no sigma up to 1e4 suffices.
+With --at-epsilon E (instead of --delta): "at_epsilon" E, and <accountant>.delta the smallest delta at E
+(a point of the privacy curve; PLD: upper bound from the same connect-the-dots composition).
 Schedule CSV: lines "q,sigma[,count]" (count defaults to 1), optional header, '#' comments.
 --sampling random_allocation --steps M --k K --windows E [--p0 P] --sigma S --delta D (random check-ins):
   (with --epsilon in place of --sigma: random_allocation.sigma is the smallest sigma, 1e-4 relative, whose
@@ -327,7 +400,9 @@ void RegisterAccountCommand(CLI::App& app) {
   account->add_option("--epsilon", args->epsilon,
                       "Target epsilon: calibrate sigma instead of taking --sigma");
   account->add_option("--steps", args->steps, "Number of rounds T (a whole number up to 2^53)");
-  account->add_option("--delta", args->delta, "Target delta in (0, 1)")->required();
+  account->add_option("--delta", args->delta, "Target delta in (0, 1)");
+  account->add_option("--at-epsilon", args->at_epsilon,
+                      "Instead of --delta: each accountant's smallest delta at this epsilon (delta(epsilon))");
   account->add_option("--accountant", args->accountant, "rdp | pld | gdp | all")
       ->check(CLI::IsMember({"rdp", "pld", "gdp", "all"}))
       ->capture_default_str();

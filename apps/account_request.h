@@ -21,6 +21,9 @@ struct AccountRequest {
   // ... or heterogeneous rounds (q, sigma, count), e.g. read from a --schedule CSV.
   std::optional<accounting::Schedule> schedule;
   double delta = 0.0;                // target delta in (0, 1)
+  // Instead of epsilon at `delta`: the smallest delta at this epsilon >= 0 by each accountant (the
+  // privacy curve delta(epsilon); `delta` is then not used). Account only, no calibration.
+  std::optional<double> at_epsilon;
   std::string accountant = "all";    // rdp | pld | gdp | all (random_allocation: all | random_allocation)
   std::string sampling = "poisson";  // poisson | fixed | shuffle | random_allocation
   // sampling = random_allocation: `steps` is m (rounds per window), with sigma (account) or epsilon

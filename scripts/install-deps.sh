@@ -12,6 +12,7 @@ packages=(
   gnuplot-nox
   python3-dev pybind11-dev python3-numpy python3-scipy python3-matplotlib python3-pytest
   python3-venv python3-setuptools python3-pip   # `pip install .` of the Python package (docs/python.md)
+  python3-pandas python3-hypothesis   # DataFrames from the Python package; its property-based tests
   libopenmpi-dev openmpi-bin   # the MPI runtime (protocol.runtime = "mpi", docs/mpi.md); optional at build time
   dataset-fashion-mnist
 )

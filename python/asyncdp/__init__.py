@@ -4,7 +4,13 @@ Every function runs the same C++ code as the ``asyncdp`` command-line tool, so v
 to the CLI's JSON and CSV output. See docs/python.md.
 
     >>> import asyncdp
-    >>> asyncdp.account(q=0.01, sigma=1.0, steps=10000, delta=1e-5).epsilon
+    >>> r = asyncdp.account(q=0.01, sigma=1.0, steps=10000, delta=1e-5)
+    >>> round(r.pld.epsilon, 2), r.pld.bound
+    (6.19, 'upper_bound')
+    >>> round(asyncdp.epsilon(q=0.01, sigma=1.0, steps=10000, delta=1e-5), 2)
+    6.19
+    >>> asyncdp.delta(q=0.01, sigma=1.0, steps=10000, epsilon=6.19) <= 1e-5 * (1 + 1e-6)
+    True
 """
 
 from . import _asyncdp
@@ -15,15 +21,17 @@ from .accounting import (
     account,
     calc,
     calibrate_sigma,
+    delta,
+    epsilon,
 )
 from .data import load_libsvm
-from .errors import BinaryFormatError, ConfigError, InputError, ParseError
+from .errors import BinaryFormatError, ConfigError, InfeasibleTarget, InputError, ParseError
 from .training import Run, train
 
 __version__ = _asyncdp.__version__
 
 
-def set_log_level(level):
+def set_log_level(level: str) -> None:
     """Log level of the simulator's messages on stderr: "info" shows the CLI's lines; default "warn"."""
     _asyncdp.set_log_level(level)
 
@@ -34,12 +42,15 @@ __all__ = [
     "BinaryFormatError",
     "CalcResult",
     "ConfigError",
+    "InfeasibleTarget",
     "InputError",
     "ParseError",
     "Run",
     "account",
     "calc",
     "calibrate_sigma",
+    "delta",
+    "epsilon",
     "load_libsvm",
     "set_log_level",
     "train",

@@ -4,14 +4,19 @@ Each result has the fields of the CLI's JSON object (``to_dict()`` returns that 
 same numbers to the last bit: both run apps/account_request.h / apps/calc_request.h in C++.
 """
 
+from __future__ import annotations
+
 import dataclasses
+import itertools
 import operator
 import os
-from typing import Optional
+from typing import Any, Optional, Sequence, Union
 
 from . import _asyncdp
 from ._results import compact_repr, from_json
-from .errors import ConfigError
+from .errors import ConfigError, InfeasibleTarget
+
+PathLike = Union[str, "os.PathLike[str]"]
 
 _MAX_ROUNDS = 2**53
 
@@ -33,6 +38,7 @@ class AccountantResult:
     discretization: Optional[float] = None   # pld: loss grid spacing (nats)
     mu: Optional[float] = None               # gdp: composed mu (CLT approximation)
     sigma: Optional[float] = None            # calibrate_sigma: smallest sigma meeting the target
+    delta: Optional[float] = None            # delta(): the smallest delta at the given epsilon
     unavailable: Optional[str] = None
     extra: dict = dataclasses.field(default_factory=dict)
     json: dict = dataclasses.field(default_factory=dict, repr=False, compare=False)
@@ -58,6 +64,7 @@ class AccountResult:
     schedule: Optional[list] = None
     steps: Optional[int] = None
     delta: Optional[float] = None
+    at_epsilon: Optional[float] = None       # delta(): the epsilon at which each accountant gives delta
     sampling: Optional[str] = None
     neighbors: Optional[str] = None
     public: Optional[str] = None
@@ -182,8 +189,8 @@ def _whole(name, value):
 
 
 def _account(q, sigma, epsilon, steps, delta, schedule, accountant, sampling, m=None, k=None, windows=None,
-             p0=None):
-    if delta is None:
+             p0=None, at_epsilon=None):
+    if delta is None and at_epsilon is None:
         raise TypeError("delta: required (the target delta in (0, 1))")
     allocation = sampling == "random_allocation"
     if accountant is None:
@@ -203,13 +210,89 @@ def _account(q, sigma, epsilon, steps, delta, schedule, accountant, sampling, m=
         groups = _schedule_groups(schedule)
     obj = _asyncdp.account_json(
         _real("q", q), _real("sigma", sigma), _real("epsilon", epsilon),
-        _rounds("m" if allocation else "steps", steps), groups, path, _real("delta", delta), accountant, sampling,
-        _whole("k", k), _whole("windows", windows), _real("p0", p0))
+        _rounds("m" if allocation else "steps", steps), groups, path,
+        0.0 if delta is None else _real("delta", delta), accountant, sampling,
+        _whole("k", k), _whole("windows", windows), _real("p0", p0), _real("epsilon", at_epsilon))
     return _account_result(obj)
 
 
-def account(q=None, sigma=None, steps=None, delta=None, *, schedule=None, accountant=None,
-            sampling="poisson", m=None, k=None, windows=None, p0=None) -> AccountResult:
+# --- vectorised calls -------------------------------------------------------------------------------------
+
+def _is_vector(value):
+    """A list, tuple, range or numpy array of values (not a string, not a schedule)."""
+    if isinstance(value, (str, bytes, os.PathLike)) or value is None:
+        return False
+    if hasattr(value, "ndim"):
+        return value.ndim > 0
+    return isinstance(value, (list, tuple, range))
+
+
+def _broadcast(named):
+    """{name: scalar or sequence} -> list of {name: scalar}: sequences zip (numpy broadcasting: equal lengths
+    or length 1), scalars repeat."""
+    import numpy as np
+
+    vectors = {name: list(np.asarray(value).ravel()) if hasattr(value, "ndim") else list(value)
+               for name, value in named.items() if _is_vector(value)}
+    if not vectors:
+        return None
+    lengths = {len(v) for v in vectors.values()} - {1}
+    if len(lengths) > 1:
+        shown = ", ".join(f"{name}: {len(v)}" for name, v in vectors.items())
+        message = f"lists must have equal lengths (or length 1), got {shown}"
+        name = next(iter(vectors))
+        raise ConfigError(f"{name}: {message}", name, message)
+    n = lengths.pop() if lengths else 1
+    if n == 0:
+        name = next(iter(vectors))
+        raise ConfigError(f"{name}: expected at least one value", name, "expected at least one value")
+    rows = []
+    for i in range(n):
+        row = {}
+        for name, value in named.items():
+            if name in vectors:
+                v = vectors[name]
+                item = v[i] if len(v) > 1 else v[0]
+                row[name] = item.item() if hasattr(item, "item") else item
+            else:
+                row[name] = value
+        rows.append(row)
+    return rows
+
+
+_SECTION_FIELDS = ("epsilon", "epsilon_lower", "delta", "sigma", "order", "mu", "discretization", "bound",
+                   "unavailable")
+
+
+def _flat_row(result: AccountResult):
+    """One AccountResult as a flat dict: the inputs, the assumptions and <accountant>_<field>."""
+    row = {}
+    for name in ("q", "sigma", "epsilon", "steps", "delta", "at_epsilon", "k", "windows", "p0", "sampling",
+                 "neighbors"):
+        value = getattr(result, name)
+        if value is not None:
+            row[name] = value
+    for name, section in result.accountants().items():
+        for field in _SECTION_FIELDS:
+            value = getattr(section, field)
+            if value is not None:
+                row[f"{name}_{field}"] = value
+    return row
+
+
+def _table(results, as_frame):
+    if not as_frame:
+        return results
+    import pandas as pd
+
+    return pd.DataFrame([_flat_row(r) for r in results])
+
+
+def account(q: Union[float, Sequence[float], None] = None, sigma: Union[float, Sequence[float], None] = None,
+            steps: Union[int, Sequence[int], None] = None, delta: Union[float, Sequence[float], None] = None, *,
+            schedule: Union[PathLike, Sequence[tuple], None] = None, accountant: Optional[str] = None,
+            sampling: str = "poisson", m: Optional[int] = None, k: Optional[int] = None,
+            windows: Optional[int] = None, p0: Optional[float] = None, as_frame: bool = True) -> Any:
     """Epsilon of DP-SGD rounds at ``delta``, as ``asyncdp account`` computes it.
 
     Either ``q`` (sampling rate), ``sigma`` (noise multiplier) and ``steps`` (rounds), or ``schedule``:
@@ -218,25 +301,141 @@ def account(q=None, sigma=None, steps=None, delta=None, *, schedule=None, accoun
     a lower bound), "rdp", "gdp" (CLT approximation, not a guarantee) or "all". ``sampling``: "poisson"
     (add/remove neighbours), "fixed" or "shuffle" (replace-one).
 
+    >>> r = account(q=0.01, sigma=1.0, steps=10000, delta=1e-5)
+    >>> round(r.pld.epsilon, 2), r.pld.bound, r.neighbors
+    (6.19, 'upper_bound', 'add_remove')
+
+    Lists (or numpy arrays) of ``q``, ``sigma``, ``steps`` or ``delta`` account every combination, zipped
+    as numpy broadcasts them (equal lengths, or length 1), into a pandas DataFrame with one row per
+    combination and a column ``<accountant>_<field>`` per result field (``as_frame=False``: a list of
+    AccountResult):
+
+    >>> table = account(q=0.01, sigma=[0.8, 1.0, 2.0], steps=1000, delta=1e-5)
+    >>> list(table.columns[:4]), table["pld_epsilon"].is_monotonic_decreasing
+    (['q', 'sigma', 'steps', 'delta'], True)
+
     ``sampling="random_allocation"`` (random check-ins / balls in bins, add/remove): ``m`` rounds per window,
     ``k`` rounds per record per window (default 1), ``windows`` (E, default 1), ``p0`` (check-in
     probability, default 1) and ``sigma``, as ``asyncdp account --sampling random_allocation --steps m``;
     read ``result.random_allocation.epsilon`` (every bound is in its ``extra["bounds"]``).
     """
-    return _account(q, sigma, None, steps, delta, schedule, accountant, sampling, m, k, windows, p0)
+    rows = _broadcast({"q": q, "sigma": sigma, "steps": steps, "delta": delta})
+    if rows is None:
+        return _account(q, sigma, None, steps, delta, schedule, accountant, sampling, m, k, windows, p0)
+    return _table([_account(r["q"], r["sigma"], None, r["steps"], r["delta"], schedule, accountant, sampling, m,
+                            k, windows, p0) for r in rows], as_frame)
 
 
-def calibrate_sigma(epsilon, q=None, steps=None, delta=None, *, accountant=None, sampling="poisson", m=None,
-                    k=None, windows=None, p0=None) -> AccountResult:
+def _section_value(result: AccountResult, accountant: str, field: str):
+    section = getattr(result, accountant)
+    if section is None or section.unavailable is not None:
+        why = section.unavailable if section is not None else "not computed"
+        raise ConfigError(f"accountant {accountant}: {why}", f"accountant {accountant}", why)
+    value = getattr(section, field)
+    return float("inf") if value is None else float(value)
+
+
+def epsilon(q: Union[float, Sequence[float], None] = None, sigma: Union[float, Sequence[float], None] = None,
+            steps: Union[int, Sequence[int], None] = None, *, delta: Union[float, Sequence[float]],
+            schedule: Union[PathLike, Sequence[tuple], None] = None, accountant: str = "pld",
+            sampling: str = "poisson") -> Any:
+    """The smallest epsilon at ``delta`` by one accountant (default: the PLD upper bound), as a float
+    (``inf`` when no finite epsilon holds); lists give a numpy array (broadcast as in ``account``).
+
+    >>> round(epsilon(q=0.01, sigma=1.0, steps=1000, delta=1e-5), 3)
+    1.829
+    """
+    _single_accountant(accountant)
+    rows = _broadcast({"q": q, "sigma": sigma, "steps": steps, "delta": delta})
+    if rows is None:
+        return _section_value(_account(q, sigma, None, steps, delta, schedule, accountant, sampling), accountant,
+                              "epsilon")
+    import numpy as np
+
+    return np.array([_section_value(_account(r["q"], r["sigma"], None, r["steps"], r["delta"], schedule,
+                                             accountant, sampling), accountant, "epsilon") for r in rows])
+
+
+def delta(q: Union[float, Sequence[float], None] = None, sigma: Union[float, Sequence[float], None] = None,
+          steps: Union[int, Sequence[int], None] = None, *, epsilon: Union[float, Sequence[float]],
+          schedule: Union[PathLike, Sequence[tuple], None] = None, accountant: str = "pld",
+          sampling: str = "poisson") -> Any:
+    """The smallest delta at ``epsilon`` by one accountant (default: the PLD upper bound): a point of the
+    privacy curve delta(epsilon), as ``asyncdp account --at-epsilon``; lists give a numpy array.
+
+    >>> d = delta(q=0.01, sigma=1.0, steps=1000, epsilon=1.829)
+    >>> 0.9e-5 < d < 1.1e-5
+    True
+    >>> list(delta(q=0.01, sigma=1.0, steps=1000, epsilon=[0.5, 1.0, 2.0]) > 1e-5)
+    [True, True, False]
+
+    Not available for ``sampling="random_allocation"`` (its bounds give epsilon at delta only).
+    """
+    _single_accountant(accountant)
+    if epsilon is None:
+        raise TypeError("epsilon: required (the epsilon >= 0 at which to give delta)")
+    rows = _broadcast({"q": q, "sigma": sigma, "steps": steps, "epsilon": epsilon})
+    if rows is None:
+        return _section_value(_account(q, sigma, None, steps, None, schedule, accountant, sampling,
+                                       at_epsilon=epsilon), accountant, "delta")
+    import numpy as np
+
+    return np.array([_section_value(_account(r["q"], r["sigma"], None, r["steps"], None, schedule, accountant,
+                                             sampling, at_epsilon=r["epsilon"]), accountant, "delta")
+                     for r in rows])
+
+
+def _single_accountant(accountant):
+    if accountant not in ("rdp", "pld", "gdp"):
+        message = f"expected one of rdp, pld, gdp, got {accountant!r}"
+        raise ConfigError(f"accountant: {message}", "accountant", message)
+
+
+def calibrate_sigma(epsilon: Union[float, Sequence[float]], q: Union[float, Sequence[float], None] = None,
+                    steps: Union[int, Sequence[int], None] = None,
+                    delta: Union[float, Sequence[float], None] = None, *, accountant: Optional[str] = None,
+                    sampling: str = "poisson", m: Optional[int] = None, k: Optional[int] = None,
+                    windows: Optional[int] = None, p0: Optional[float] = None, as_frame: bool = True) -> Any:
     """The smallest noise multiplier (1e-4 relative) with epsilon <= ``epsilon`` after ``steps`` rounds at
-    rate ``q``, as ``asyncdp account --epsilon`` finds it. Read it as ``result.pld.sigma`` (None if no
-    sigma up to 1e4 suffices); ``result.pld.epsilon`` is its epsilon. With ``sampling="random_allocation"``
-    give ``m``, ``k``, ``windows``, ``p0`` instead of ``q`` and ``steps``; read
-    ``result.random_allocation.sigma``."""
-    return _account(q, None, epsilon, steps, delta, None, accountant, sampling, m, k, windows, p0)
+    rate ``q``, as ``asyncdp account --epsilon`` finds it. Read it as ``result.pld.sigma``;
+    ``result.pld.epsilon`` is its epsilon.
+
+    >>> r = calibrate_sigma(epsilon=1.0, q=0.01, steps=1000, delta=1e-5)
+    >>> round(r.pld.sigma, 2), r.pld.epsilon <= 1.0
+    (1.41, True)
+
+    Raises ``asyncdp.InfeasibleTarget`` (a ValueError) when no sigma up to 1e4 meets the target (before
+    version 0.2 the result held ``sigma=None``); an accountant that cannot account the input at all is
+    reported in its ``unavailable`` field under ``accountant="all"``:
+
+    >>> calibrate_sigma(epsilon=1e-9, q=0.01, steps=1000, delta=1e-5)
+    Traceback (most recent call last):
+        ...
+    asyncdp.errors.InfeasibleTarget: no sigma up to 1e4 gives epsilon <= 1e-09 at delta 1e-05 (accountant pld)
+
+    With ``sampling="random_allocation"`` give ``m``, ``k``, ``windows``, ``p0`` instead of ``q`` and
+    ``steps``; read ``result.random_allocation.sigma``. Lists of ``epsilon``, ``q``, ``steps`` or ``delta``
+    give a DataFrame (``as_frame=False``: a list), as ``account`` does.
+    """
+    rows = _broadcast({"epsilon": epsilon, "q": q, "steps": steps, "delta": delta})
+    if rows is None:
+        return _feasible(_account(q, None, epsilon, steps, delta, None, accountant, sampling, m, k, windows, p0))
+    return _table([_feasible(_account(r["q"], None, r["epsilon"], r["steps"], r["delta"], None, accountant,
+                                      sampling, m, k, windows, p0)) for r in rows], as_frame)
 
 
-def calc(N, delta, *, K=None, sigma=None, epsilon=None, theta=None, mode="paper", phases=None) -> CalcResult:
+def _feasible(result: AccountResult) -> AccountResult:
+    for name, section in result.accountants().items():
+        if section.unavailable is None and section.sigma is None:
+            raise InfeasibleTarget(
+                f"no sigma up to 1e4 gives epsilon <= {result.epsilon!r} at delta {result.delta!r} "
+                f"(accountant {name})", result.epsilon, result.delta, name, result)
+    return result
+
+
+def calc(N: float, delta: float, *, K: Optional[float] = None, sigma: Optional[float] = None,
+         epsilon: Optional[float] = None, theta: Optional[float] = None, mode: str = "paper",
+         phases: Union[PathLike, Sequence[tuple], None] = None) -> CalcResult:
     """The Proactive-DP paper's calculators, as ``asyncdp calc`` runs them.
 
     Appendix D.4 (Theorem 3.1): ``calc(N, delta, K=..., sigma=... or epsilon=..., theta=1)`` gives gamma,
@@ -244,6 +443,10 @@ def calc(N, delta, *, K=None, sigma=None, epsilon=None, theta=None, mode="paper"
     Appendix E.1 (Theorem B.4): ``calc(N, delta, epsilon=budget, phases=[(K_0, None), (K_1, sigma_1), ...])``
     (sigma None in the first phase = derive it), or ``phases=`` the path of the CLI's ``--phases`` CSV.
     ``mode``: "paper" reproduces Tables 9-11, "exact" takes the smallest gamma solving the condition.
+
+    >>> r = calc(N=10000, delta=1e-4, K=50000, sigma=19.29962)
+    >>> r.theorem_3_1 is not None, r.s_max > 0
+    (True, True)
     """
     phase_list = path = None
     if isinstance(phases, (str, os.PathLike)):
@@ -258,4 +461,5 @@ def calc(N, delta, *, K=None, sigma=None, epsilon=None, theta=None, mode="paper"
     return from_json(CalcResult, obj)
 
 
-__all__ = ["AccountResult", "AccountantResult", "CalcResult", "account", "calibrate_sigma", "calc"]
+__all__ = ["AccountResult", "AccountantResult", "CalcResult", "account", "calc", "calibrate_sigma", "delta",
+           "epsilon"]

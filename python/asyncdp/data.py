@@ -1,9 +1,13 @@
 """Data sets: the CLI's LIBSVM reader, its arrays handed to scipy without a copy."""
 
+from __future__ import annotations
+
+import operator
 import os
+from typing import Any, Tuple, Union
 
 
-def load_libsvm(path, num_features=0):
+def load_libsvm(path: Union[str, "os.PathLike[str]"], num_features: int = 0) -> Tuple[Any, Any]:
     """Reads a LIBSVM / SVMlight file (plain or gzip) with the simulator's own parser.
 
     Returns ``(X, y)``: ``X`` a ``scipy.sparse.csr_matrix`` of float32 (rows = examples, column j = feature
@@ -16,7 +20,13 @@ def load_libsvm(path, num_features=0):
 
     from . import _asyncdp
 
-    parts = _asyncdp.load_libsvm(os.fspath(path), int(num_features))
+    if isinstance(num_features, bool):
+        raise TypeError("num_features: expected a whole number, got bool")
+    try:
+        num_features = operator.index(num_features)
+    except TypeError:
+        raise TypeError(f"num_features: expected a whole number, got {num_features!r}") from None
+    parts = _asyncdp.load_libsvm(os.fspath(path), num_features)
     matrix = scipy.sparse.csr_matrix((parts["data"], parts["indices"], parts["indptr"]), shape=parts["shape"],
                                      copy=False)
     return matrix, parts["labels"]

@@ -43,3 +43,15 @@ class ConfigError(InputError):
         # ("dp.clip: the value must be ..."): the key path is that leading name.
         head = message.split(": ", 1)[0] if ": " in message else ""
         self.key = head if where == "--set" and head and " " not in head else where
+
+
+class InfeasibleTarget(ValueError):
+    """No noise multiplier meets a calibration target (``calibrate_sigma``): even sigma = 1e4 gives an
+    epsilon above ``epsilon`` at ``delta`` by ``accountant``. ``result`` is the AccountResult as computed."""
+
+    def __init__(self, text, epsilon, delta, accountant, result):
+        super().__init__(text)
+        self.epsilon = epsilon
+        self.delta = delta
+        self.accountant = accountant
+        self.result = result

@@ -1,11 +1,23 @@
 """The simulator: ``asyncdp train`` as a function returning a Run."""
 
+from __future__ import annotations
+
 import dataclasses
 import math
 import os
-from typing import Any, Callable, Optional
+import tomllib
+from typing import Any, Callable, Mapping, Optional, Union
 
 from . import _asyncdp
+from .errors import ConfigError
+
+# Columns of metrics.csv whose CLI name does not say what they aggregate: in Run.metrics and
+# metrics_frame() they carry the name that does (metrics_csv keeps the CLI's text). clients.csv is one row
+# per client already, so its columns are per client.
+_METRICS_NAMES = {
+    "gradients": "gradients_total",          # planned gradients applied so far, summed over all clients
+    "epsilon": "epsilon_max_over_clients",   # running epsilon of the applied rounds, of the worst client
+}
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
@@ -14,17 +26,35 @@ class Run:
 
     ``summary``: summary.json as a dict (accuracy, epsilon per accountant with its assumptions, the
     resolved configuration, timings). ``metrics`` / ``clients``: metrics.csv / clients.csv as
-    {column: numpy array} (int64, float64 or str columns). ``config``: config.resolved.toml's text.
-    ``final_model``: the global model v-hat after every applied update (float32).
+    {column: numpy array} (int64, float64 or str columns); in ``metrics`` the columns that aggregate over
+    clients say how: ``gradients_total`` (the CSV's ``gradients``: summed over clients),
+    ``gradients_per_client`` (that total over the number of clients) and ``epsilon_max_over_clients``
+    (the CSV's ``epsilon``: the worst client's running epsilon). ``metrics_frame()`` /
+    ``clients_frame()`` give them as pandas DataFrames. ``config``: the resolved configuration as a dict
+    (``config_toml``: config.resolved.toml's text). ``final_model``: the global model v-hat after every
+    applied update (float32). ``metrics_csv`` / ``clients_csv``: the CLI's files' text.
     """
 
     summary: dict
     metrics: dict
     clients: dict
-    config: str
+    config: dict
     final_model: Any
     metrics_csv: str
     clients_csv: str
+    config_toml: str
+
+    def metrics_frame(self):
+        """metrics.csv as a pandas DataFrame, with the column names of ``metrics`` (needs pandas)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.metrics)
+
+    def clients_frame(self):
+        """clients.csv as a pandas DataFrame, one row per client (needs pandas)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.clients)
 
     def __repr__(self):
         s = self.summary
@@ -82,16 +112,41 @@ def _assignments(mapping, prefix=""):
     """Nested {section: {key: value}} as ["section.key=value", ...] in the mapping's order."""
     out = []
     for key, value in mapping.items():
+        if not isinstance(key, str):
+            raise TypeError(f"{prefix}{key!r}: configuration keys are strings, got {type(key).__name__}")
         path = f"{prefix}{key}"
-        if isinstance(value, dict):
+        if isinstance(value, Mapping):
             out.extend(_assignments(value, path + "."))
         else:
             out.append(f"{path}={_toml_value(value, path)}")
     return out
 
 
-def train(config=None, /, *, progress: Optional[Callable[[dict], Any]] = None, out=None,
-          poll_seconds: float = 0.1, **overrides) -> Run:
+def _named_metrics(columns, num_clients):
+    named = {}
+    for name, values in columns.items():
+        named[_METRICS_NAMES.get(name, name)] = values
+        if name == "gradients" and num_clients:
+            named["gradients_per_client"] = values / num_clients
+    return named
+
+
+def _progress_named(progress):
+    if progress is None:
+        return None
+
+    def call(state):
+        state = dict(state)
+        if "gradients" in state:
+            state["gradients_total"] = state.pop("gradients")
+        return progress(state)
+
+    return call
+
+
+def train(config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] = None, /, *,
+          progress: Optional[Callable[[dict], Any]] = None, out: Union[str, "os.PathLike[str]", None] = None,
+          poll_seconds: float = 0.1, **overrides: Any) -> Run:
     """Runs the asynchronous DP-SGD simulator, as ``asyncdp train`` does, and returns a Run.
 
     ``config``: the path of a TOML configuration (docs/config.md), a dict of the same shape
@@ -99,7 +154,8 @@ def train(config=None, /, *, progress: Optional[Callable[[dict], Any]] = None, o
     it, like the CLI's ``--set``: ``dp={"sigma": 4.0}``, or ``dp__sigma=4.0`` ("__" for "."), or
     ``seed=3``. ``out``: also write the CLI's output files into that directory.
     ``progress``: called every ``poll_seconds`` on the calling thread with
-    {"global_round", "time", "gradients"}; an exception it raises stops the run and propagates.
+    {"global_round", "time", "gradients_total"} (gradients summed over clients); an exception it raises
+    stops the run and propagates.
 
     The computation runs without the GIL; Ctrl-C (KeyboardInterrupt) stops the run cleanly within
     ``poll_seconds`` plus one round. A bad configuration raises asyncdp.ConfigError naming the key path
@@ -109,17 +165,39 @@ def train(config=None, /, *, progress: Optional[Callable[[dict], Any]] = None, o
 
     path = None
     assignments = []
-    if isinstance(config, dict):
+    if isinstance(config, Mapping):
         assignments.extend(_assignments(config))
     elif config is not None:
+        if not isinstance(config, (str, os.PathLike)):
+            raise TypeError(f"config: expected a path, a dict or None, got {type(config).__name__}")
         path = os.fspath(config)
+    if isinstance(poll_seconds, bool) or not isinstance(poll_seconds, (int, float)):
+        raise TypeError(f"poll_seconds: expected a number, got {type(poll_seconds).__name__}")
+    if not (poll_seconds > 0 and math.isfinite(poll_seconds)):
+        raise ConfigError(f"poll_seconds: must be a positive number, got {poll_seconds!r}", "poll_seconds",
+                          f"must be a positive number, got {poll_seconds!r}")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress: expected a callable, got {type(progress).__name__}")
+    if out is not None and not isinstance(out, (str, os.PathLike)):
+        raise TypeError(f"out: expected a path, got {type(out).__name__}")
     assignments.extend(_assignments({key.replace("__", "."): value for key, value in overrides.items()}))
-    parts = _asyncdp.train(path, assignments, progress, float(poll_seconds),
-                           None if out is None else os.fspath(out))
-    return Run(summary=parts["summary"], metrics=_csv_columns(parts["metrics_csv"]),
-               clients=_csv_columns(parts["clients_csv"]), config=parts["config_toml"],
+    try:
+        parts = _asyncdp.train(path, assignments, _progress_named(progress), float(poll_seconds),
+                               None if out is None else os.fspath(out))
+    except ConfigError as e:
+        if e.where != "--set" or e.key == "--set":
+            raise
+        # A keyword override's error is located at its key, as for a dict or TOML value ("dp.clip: ..."),
+        # not at the CLI's --set option.
+        message = e.message.split(": ", 1)[1]
+        raise ConfigError(f"{e.key}: {message}", e.key, message) from None
+    config_toml = parts["config_toml"]
+    summary = parts["summary"]
+    num_clients = len(parts["clients_csv"].splitlines()) - 1
+    return Run(summary=summary, metrics=_named_metrics(_csv_columns(parts["metrics_csv"]), num_clients),
+               clients=_csv_columns(parts["clients_csv"]), config=tomllib.loads(config_toml),
                final_model=parts["final_model"], metrics_csv=parts["metrics_csv"],
-               clients_csv=parts["clients_csv"])
+               clients_csv=parts["clients_csv"], config_toml=config_toml)
 
 
 __all__ = ["Run", "train"]

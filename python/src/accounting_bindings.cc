@@ -39,8 +39,10 @@ py::object AccountJson(std::optional<double> q, std::optional<double> sigma, std
                        std::optional<int64_t> steps, std::optional<std::vector<Group>> groups,
                        std::optional<std::string> schedule_path, double delta, const std::string& accountant,
                        const std::string& sampling, std::optional<int64_t> allocations,
-                       std::optional<int64_t> windows, std::optional<double> participation) {
+                       std::optional<int64_t> windows, std::optional<double> participation,
+                       std::optional<double> at_epsilon) {
   apps::AccountRequest request;
+  request.at_epsilon = at_epsilon;
   request.allocations = allocations;
   request.windows = windows;
   request.participation = participation;
@@ -127,7 +129,8 @@ void RegisterAccounting(py::module_& m) {
   m.def("account_json", &AccountJson, py::arg("q"), py::arg("sigma"), py::arg("epsilon"), py::arg("steps"),
         py::arg("schedule"), py::arg("schedule_path"), py::arg("delta"), py::arg("accountant"),
         py::arg("sampling"), py::arg("k") = py::none(), py::arg("windows") = py::none(),
-        py::arg("p0") = py::none(), "The JSON object of `asyncdp account` as a dict.");
+        py::arg("p0") = py::none(), py::arg("at_epsilon") = py::none(),
+        "The JSON object of `asyncdp account` as a dict (`asyncdp account --at-epsilon` with at_epsilon).");
   m.def("calc_json", &CalcJson, py::arg("N"), py::arg("K"), py::arg("delta"), py::arg("sigma"), py::arg("epsilon"),
         py::arg("theta"), py::arg("mode"), py::arg("phases"), py::arg("phases_path"),
         "The JSON object of `asyncdp calc` as a dict.");

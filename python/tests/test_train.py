@@ -49,7 +49,20 @@ def test_train_equals_cli_run(a9a, tmp_path):
 
     # metrics / clients as numpy columns, the same numbers as the CSV text.
     header = run.metrics_csv.splitlines()[0].split(",")
-    assert list(run.metrics) == header
+    # Columns aggregated over clients say how; the others keep the CSV's names.
+    renamed = {"gradients": "gradients_total", "epsilon": "epsilon_max_over_clients"}
+    expected = []
+    for name in header:
+        expected.append(renamed.get(name, name))
+        if name == "gradients":
+            expected.append("gradients_per_client")
+    assert list(run.metrics) == expected
+    assert list(run.metrics_frame().columns) == expected and len(run.metrics_frame()) == len(run.metrics_csv.splitlines()) - 1
+    gradients = [int(line.split(",")[header.index("gradients")]) for line in run.metrics_csv.splitlines()[1:]]
+    assert list(run.metrics["gradients_total"]) == gradients
+    assert list(run.metrics["gradients_per_client"]) == [g / 5 for g in gradients]
+    frame = run.clients_frame()
+    assert list(frame["client"]) == [0, 1, 2, 3, 4] and frame["planned_gradients"].dtype == np.int64
     assert run.metrics["global_round"].dtype == np.int64 and run.metrics["test_accuracy"].dtype == np.float64
     last = run.metrics_csv.splitlines()[-1].split(",")
     assert run.metrics["test_accuracy"][-1] == float(last[header.index("test_accuracy")])
@@ -58,7 +71,9 @@ def test_train_equals_cli_run(a9a, tmp_path):
     assert list(run.clients["client"]) == [0, 1, 2, 3, 4]
     assert run.clients["stop"].dtype.kind == "U"
     assert run.final_model.dtype == np.float32 and run.final_model.shape == (run.summary["model"]["parameters"],)
-    assert "seed = 5" in run.config
+    assert "seed = 5" in run.config_toml
+    assert run.config["seed"] == 5 and run.config["dp"]["sigma"] == 19.29962  # the resolved TOML as a dict
+    assert run.config["model"]["kind"] == run.summary["model"]["kind"]
 
 
 def test_dict_config_equals_file_config(a9a, tmp_path):
@@ -81,14 +96,20 @@ def test_bad_config_raises_with_the_key_path(a9a, tmp_path):
     with pytest.raises(asyncdp.ConfigError) as error:
         asyncdp.train(TABLE3, **small_overrides(a9a), dp={"clip": -1.0})
     cli = run_cli(*cli_small_args(a9a, tmp_path / "o"), "--set", "dp.clip=-1.0", check=False)
-    assert cli.returncode == 2 and cli.stderr.strip().endswith(f"error: {error.value}")
+    # The CLI locates the value at its --set option; Python at the key, with the same text after it.
+    assert cli.returncode == 2 and cli.stderr.strip() == f"error: --set: {error.value}"
     assert error.value.key == "dp.clip"
+    # A keyword override is located at its key, not at the CLI's --set option (docs/python.md).
+    with pytest.raises(asyncdp.ConfigError) as error:
+        asyncdp.train(TABLE3, dp__clip=-1.0)
+    assert str(error.value).startswith("dp.clip: ") and error.value.where == "dp.clip"
+    assert error.value.key == "dp.clip" and "--set" not in str(error.value)
     with pytest.raises(asyncdp.ConfigError, match=r"^dp\.sigmaa: unknown key"):
         asyncdp.train(TABLE3, dp={"sigmaa": 1.0})
     with pytest.raises(asyncdp.ConfigError, match=r"dp\.sigma: expected a number") as error:
         asyncdp.train(TABLE3, dp__sigma="four")
     cli = run_cli("train", "--config", TABLE3, "--set", 'dp.sigma="four"', check=False)
-    assert cli.returncode == 2 and cli.stderr.strip() == f"error: {error.value}"
+    assert cli.returncode == 2 and cli.stderr.strip() == f"error: --set: {error.value}"
     bad = tmp_path / "bad.toml"
     bad.write_text("seed = 1\n[dp]\nsigma = = 3\n")
     with pytest.raises(asyncdp.ParseError) as error:
@@ -123,7 +144,7 @@ def test_ctrl_c_stops_the_run_cleanly(a9a, runtime):
 def test_progress_callback_sees_rounds_and_can_stop_the_run(a9a):
     seen = []
     asyncdp.train(TABLE3, **small_overrides(a9a), progress=seen.append, poll_seconds=0.001)
-    assert seen and all(set(info) == {"global_round", "time", "gradients"} for info in seen)
+    assert seen and all(set(info) == {"global_round", "time", "gradients_total"} for info in seen)
     assert [info["global_round"] for info in seen] == sorted(info["global_round"] for info in seen)
 
     class Stop(Exception):

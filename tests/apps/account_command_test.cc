@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -142,6 +144,68 @@ TEST(AccountCommandTest, ExtremeInputsGiveABoundOrAClearError) {
   r = RunAsyncdp("account --schedule " + Quoted(path) + " --delta 1e-5 --accountant rdp", dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_GT(nlohmann::ordered_json::parse(r.out)["rdp"]["epsilon"].get<double>(), 1e3);
+}
+
+// The exact privacy curve of T full-batch Gaussian releases (q = 1) is that of one Gaussian with
+// mu = sqrt(T)/sigma (Balle-Wang 2018, Theorem 8; docs/theory.md, "Gaussian mechanism"): an oracle that
+// shares no code with the accountants. delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2).
+double ExactGaussianDelta(double mu, double epsilon) {
+  const auto phi = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
+  return phi(-epsilon / mu + mu / 2.0) - std::exp(epsilon) * phi(-epsilon / mu - mu / 2.0);
+}
+
+TEST(AccountCommandTest, AtEpsilonGivesTheDeltaCurveAboveTheExactOne) {
+  testing::TempDir dir;
+  for (const double epsilon : {0.0, 0.5, 2.0, 6.0}) {
+    const CliResult r = RunAsyncdp("account --q 1 --sigma 4 --steps 16 --at-epsilon " + std::to_string(epsilon), dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto out = nlohmann::ordered_json::parse(r.out);
+    EXPECT_EQ(Keys(out), "q,sigma,steps,at_epsilon,sampling,neighbors,public,rdp,pld,gdp,");
+    const double exact = ExactGaussianDelta(1.0, epsilon);  // mu = sqrt(16)/4
+    // Upper bounds are at or above the exact curve; the PLD within a few % of it (its discretisation; the
+    // relative gap grows as delta shrinks); GDP's CLT mu for q = 1 is sqrt(T(e^(1/sigma^2) - 1)) = 1.016.
+    EXPECT_GE(out["rdp"]["delta"].get<double>(), exact * (1 - 1e-9)) << epsilon;
+    EXPECT_GE(out["pld"]["delta"].get<double>(), exact * (1 - 1e-9)) << epsilon;
+    EXPECT_LE(out["pld"]["delta"].get<double>(), exact * 1.05) << epsilon;
+    EXPECT_NEAR(out["gdp"]["delta"].get<double>(), ExactGaussianDelta(std::sqrt(16 * std::expm1(1.0 / 16)), epsilon),
+                1e-9 * exact + 1e-15)
+        << epsilon;
+    EXPECT_EQ(out["pld"]["bound"], "upper_bound");
+  }
+}
+
+TEST(AccountCommandTest, AtEpsilonInvertsEpsilonAtDelta) {
+  testing::TempDir dir;
+  const CliResult eps = RunAsyncdp("account --q 0.01 --sigma 1 --steps 1000 --delta 1e-5 --accountant pld", dir);
+  ASSERT_EQ(eps.exit_code, 0) << eps.err;
+  const double epsilon = nlohmann::ordered_json::parse(eps.out)["pld"]["epsilon"].get<double>();
+  char text[64];
+  std::snprintf(text, sizeof text, "%.17g", epsilon);
+  const CliResult r =
+      RunAsyncdp(std::string("account --q 0.01 --sigma 1 --steps 1000 --accountant pld --at-epsilon ") + text, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double delta = nlohmann::ordered_json::parse(r.out)["pld"]["delta"].get<double>();
+  EXPECT_LE(delta, 1e-5 * (1 + 1e-6));
+  EXPECT_GT(delta, 0.9e-5);
+}
+
+TEST(AccountCommandTest, AtEpsilonRefusesWhatItCannotAnswer) {
+  testing::TempDir dir;
+  const CliResult both = RunAsyncdp("account --q 0.01 --sigma 1 --steps 10 --delta 1e-5 --at-epsilon 1", dir);
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_THAT(both.err, HasSubstr("either --delta or --at-epsilon"));
+  const CliResult neither = RunAsyncdp("account --q 0.01 --sigma 1 --steps 10", dir);
+  EXPECT_EQ(neither.exit_code, 2);
+  EXPECT_THAT(neither.err, HasSubstr("--delta: required"));
+  const CliResult negative = RunAsyncdp("account --q 0.01 --sigma 1 --steps 10 --at-epsilon -1", dir);
+  EXPECT_EQ(negative.exit_code, 2);
+  EXPECT_THAT(negative.err, HasSubstr("--at-epsilon"));
+  const CliResult calibrate = RunAsyncdp("account --q 0.01 --epsilon 1 --steps 10 --at-epsilon 1", dir);
+  EXPECT_EQ(calibrate.exit_code, 2);
+  const CliResult allocation =
+      RunAsyncdp("account --sampling random_allocation --steps 10 --sigma 1 --at-epsilon 1", dir);
+  EXPECT_EQ(allocation.exit_code, 2);
+  EXPECT_THAT(allocation.err, HasSubstr("random_allocation"));
 }
 
 TEST(AccountCommandTest, HelpDocumentsEveryOutputField) {
