@@ -36,6 +36,7 @@
 #include "apps/account_request.h"
 #include "apps/commands.h"
 #include "core/accounting/accountant.h"
+#include "core/accounting/make_accountant.h"
 #include "core/accounting/calibration.h"
 #include "core/accounting/csv_input.h"
 #include "core/accounting/report.h"
@@ -247,8 +248,10 @@ nlohmann::ordered_json AccountJson(const AccountRequest& args) {
                                             std::to_string(steps));
     }
     if (!(*args.q > 0.0 && *args.q <= 1.0)) throw ConfigError(dash + "q", "must be in (0, 1]");
+    accounting::ValidateSamplingRate(*args.q, dash + "q");
     if (has_sigma && !(*args.sigma > 0.0 && std::isfinite(*args.sigma)))
       throw ConfigError(dash + "sigma", "must be a positive finite number");
+    if (has_sigma) accounting::ValidateNoiseMultiplier(*args.sigma, dash + "sigma");
     if (calibrate && !(*args.epsilon > 0.0 && std::isfinite(*args.epsilon))) {
       throw ConfigError(dash + "epsilon", "must be positive");
     }

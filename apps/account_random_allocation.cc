@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/accounting/accountant.h"
+#include "core/accounting/make_accountant.h"
 #include "core/accounting/calibration.h"
 #include "core/accounting/random_allocation/random_allocation_accountant.h"
 #include "core/accounting/report.h"
@@ -40,6 +41,7 @@ void Validate(const RandomAllocationCliArgs& a) {
   if (!(a.sigma > 0.0 && std::isfinite(a.sigma))) {
     throw ConfigError(a.option_prefix + "sigma", "must be a positive finite number");
   }
+  accounting::ValidateNoiseMultiplier(a.sigma, a.option_prefix + "sigma");
 }
 
 accounting::AccountantOptions FacadeOptions(const RandomAllocationCliArgs& a) {

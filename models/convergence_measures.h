@@ -1,8 +1,7 @@
 // What the convergence theory's rates are about, measured on a run's model ŵ_t (evaluation points of a
 // run, or any parameter vector):
 //
-//   F(ŵ)                 the training objective, Σ_p rows(p) · Evaluate(ŵ, part p).loss / N — the float
-//                        path the run itself evaluates with, over every client's shard
+//   F(ŵ)                 the training objective (models/objective.h), over every client's shard
 //   F(ŵ) − F(w*)         suboptimality against a reference optimum (models/reference_optimum.h), taken
 //                        against F(w*) evaluated the same way, so float rounding (~1e-7 |F|) cancels;
 //                        the convex rates bound its expectation (≈ 1/t strongly convex, ≈ 1/√t convex)
@@ -19,13 +18,10 @@
 
 #include "data/dataset.h"
 #include "models/model.h"
+#include "models/objective.h"
 #include "models/reference_optimum.h"
 
 namespace asyncdp::models {
-
-// F(params) over `parts` (rows-weighted mean of Model::Evaluate's loss). At least one row in total.
-double ObjectiveValue(const Model& model, std::span<const data::Dataset* const> parts,
-                      std::span<const float> params);
 
 struct ConvergencePoint {
   double suboptimality = 0.0;  // F(params) − reference.evaluated_objective

@@ -6,11 +6,11 @@
 
 #include "core/check.h"
 #include "core/error.h"
-#include "models/convergence_measures.h"
 #include "models/geometric_median.h"
 #include "models/linear_kernel.h"
 #include "models/linear_losses.h"
 #include "models/linear_model.h"
+#include "models/objective.h"
 
 namespace asyncdp::models {
 namespace {

@@ -11,8 +11,9 @@
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "core/accounting/schedule.h"
 #include "core/error.h"
-#include "sim/audit/train_audit.h"
+#include "sim/audit/train_canaries.h"
 #include "sim/config_fields.h"
 #include "sim/config_usage.h"
 
@@ -327,6 +328,12 @@ void ValidateConfig(const TrainConfig& c, bool refuse_unused_keys) {
   ValidateAllocation(c);
   require(!c.dp.enabled || c.dp.sigma > 0 || c.dp.epsilon > 0 || c.targets.accuracy > 0, "dp.sigma",
           "DP is enabled: set dp.sigma > 0, or dp.epsilon > 0 to calibrate sigma (or dp.enabled = false)");
+  if (c.dp.enabled && c.dp.sigma > 0) {
+    accounting::ValidateNoiseMultiplier(c.dp.sigma, "dp.sigma");
+    for (const double m : c.dp.sigma_schedule) {
+      accounting::ValidateNoiseMultiplier(c.dp.sigma * m, "dp.sigma_schedule");  // sigma * m_j per part
+    }
+  }
   require(c.schedule.sample_sizes != "list" || !c.schedule.sample_size_list.empty(),
           "schedule.sample_size_list", "required when schedule.sample_sizes = \"list\"");
   CheckImpliedRounds(c);

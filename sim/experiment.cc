@@ -15,7 +15,7 @@
 #include "data/libsvm.h"
 #include "data/load.h"
 #include "data/partition.h"
-#include "sim/audit/train_audit.h"
+#include "sim/audit/train_canaries.h"
 #include "sim/model_config.h"
 #include "sim/reference_optimum_io.h"
 
@@ -206,7 +206,7 @@ Experiment BuildExperiment(const TrainConfig& input) {
   if (config.model.l2_lambda == 0.0) config.model.l2_lambda = 1.0 / static_cast<double>(n_c);  // λ = 1/N (Table 1)
   e.model = MakeModelFromConfig(config.model, *e.train, n_c);
   // audit.canaries > 0: plant the audit's canaries before anything is planned from the shards.
-  e.train_canaries = audit::PlantTrainCanaries(e);
+  e.train_canaries = audit::PlantTrainCanaries(e.config, e.sampling, e.shards, e.model);
   e.delay_rule = MakeDelayRule(config.protocol.delay_rule, config.protocol.tau);
   e.initial_model = e.model->InitialParams(config.seed);
   if (!config.eval.reference_optimum.empty()) {
@@ -373,7 +373,8 @@ std::vector<std::unique_ptr<ClientProtocol>> MakeClients(const Experiment& e) {
     // the sample is secret), so their streams get a key from the OS, never written out.
     const uint64_t batch_seed = secure ? OsRandomSeed() : e.config.seed;
     clients.push_back(std::make_unique<ClientProtocol>(
-        options, e.shards[c], audit::ClientModel(e, c), audit::ClientRunPlan(e, c), *e.delay_rule,
+        options, e.shards[c], audit::ClientModel(e.train_canaries.get(), *e.model, c),
+        audit::ClientRunPlan(e.train_canaries.get(), e.plans[c], c), *e.delay_rule,
         MakeSampler(e.sampling, e.shards[c].rows(), batch_seed, static_cast<uint32_t>(c), AllocationSlotsOf(e)),
         e.initial_model,
         std::move(accuracy_check)));

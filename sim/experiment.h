@@ -31,7 +31,7 @@
 namespace asyncdp::sim {
 
 namespace audit {
-struct TrainCanaries;  // sim/audit/train_audit.h
+struct TrainCanaries;  // sim/audit/train_canaries.h
 }
 
 struct Experiment {

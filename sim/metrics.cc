@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/accounting/accountant.h"
+#include "core/accounting/make_accountant.h"
 #include "models/convergence_measures.h"
 
 namespace asyncdp::sim {

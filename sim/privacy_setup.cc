@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "core/accounting/calibration.h"
+#include "core/accounting/make_accountant.h"
 #include "core/error.h"
 #include "core/secure_noise.h"
 

@@ -10,8 +10,9 @@
 // Families (one folder each): rdp/ (Renyi DP, an upper bound), pld/ (privacy-loss distribution, an upper
 // bound and a lower bound), gdp/ (CLT approximation, never a guarantee), random_allocation/ (check-ins and
 // balls-in-bins sampling, an upper bound). Later families implement the same interface and register in
-// MakeAccountant; an audit asks every kind in
-// kMechanismAccountants whose Limitation() is empty.
+// MakeAccountant (core/accounting/make_accountant.h, a unit of its own so that the families depend on this
+// interface and not the other way round); an audit asks every kind in kMechanismAccountants whose
+// Limitation() is empty.
 //
 // Thread safety: an accountant caches its composition, so concurrent calls on one object (const ones
 // included) are not safe; give each thread its own (Clone()).
@@ -127,14 +128,6 @@ class Accountant {
 // The accountants for one client's subsampled-Gaussian rounds, in report order.
 inline constexpr AccountantKind kMechanismAccountants[] = {AccountantKind::kRdp, AccountantKind::kPld,
                                                           AccountantKind::kGdp};
-
-// A fresh accountant of `kind` (kRdp, kPld, kGdp or kRandomAllocation, the last needing
-// options.allocation); ConfigError for other kinds.
-std::unique_ptr<Accountant> MakeAccountant(AccountantKind kind, const AccountantOptions& options = {});
-
-// Convenience: one accountant over a whole schedule, queried once.
-EpsilonResult AccountSchedule(AccountantKind kind, const Schedule& schedule, double delta,
-                              const AccountantOptions& options = {});
 
 // The schedule and sampling model the accountants evaluate for `sampling`: the identity for kPoisson and
 // kFixedSizeWithoutReplacement; for kShuffle {q = 1, smallest sigma, ceil(sum q)} under fixed-size sampling

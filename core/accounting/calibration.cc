@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "core/accounting/make_accountant.h"
 #include "core/error.h"
 
 namespace asyncdp::accounting {

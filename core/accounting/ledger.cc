@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/accounting/make_accountant.h"
 #include "core/error.h"
 
 namespace asyncdp::accounting {

@@ -6,6 +6,7 @@
 #include <tuple>
 #include <utility>
 
+#include "core/accounting/make_accountant.h"
 #include "core/error.h"
 
 namespace asyncdp::accounting {

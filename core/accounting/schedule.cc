@@ -1,5 +1,7 @@
 #include "core/accounting/schedule.h"
 
+#include <cstdio>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -8,15 +10,44 @@
 
 namespace asyncdp::accounting {
 
+namespace {
+
+std::string G(double x) {  // %g: what a user typed, not std::to_string's fixed 6 decimals (0.000000)
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
+
+}  // namespace
+
+void ValidateSamplingRate(double q, std::string_view key) {
+  if (!(q > 0.0 && q <= 1.0)) {
+    throw ConfigError(std::string(key), "sampling rate must be in (0, 1], got " + G(q));
+  }
+  if (q < kMinSamplingRate) {
+    throw ConfigError(std::string(key), "sampling rate " + G(q) + " is below the accountants' domain [" +
+                                            G(kMinSamplingRate) +
+                                            ", 1] (more than 10^12 records per expected example)");
+  }
+}
+
+void ValidateNoiseMultiplier(double sigma, std::string_view key) {
+  if (!(sigma > 0.0) || !std::isfinite(sigma)) {
+    throw ConfigError(std::string(key), "noise multiplier must be positive and finite, got " + G(sigma));
+  }
+  if (sigma < kMinNoiseMultiplier || sigma > kMaxNoiseMultiplier) {
+    throw ConfigError(std::string(key), "noise multiplier " + G(sigma) + " is outside the accountants' domain [" +
+                                            G(kMinNoiseMultiplier) + ", " + G(kMaxNoiseMultiplier) + "] (below " +
+                                            G(kMinNoiseMultiplier) +
+                                            " one release's epsilon exceeds 1e11; for a non-private run set "
+                                            "dp.enabled = false)");
+  }
+}
+
 void ValidateRoundGroup(const RoundGroup& g, std::string_view where, size_t index) {
   const auto key = [&] { return std::string(where) + "[" + std::to_string(index) + "]"; };
-  if (!(g.q > 0.0 && g.q <= 1.0)) {
-    throw ConfigError(key() + ".q", "sampling rate must be in (0, 1], got " + std::to_string(g.q));
-  }
-  if (!(g.sigma > 0.0) || !std::isfinite(g.sigma)) {
-    throw ConfigError(key() + ".sigma",
-                      "noise multiplier must be positive and finite, got " + std::to_string(g.sigma));
-  }
+  ValidateSamplingRate(g.q, key() + ".q");
+  ValidateNoiseMultiplier(g.sigma, key() + ".sigma");
   if (g.count < 0) throw ConfigError(key() + ".count", "must be >= 0, got " + std::to_string(g.count));
 }
 

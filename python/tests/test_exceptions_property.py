@@ -129,11 +129,16 @@ def test_steps_must_be_a_whole_number(steps):
         asyncdp.account(q=0.01, sigma=1.0, steps=steps, delta=1e-5)
 
 
+EDGES = st.sampled_from([0.0, 5e-324, 1e-300, 1e-13, 1e-12, 1e-9, 9.99e-7, 1e-6, 1e-4, 1e-3, 0.5, 1.0,
+                         1.0000000000000002, 1e12, 1e300, 1.0000001e300, 1.7e308])
+NUMBERS = st.one_of(st.floats(allow_nan=True, allow_infinity=True), EDGES)
+
+
 @SETTINGS
-@given(q=st.floats(allow_nan=True, allow_infinity=True), sigma=st.floats(allow_nan=True, allow_infinity=True),
-       delta=st.floats(allow_nan=True, allow_infinity=True), steps=st.integers(-5, 2000))
+@given(q=NUMBERS, sigma=NUMBERS, delta=NUMBERS, steps=st.integers(-5, 2000))
 def test_values_are_accepted_or_refused_with_config_error(q, sigma, delta, steps):
-    valid = 0 < q <= 1 and 0 < sigma < math_inf() and 0 < delta < 1 and 0 <= steps
+    # The accountants' domain (core/accounting/schedule.h): q in [1e-12, 1], sigma in [1e-6, 1e300].
+    valid = 1e-12 <= q <= 1 and 1e-6 <= sigma <= 1e300 and 0 < delta < 1 and 0 <= steps
     try:
         result = asyncdp.account(q=q, sigma=sigma, steps=steps, delta=delta)
     except asyncdp.ConfigError as error:
@@ -142,10 +147,6 @@ def test_values_are_accepted_or_refused_with_config_error(q, sigma, delta, steps
         return
     assert valid
     assert result.pld.epsilon is None or result.pld.epsilon >= 0
-
-
-def math_inf():
-    return float("inf")
 
 
 OVERRIDE_VALUES = st.one_of(st.integers(), st.floats(allow_nan=True), st.text(max_size=8), st.booleans(),
@@ -189,3 +190,45 @@ def test_paths_of_the_wrong_type_raise_type_error(value):
     for call in (asyncdp.load_libsvm, asyncdp.train):
         with pytest.raises(TypeError):
             call(value)
+
+
+@SETTINGS
+@given(epsilon=NUMBERS, q=NUMBERS, delta=NUMBERS, steps=st.integers(-2, 5000),
+       sampling=st.sampled_from(["poisson", "fixed", "shuffle"]))
+def test_calibration_and_the_curve_never_crash(epsilon, q, delta, steps, sampling):
+    try:
+        result = asyncdp.calibrate_sigma(epsilon=epsilon, q=q, steps=steps, delta=delta, sampling=sampling)
+        assert result.pld.sigma is not None and result.pld.epsilon <= epsilon
+    except (asyncdp.ConfigError, asyncdp.InfeasibleTarget):
+        pass
+    try:
+        value = asyncdp.delta(q=q, sigma=1.0, steps=steps, epsilon=epsilon, sampling=sampling)
+        assert 0.0 <= value <= 1.0
+    except asyncdp.ConfigError:
+        pass
+
+
+@SETTINGS
+@given(N=NUMBERS, K=NUMBERS, delta=NUMBERS, sigma=NUMBERS, theta=st.one_of(st.none(), NUMBERS),
+       mode=st.sampled_from(["paper", "exact"]))
+def test_the_papers_calculators_never_crash(N, K, delta, sigma, theta, mode):
+    try:
+        asyncdp.calc(N=N, delta=delta, K=K, sigma=sigma, theta=theta, mode=mode)
+    except asyncdp.ConfigError as error:
+        assert str(error)
+    try:
+        asyncdp.calc(N=N, delta=delta, epsilon=sigma, phases=[(K, None), (K, sigma)], mode=mode)
+    except asyncdp.ConfigError as error:
+        assert str(error)
+
+
+@SETTINGS
+@given(sigma=NUMBERS, delta=NUMBERS, m=st.integers(-1, 3000), k=st.integers(-1, 5), windows=st.integers(-1, 20),
+       p0=NUMBERS)
+def test_random_allocation_never_crashes(sigma, delta, m, k, windows, p0):
+    try:
+        result = asyncdp.account(sigma=sigma, delta=delta, sampling="random_allocation", m=m, k=k, windows=windows,
+                                 p0=p0)
+        assert result.random_allocation.epsilon is None or result.random_allocation.epsilon >= 0
+    except asyncdp.ConfigError as error:
+        assert str(error)

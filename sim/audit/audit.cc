@@ -15,9 +15,11 @@
 #include <vector>
 
 #include "core/accounting/accountant.h"
+#include "core/accounting/make_accountant.h"
 #include "core/check.h"
 #include "core/sampling.h"
 #include "sim/audit/canary_runs.h"
+#include "sim/audit/reported_epsilons.h"
 #include "sim/audit/train_audit.h"
 #include "sim/train.h"
 
@@ -33,53 +35,13 @@ uint64_t RunSeed(uint64_t config_seed, bool include, int64_t run) {
   return config_seed * 1'000'003ULL + 2ULL * static_cast<uint64_t>(run) + (include ? 1ULL : 0ULL) + 1ULL;
 }
 
-struct Accounted {
-  std::vector<ReportedEpsilon> reported;
-  std::vector<std::unique_ptr<accounting::Accountant>> upper;  // the upper-bound accountants that apply
-};
-
-Accounted AccountClient(const Experiment& e, int64_t client, int64_t rounds,
-                        SamplingModel accounted_sampling) {
-  accounting::AccountantOptions options = e.privacy.options;
-  options.sampling = accounted_sampling;
-  const accounting::Schedule schedule =
-      e.privacy.ClientSchedule(e.plans[static_cast<size_t>(client)], rounds);
-  Accounted out;
-  std::vector<AccountantKind> kinds(std::begin(accounting::kMechanismAccountants),
-                                    std::end(accounting::kMechanismAccountants));
-  // Random allocation (dp.sampling = random_allocation) is covered by its own accountant only.
-  if (accounted_sampling == SamplingModel::kRandomAllocation) {
-    kinds.insert(kinds.begin(), AccountantKind::kRandomAllocation);
-  }
-  for (const AccountantKind kind : kinds) {
-    auto accountant = accounting::MakeAccountant(kind, options);
-    ReportedEpsilon r;
-    r.accountant = std::string(accounting::ToString(kind));
-    r.bound = std::string(accounting::ToString(accountant->bound()));
-    const std::string limitation = accountant->Limitation();
-    if (!limitation.empty() || schedule.empty()) {
-      r.available = false;
-      r.epsilon = std::numeric_limits<double>::quiet_NaN();
-      r.assumptions = limitation.empty() ? "no rounds" : "unavailable: " + limitation;
-      out.reported.push_back(r);
-      continue;
-    }
-    accountant->AddSchedule(schedule);
-    r.epsilon = accountant->Epsilon(e.delta).epsilon;
-    r.assumptions = accountant->Describe(e.delta).ToString();
-    out.reported.push_back(r);
-    if (accountant->bound() == BoundKind::kUpperBound) out.upper.push_back(std::move(accountant));
-  }
-  return out;
-}
-
 // delta(eps) of the tightest upper-bound accountant on a grid of eps (0 to twice the largest finite
 // reported eps, 101 points) plus each reported eps: the profile the multi-run audit tests.
 std::vector<asyncdp::audit::ProfilePoint> ReportedProfile(const Accounted& accounted) {
   double top = 0.0;
   std::vector<double> grid;
   for (const auto& r : accounted.reported) {
-    if (r.available && r.bound == "upper_bound" && std::isfinite(r.epsilon)) {
+    if (r.available && r.bound == BoundKind::kUpperBound && std::isfinite(r.epsilon)) {
       top = std::max(top, r.epsilon);
       grid.push_back(r.epsilon);
     }
@@ -115,22 +77,6 @@ void ParallelRuns(int64_t count, int64_t jobs, const F& f) {
 
 }  // namespace
 
-std::vector<asyncdp::audit::GuessCounts> OneRunGuessChoices(int64_t m) {
-  std::vector<asyncdp::audit::GuessCounts> choices;
-  for (const int64_t divisor : {100, 50, 20, 10, 5, 2}) {
-    const int64_t k = m / divisor;
-    if (k < 2) continue;
-    choices.push_back({k, 0});
-    choices.push_back({k / 2, k / 2});
-  }
-  if (choices.empty()) choices.push_back({1, 0});
-  return choices;
-}
-
-std::vector<ReportedEpsilon> ReportedEpsilons(const Experiment& e, int64_t client, int64_t rounds) {
-  return AccountClient(e, client, rounds, e.sampling).reported;
-}
-
 namespace {
 
 // One-run audit with mislabelled canaries (input-space: m distinct records of the client relabelled): one
@@ -163,7 +109,8 @@ AuditReport RunOneRunMislabelledAudit(const TrainConfig& config, const AuditOpti
   report.client_records = e.shards[static_cast<size_t>(options.client)].rows();
   report.rounds = block["audited"]["rounds"].get<int64_t>();
   report.reported = ReportedEpsilons(e, options.client, report.rounds);
-  report.headline_accountant = block["headline"]["accountant"].get<std::string>();
+  report.headline_accountant =
+      accounting::ParseAccountantKind(block["headline"]["accountant"].get<std::string>(), "audit.headline.accountant");
   report.headline_epsilon = block["headline"]["epsilon"].is_number() ? block["headline"]["epsilon"].get<double>()
                                                                      : std::numeric_limits<double>::quiet_NaN();
   const TrainAuditRecorder unused(e);  // mislabelled canaries are scored on the final model alone
@@ -262,7 +209,7 @@ AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
 
   const Accounted accounted = AccountClient(e, options.client, rounds, accounted_sampling);
   report.reported = accounted.reported;
-  report.headline_accountant = e.config.dp.accountant;
+  report.headline_accountant = e.privacy.accountant;
   report.headline_epsilon = std::numeric_limits<double>::quiet_NaN();
   for (const auto& r : report.reported) {
     if (r.accountant == report.headline_accountant && r.available) report.headline_epsilon = r.epsilon;
@@ -270,7 +217,7 @@ AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
   if (std::isnan(report.headline_epsilon)) {
     // dp.accountant does not apply (e.g. PLD with secure noise): the first upper bound that does.
     for (const auto& r : report.reported) {
-      if (r.available && r.bound == "upper_bound") {
+      if (r.available && r.bound == BoundKind::kUpperBound) {
         report.headline_accountant = r.accountant;
         report.headline_epsilon = r.epsilon;
         break;
@@ -314,8 +261,8 @@ AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
     report.one_run = asyncdp::audit::OneRunAuditBestOf(report.canary_scores, report.included, choices, one);
     report.eps_lower = report.one_run.epsilon;
     for (const auto& r : report.reported) {
-      if (r.available && r.bound == "upper_bound" && report.eps_lower > r.epsilon) {
-        report.refuted_accountants.push_back(r.accountant);
+      if (r.available && r.bound == BoundKind::kUpperBound && report.eps_lower > r.epsilon) {
+        report.refuted_accountants.push_back(std::string(accounting::ToString(r.accountant)));
       }
     }
     report.violation = !report.refuted_accountants.empty();
@@ -335,7 +282,8 @@ std::string VerdictLine(const AuditReport& report) {
   const std::string confidence = fmt::format("{:g}%", 100.0 * report.options.confidence);
   const std::string relation = report.eps_lower <= report.headline_epsilon ? "<=" : ">";
   std::string line = fmt::format("eps_lower = {:.4g} ({}) {} eps_reported({}) = {:.4g} : ", report.eps_lower,
-                                 confidence, relation, report.headline_accountant, report.headline_epsilon);
+                                 confidence, relation, accounting::ToString(report.headline_accountant),
+                                 report.headline_epsilon);
   line += report.violation ? "VIOLATION: " + report.verdict_detail : "consistent";
   return line;
 }

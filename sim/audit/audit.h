@@ -17,19 +17,11 @@
 #include "core/audit/multi_run.h"
 #include "core/audit/one_run.h"
 #include "sim/audit/audit_options.h"
+#include "sim/audit/reported_epsilons.h"
 #include "sim/config.h"
 #include "sim/experiment.h"
 
 namespace asyncdp::sim::audit {
-
-// One accountant's epsilon for the audited client's rounds, at the run's delta.
-struct ReportedEpsilon {
-  std::string accountant;   // rdp | pld | gdp
-  std::string bound;        // upper_bound | approximation
-  double epsilon = 0.0;     // NaN when unavailable
-  std::string assumptions;  // Assumptions::ToString(), or why the accountant does not apply
-  bool available = true;
-};
 
 struct AuditReport {
   AuditOptions options;
@@ -43,7 +35,7 @@ struct AuditReport {
   int64_t client_records = 0;  // N_c of the audited client
   int64_t rounds = 0;          // local rounds of the audited client (the accountants compose these)
   std::vector<ReportedEpsilon> reported;
-  std::string headline_accountant;  // dp.accountant: the eps on the verdict line
+  accounting::AccountantKind headline_accountant = accounting::AccountantKind::kPld;  // the eps on the verdict line
   double headline_epsilon = 0.0;
 
   // Multi-run: scores in run order, and the seed of every run.
@@ -65,14 +57,6 @@ struct AuditReport {
 };
 
 AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options);
-
-// The epsilon of every mechanism accountant (rdp, pld, gdp) for the first `rounds` rounds of `client`
-// in experiment e, at e.delta, as the accountants are configured (sim/train_audit.h uses it too).
-std::vector<ReportedEpsilon> ReportedEpsilons(const Experiment& e, int64_t client, int64_t rounds);
-
-// The (k_plus, k_minus) choices a one-run audit of m canaries tries (Bonferroni over all of them):
-// k = m/100, m/50, m/20, m/10, m/5, m/2 guesses, all IN or half IN half OUT.
-std::vector<asyncdp::audit::GuessCounts> OneRunGuessChoices(int64_t m);
 
 // `eps_lower = 0.84 (95%) <= eps_reported(pld) = 2.01 : consistent`, or `... > ... : VIOLATION (...)`.
 std::string VerdictLine(const AuditReport& report);

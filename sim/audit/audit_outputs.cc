@@ -80,16 +80,16 @@ nlohmann::json AuditJson(const AuditReport& r) {
       {"assumes", multi ? "independent runs only" : "independent fair canary coins drawn before training"}};
   nlohmann::json reported;
   for (const auto& e : r.reported) {
-    reported[e.accountant] = {{"epsilon", NumberOrNull(e.epsilon)},
-                              {"bound", e.bound},
+    reported[std::string(accounting::ToString(e.accountant))] = {{"epsilon", NumberOrNull(e.epsilon)},
+                              {"bound", std::string(accounting::ToString(e.bound))},
                               {"assumptions", e.assumptions},
                               {"available", e.available}};
   }
   j["reported"] = reported;
-  j["headline"] = {{"accountant", r.headline_accountant}, {"epsilon", NumberOrNull(r.headline_epsilon)}};
+  j["headline"] = {{"accountant", std::string(accounting::ToString(r.headline_accountant))}, {"epsilon", NumberOrNull(r.headline_epsilon)}};
   double pld = std::numeric_limits<double>::quiet_NaN();
   for (const auto& e : r.reported) {
-    if (e.accountant == "pld") pld = e.epsilon;
+    if (e.accountant == accounting::AccountantKind::kPld) pld = e.epsilon;
   }
   nlohmann::json ratio = {{"eps_lower_over_pld", NumberOrNull(Ratio(r.eps_lower, pld))}};
   if (multi) {

@@ -15,43 +15,12 @@
 #include "core/error.h"
 #include "core/random.h"
 #include "core/sampling.h"
-#include "sim/audit/audit.h"
+#include "sim/audit/reported_epsilons.h"
 #include "sim/experiment.h"
 #include "sim/privacy.h"
 
 namespace asyncdp::sim::audit {
 namespace {
-
-// A first canary row no data set reaches: the other clients' models have the canary parameters but no
-// canary records.
-constexpr int64_t kNoCanaryRow = std::numeric_limits<int64_t>::max() / 4;
-
-bool ReplaceOne(SamplingModel sampling) { return NaturalNeighbours(sampling) == NeighbourRelation::kReplaceOne; }
-
-// m distinct records of `data` (a partial Fisher–Yates shuffle from stream {seed, client, 2,
-// kAuditCanaries}), each with a label drawn uniformly from the other classes.
-struct MislabelledChoice {
-  std::vector<int64_t> sources;  // canary j copies record sources[j]
-  std::vector<int32_t> labels;   // with label labels[j] != that record's
-};
-MislabelledChoice ChooseMislabelled(const data::Dataset& data, uint64_t seed, uint32_t client, int64_t m) {
-  ASYNCDP_CHECK(m <= data.rows() && data.num_classes() >= 2);
-  RandomStream stream(StreamKey{seed, client, 2, StreamPurpose::kAuditCanaries});
-  std::vector<int64_t> rows(static_cast<size_t>(data.rows()));
-  std::iota(rows.begin(), rows.end(), int64_t{0});
-  MislabelledChoice choice;
-  const auto classes = static_cast<uint64_t>(data.num_classes());
-  for (int64_t j = 0; j < m; ++j) {
-    const auto pick = j + static_cast<int64_t>(stream.NextBelow(static_cast<uint64_t>(data.rows() - j)));
-    std::swap(rows[static_cast<size_t>(j)], rows[static_cast<size_t>(pick)]);
-    const int64_t source = rows[static_cast<size_t>(j)];
-    const auto label = static_cast<uint64_t>(data.labels[static_cast<size_t>(source)]);
-    choice.sources.push_back(source);
-    choice.labels.push_back(static_cast<int32_t>((label + 1 + stream.NextBelow(classes - 1)) % classes));
-  }
-  return choice;
-}
-
 std::string ThreatModel(const TrainCanaries& t) {
   const std::string who = "client " + std::to_string(t.client);
   if (t.kind == CanaryKind::kDirac) {
@@ -69,121 +38,6 @@ std::string ThreatModel(const TrainCanaries& t) {
 nlohmann::json NumberOrNull(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
 
 }  // namespace
-
-void ValidateTrainAudit(const TrainConfig& c) {
-  const AuditConfig& a = c.audit;
-  if (a.canaries == 0) return;
-  auto require = [](bool ok, const char* key, const std::string& what) {
-    if (!ok) throw ConfigError(key, what);
-  };
-  require(a.canaries >= 10, "audit.canaries",
-          fmt::format("{} canaries are too few for the one-run audit to say anything: use >= 10 (or 0 = off)",
-                      a.canaries));
-  require(a.client < c.clients.count, "audit.client",
-          fmt::format("client {} does not exist (clients.count = {})", a.client, c.clients.count));
-  require(c.dp.enabled, "dp.enabled", "audit.canaries audits a private run: dp.enabled must be true");
-  require(c.protocol.participation == "async_rounds", "protocol.participation",
-          "audit.canaries audits the asynchronous rounds protocol (async_rounds), not check_in");
-  require(c.targets.accuracy == 0.0, "targets.accuracy",
-          "audit.canaries cannot be combined with the proactive phases (targets.accuracy > 0)");
-  require(c.protocol.runtime != "mpi", "protocol.runtime",
-          "audit.canaries runs on the virtual or threads runtime (the observer lives with the server)");
-  require(a.canary != "dirac" || c.eval.reference_optimum.empty(), "eval.reference_optimum",
-          "Dirac canaries add model parameters: the reference optimum no longer fits the model");
-}
-
-std::shared_ptr<TrainCanaries> PlantTrainCanaries(Experiment& e) {
-  const AuditConfig& a = e.config.audit;
-  if (a.canaries == 0) return nullptr;
-  auto t = std::make_shared<TrainCanaries>();
-  t->client = a.client;
-  t->canaries = a.canaries;
-  t->kind = ParseCanaryKind(a.canary);
-  t->noise_scale = a.test_noise_scale;
-  const auto client = static_cast<uint32_t>(a.client);
-  data::RowView& view = e.shards[static_cast<size_t>(a.client)];
-  data::Dataset shard = view.Copy();  // the audited client's rows, copied once: planting changes them
-  t->records_before = shard.rows();
-  const bool replace_one = ReplaceOne(e.sampling);
-  const int64_t m = a.canaries;
-  if (replace_one && m > shard.rows()) {
-    throw ConfigError("audit.canaries",
-                      fmt::format("with {} sampling each canary replaces one of client {}'s {} records: use at "
-                                  "most that many",
-                                  ToString(e.sampling), a.client, shard.rows()));
-  }
-  if (t->kind == CanaryKind::kMislabelled && (m > shard.rows() || shard.num_classes() < 2)) {
-    throw ConfigError("audit.canaries",
-                      fmt::format("mislabelled canaries are {} distinct records of client {} relabelled: it has "
-                                  "{} records and the data {} classes",
-                                  m, a.client, shard.rows(), shard.num_classes()));
-  }
-  t->included = asyncdp::audit::DrawCanaryInclusion(e.config.seed, client, m);
-  std::vector<int64_t> canary_of_row;
-  for (int64_t j = 0; j < m; ++j) {
-    if (t->included[static_cast<size_t>(j)] != 0) canary_of_row.push_back(j);
-  }
-  t->planted = static_cast<int64_t>(canary_of_row.size());
-  const int64_t kept = replace_one ? shard.rows() - t->planted : shard.rows();
-  t->replaced = shard.rows() - kept;
-
-  if (t->kind == CanaryKind::kMislabelled) {
-    const MislabelledChoice choice = ChooseMislabelled(shard, e.config.seed, client, m);
-    t->canary_rows = data::Subset(shard, choice.sources);
-    t->canary_rows.labels = choice.labels;
-    // The kept records, then a relabelled copy of each planted canary's record.
-    std::vector<int64_t> rows(static_cast<size_t>(kept));
-    std::iota(rows.begin(), rows.end(), int64_t{0});
-    for (const int64_t j : canary_of_row) rows.push_back(choice.sources[static_cast<size_t>(j)]);
-    data::Dataset planted = data::Subset(shard, rows);
-    for (size_t i = 0; i < canary_of_row.size(); ++i) {
-      planted.labels[static_cast<size_t>(kept) + i] = choice.labels[static_cast<size_t>(canary_of_row[i])];
-    }
-    shard = std::move(planted);
-  } else {
-    // Dirac rows are placeholders (the wrapper never reads their features): copies of row 0.
-    std::vector<int64_t> rows(static_cast<size_t>(kept));
-    std::iota(rows.begin(), rows.end(), int64_t{0});
-    rows.insert(rows.end(), static_cast<size_t>(t->planted), int64_t{0});
-    shard = data::Subset(shard, rows);
-    std::shared_ptr<const models::Model> base(std::move(e.model));
-    models::DiracCanaryOptions plain;
-    plain.num_canaries = m;
-    plain.first_canary_row = kNoCanaryRow;
-    models::DiracCanaryOptions audited = plain;
-    audited.first_canary_row = t->planted > 0 ? kept : kNoCanaryRow;
-    if (t->planted > 0) audited.canary_of_row = canary_of_row;
-    t->audited_model = std::make_unique<models::DiracCanaryModel>(base, audited);
-    auto plain_model = std::make_unique<models::DiracCanaryModel>(base, plain);
-    t->first_coordinate = plain_model->CanaryCoordinate(0);
-    e.model = std::move(plain_model);
-  }
-  t->planted_shard = std::make_shared<const data::Dataset>(std::move(shard));
-  view.data = t->planted_shard.get();
-  view.indices.resize(static_cast<size_t>(t->planted_shard->rows()));
-  std::iota(view.indices.begin(), view.indices.end(), int64_t{0});
-  spdlog::info("audit: {} {} canaries for client {}, {} planted ({}); N_c {} -> {}", m, a.canary, a.client,
-               t->planted,
-               replace_one ? fmt::format("each in place of one of its records, {} left out", t->replaced)
-                           : std::string("added to its records"),
-               t->records_before, view.rows());
-  return t;
-}
-
-const models::Model& ClientModel(const Experiment& e, size_t client) {
-  const TrainCanaries* t = e.train_canaries.get();
-  if (t != nullptr && t->audited_model && static_cast<int64_t>(client) == t->client) return *t->audited_model;
-  return *e.model;
-}
-
-RoundPlan ClientRunPlan(const Experiment& e, size_t client) {
-  RoundPlan plan = e.plans[client];
-  const TrainCanaries* t = e.train_canaries.get();
-  if (t != nullptr && static_cast<int64_t>(client) == t->client && t->noise_scale != 1.0) {
-    for (double& sigma : plan.noise_multipliers) sigma *= t->noise_scale;
-  }
-  return plan;
-}
 
 TrainAuditRecorder::TrainAuditRecorder(const Experiment& e) : e_(e) {
   const TrainCanaries* t = e.train_canaries.get();
@@ -259,21 +113,24 @@ nlohmann::json TrainAuditJson(const Experiment& e, const TrainAuditRecorder& rec
   std::vector<std::string> refuted;
   nlohmann::json reported_json = nlohmann::json::object();
   for (const ReportedEpsilon& r : reported) {
-    reported_json[r.accountant] = {{"epsilon", NumberOrNull(r.epsilon)},
-                                   {"bound", r.bound},
-                                   {"assumptions", r.assumptions},
-                                   {"available", r.available}};
-    if (r.available && r.bound == "upper_bound" && result.epsilon > r.epsilon) refuted.push_back(r.accountant);
+    const std::string name(accounting::ToString(r.accountant));
+    reported_json[name] = {{"epsilon", NumberOrNull(r.epsilon)},
+                           {"bound", std::string(accounting::ToString(r.bound))},
+                           {"assumptions", r.assumptions},
+                           {"available", r.available}};
+    if (r.available && r.bound == accounting::BoundKind::kUpperBound && result.epsilon > r.epsilon) {
+      refuted.push_back(name);
+    }
   }
   // The epsilon on the verdict line: dp.accountant's, else the first upper bound that applies.
-  std::string headline = e.config.dp.accountant;
+  accounting::AccountantKind headline = e.privacy.accountant;
   double headline_epsilon = std::numeric_limits<double>::quiet_NaN();
   for (const ReportedEpsilon& r : reported) {
     if (r.accountant == headline && r.available) headline_epsilon = r.epsilon;
   }
   for (const ReportedEpsilon& r : reported) {
     if (!std::isnan(headline_epsilon)) break;
-    if (r.available && r.bound == "upper_bound") {
+    if (r.available && r.bound == accounting::BoundKind::kUpperBound) {
       headline = r.accountant;
       headline_epsilon = r.epsilon;
     }
@@ -281,7 +138,7 @@ nlohmann::json TrainAuditJson(const Experiment& e, const TrainAuditRecorder& rec
   const bool violation = !refuted.empty();
   const std::string line = fmt::format(
       "eps_lower = {:.4g} ({:g}%) {} eps_reported({}) = {:.4g} : {}", result.epsilon, 100.0 * a.confidence,
-      result.epsilon <= headline_epsilon ? "<=" : ">", headline, headline_epsilon,
+      result.epsilon <= headline_epsilon ? "<=" : ">", accounting::ToString(headline), headline_epsilon,
       violation ? fmt::format("VIOLATION: the one-run lower bound exceeds the epsilon reported by {}",
                               fmt::join(refuted, ", "))
                 : std::string("consistent"));
@@ -301,7 +158,7 @@ nlohmann::json TrainAuditJson(const Experiment& e, const TrainAuditRecorder& rec
                      "counts (Bonferroni)"},
                     {"assumes", "independent fair canary coins drawn before training (from the run's seed)"}};
   j["reported"] = reported_json;
-  j["headline"] = {{"accountant", headline}, {"epsilon", NumberOrNull(headline_epsilon)}};
+  j["headline"] = {{"accountant", std::string(accounting::ToString(headline))}, {"epsilon", NumberOrNull(headline_epsilon)}};
   j["one_run"] = {{"canaries", t.canaries},
                   {"planted", t.planted},
                   {"guesses", result.guesses},
@@ -312,7 +169,7 @@ nlohmann::json TrainAuditJson(const Experiment& e, const TrainAuditRecorder& rec
                   {"note",
                    "the one-run bound is loose for the Gaussian mechanism by design (Steinke et al. 2023): "
                    "expect it well below the reported epsilon"}};
-  const bool replace_one = ReplaceOne(e.sampling);
+  const bool replace_one = NaturalNeighbours(e.sampling) == NeighbourRelation::kReplaceOne;
   j["audited"] = {{"client", t.client},
                   {"records_without_canaries", t.records_before},
                   {"records", e.shards[static_cast<size_t>(t.client)].rows()},

@@ -12,7 +12,7 @@
 #pragma once
 
 #include "sim/config.h"
-#include "sim/train.h"
+#include "sim/train_result.h"
 
 namespace asyncdp::sim::checkin {
 

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/accounting/calibration.h"
+#include "core/accounting/make_accountant.h"
 #include "core/accounting/proactive/proactive_calculator.h"
 #include "core/error.h"
 

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/accounting/accountant.h"
+#include "core/accounting/make_accountant.h"
 #include "core/error.h"
 
 namespace asyncdp::sim {

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/accounting/accountant.h"
+#include "core/accounting/make_accountant.h"
 #include "core/error.h"
 #include "sim/metrics.h"
 #include "sim/train.h"

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "core/accounting/make_accountant.h"
 #include "core/error.h"
 
 namespace asyncdp::accounting {

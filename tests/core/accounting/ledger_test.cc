@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/accounting/calibration.h"
+#include "core/accounting/make_accountant.h"
 #include "core/error.h"
 
 namespace asyncdp::accounting {

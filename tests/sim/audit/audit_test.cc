@@ -25,7 +25,7 @@ AuditOptions Runs(int64_t runs) {
 
 double Reported(const AuditReport& r, const std::string& accountant) {
   for (const auto& e : r.reported) {
-    if (e.accountant == accountant) return e.epsilon;
+    if (accounting::ToString(e.accountant) == accountant) return e.epsilon;
   }
   return NAN;
 }

@@ -39,7 +39,7 @@ TrainConfig LeNetRun(const std::string& sampling, int64_t rows, int64_t rounds, 
 
 double Reported(const AuditReport& r, const std::string& accountant) {
   for (const auto& e : r.reported) {
-    if (e.accountant == accountant) return e.epsilon;
+    if (accounting::ToString(e.accountant) == accountant) return e.epsilon;
   }
   return NAN;
 }

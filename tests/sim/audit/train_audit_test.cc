@@ -143,8 +143,8 @@ TEST(TrainAuditTest, OneRunAuditCommandTakesMislabelledCanaries) {
   EXPECT_EQ(r.statistic, "loss");
   EXPECT_EQ(r.trainings, 1);
   for (const auto& e : r.reported) {
-    if (e.bound == "upper_bound" && e.available) {
-      EXPECT_LE(r.eps_lower, e.epsilon) << e.accountant;
+    if (e.bound == accounting::BoundKind::kUpperBound && e.available) {
+      EXPECT_LE(r.eps_lower, e.epsilon) << accounting::ToString(e.accountant);
     }
   }
   const nlohmann::json j = AuditJson(r);

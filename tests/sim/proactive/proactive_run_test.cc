@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/accounting/accountant.h"
+#include "core/accounting/make_accountant.h"
 #include "sim/train.h"
 #include "tests/sim/sim_test_util.h"
 

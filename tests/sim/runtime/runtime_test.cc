@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "core/accounting/accountant.h"
+#include "core/accounting/make_accountant.h"
 #include "core/noise.h"
 #include "core/sampling.h"
 #include "sim/train.h"

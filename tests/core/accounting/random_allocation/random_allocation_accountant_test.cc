@@ -1,3 +1,4 @@
+#include "core/accounting/make_accountant.h"
 #include "core/accounting/random_allocation/random_allocation_accountant.h"
 
 #include <gtest/gtest.h>

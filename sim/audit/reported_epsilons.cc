@@ -1,0 +1,65 @@
+#include "sim/audit/reported_epsilons.h"
+
+#include <iterator>
+#include <limits>
+#include <string>
+
+#include "core/accounting/make_accountant.h"
+
+namespace asyncdp::sim::audit {
+
+using accounting::AccountantKind;
+using accounting::BoundKind;
+
+Accounted AccountClient(const Experiment& e, int64_t client, int64_t rounds,
+                        SamplingModel accounted_sampling) {
+  accounting::AccountantOptions options = e.privacy.options;
+  options.sampling = accounted_sampling;
+  const accounting::Schedule schedule =
+      e.privacy.ClientSchedule(e.plans[static_cast<size_t>(client)], rounds);
+  Accounted out;
+  std::vector<AccountantKind> kinds(std::begin(accounting::kMechanismAccountants),
+                                    std::end(accounting::kMechanismAccountants));
+  // Random allocation (dp.sampling = random_allocation) is covered by its own accountant only.
+  if (accounted_sampling == SamplingModel::kRandomAllocation) {
+    kinds.insert(kinds.begin(), AccountantKind::kRandomAllocation);
+  }
+  for (const AccountantKind kind : kinds) {
+    auto accountant = accounting::MakeAccountant(kind, options);
+    ReportedEpsilon r;
+    r.accountant = kind;
+    r.bound = accountant->bound();
+    const std::string limitation = accountant->Limitation();
+    if (!limitation.empty() || schedule.empty()) {
+      r.available = false;
+      r.epsilon = std::numeric_limits<double>::quiet_NaN();
+      r.assumptions = limitation.empty() ? "no rounds" : "unavailable: " + limitation;
+      out.reported.push_back(r);
+      continue;
+    }
+    accountant->AddSchedule(schedule);
+    r.epsilon = accountant->Epsilon(e.delta).epsilon;
+    r.assumptions = accountant->Describe(e.delta).ToString();
+    out.reported.push_back(r);
+    if (accountant->bound() == BoundKind::kUpperBound) out.upper.push_back(std::move(accountant));
+  }
+  return out;
+}
+
+std::vector<asyncdp::audit::GuessCounts> OneRunGuessChoices(int64_t m) {
+  std::vector<asyncdp::audit::GuessCounts> choices;
+  for (const int64_t divisor : {100, 50, 20, 10, 5, 2}) {
+    const int64_t k = m / divisor;
+    if (k < 2) continue;
+    choices.push_back({k, 0});
+    choices.push_back({k / 2, k / 2});
+  }
+  if (choices.empty()) choices.push_back({1, 0});
+  return choices;
+}
+
+std::vector<ReportedEpsilon> ReportedEpsilons(const Experiment& e, int64_t client, int64_t rounds) {
+  return AccountClient(e, client, rounds, e.sampling).reported;
+}
+
+}  // namespace asyncdp::sim::audit

@@ -1,0 +1,46 @@
+// The epsilon every accountant reports for the audited client, the one number set against an audit's
+// empirical lower bound (docs/audit.md, "Verdict"). Used by `asyncdp audit` (sim/audit/audit.h) and by
+// the one-run audit of a training run (sim/audit/train_audit.h); a unit below both, so that neither the
+// audit command nor a training run depends on the other for it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/accounting/accountant.h"
+#include "core/accounting/assumptions.h"
+#include "core/audit/one_run.h"
+#include "core/sampling.h"
+#include "sim/experiment.h"
+
+namespace asyncdp::sim::audit {
+
+// One accountant's epsilon for the audited client's rounds, at the run's delta.
+struct ReportedEpsilon {
+  accounting::AccountantKind accountant = accounting::AccountantKind::kPld;
+  accounting::BoundKind bound = accounting::BoundKind::kUpperBound;
+  double epsilon = 0.0;     // NaN when unavailable
+  std::string assumptions;  // Assumptions::ToString(), or why the accountant does not apply
+  bool available = true;
+};
+
+// Every accountant's epsilon for the first `rounds` rounds of `client`, and the upper-bound accountants
+// that apply (composed over those rounds) for the privacy profile delta(eps) the multi-run audit tests.
+struct Accounted {
+  std::vector<ReportedEpsilon> reported;
+  std::vector<std::unique_ptr<accounting::Accountant>> upper;
+};
+// Accounted with the sampler the accountants assume (differs from e.sampling only by fault injection).
+Accounted AccountClient(const Experiment& e, int64_t client, int64_t rounds, SamplingModel accounted_sampling);
+
+// The epsilon of every mechanism accountant (rdp, pld, gdp; random allocation first when the run samples
+// so) for the first `rounds` rounds of `client` in experiment e, at e.delta.
+std::vector<ReportedEpsilon> ReportedEpsilons(const Experiment& e, int64_t client, int64_t rounds);
+
+// The (k_plus, k_minus) choices a one-run audit of m canaries tries (Bonferroni over all of them):
+// k = m/100, m/50, m/20, m/10, m/5, m/2 guesses, all IN or half IN half OUT.
+std::vector<asyncdp::audit::GuessCounts> OneRunGuessChoices(int64_t m);
+
+}  // namespace asyncdp::sim::audit
