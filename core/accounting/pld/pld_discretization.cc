@@ -82,10 +82,20 @@ DiscretePld DiscretizeByPooling(const PrivacyLossPair& pair, double delta_loss, 
     const double g = j * delta_loss;
     const double ratio = std::exp(g);
     const double x_g = pair.InverseLoss(g);
+    // Everything left as one last pool, its loss (the pooled likelihood ratio) rounded down to the grid:
+    // merging outcomes is post-processing and lowering a loss lowers delta(eps), so the result stays a
+    // lower bound.
+    const auto pool_the_rest = [&] {
+      const double pooled = std::log(p_rest) - std::log(q_rest);  // +inf when q_rest = 0
+      // Clamped to [-kMaxLoss, g]: lowering a loss keeps the lower bound (and the index representable).
+      const double lowest = std::floor(-kMaxLoss / delta_loss);
+      double index = std::floor(pooled / delta_loss);
+      if (!(index < static_cast<double>(j))) index = static_cast<double>(j);
+      if (!(index > lowest)) index = lowest;
+      pools.emplace_back(static_cast<int64_t>(index), p_rest);
+    };
     if (x_g <= x_bottom || p_rest - ratio * q_rest >= 0.0) {
-      // Everything left pools to a likelihood ratio of at least e^g: one last pool, its loss rounded down.
-      const double pooled = std::log(p_rest) - std::log(q_rest);
-      pools.emplace_back(std::min(static_cast<int64_t>(std::floor(pooled / delta_loss)), j), p_rest);
+      pool_the_rest();  // everything left pools to a likelihood ratio of at least e^g
       break;
     }
     // H(a) = P((a, b]) - e^g Q((a, b]) rises as a goes down from b to x_g (loss > g there) and falls
@@ -124,7 +134,12 @@ DiscretePld DiscretizeByPooling(const PrivacyLossPair& pair, double delta_loss, 
       const double next = (slope > 0.0) ? a - gap / slope : lo;
       a = (next > lo && next < hi) ? next : 0.5 * (lo + hi);
     }
-    ASYNCDP_CHECK(a < b.x);  // every pool has positive width: the loop terminates
+    if (!(a < b.x)) {
+      // No pool of positive width at rounding level (masses of ~1e-16 of the total, e.g. q = 1e-9): the
+      // loop would not advance. Pool the rest instead (a lower bound, as above).
+      pool_the_rest();
+      break;
+    }
     pools.emplace_back(j, pool_mass);
     b = edge_a;
     loss_b = pair.Loss(a);
