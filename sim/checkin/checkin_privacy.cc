@@ -2,7 +2,10 @@
 
 #include <cmath>
 #include <memory>
+#include <string>
+#include <vector>
 
+#include "core/accounting/calibration.h"
 #include "core/accounting/random_allocation/random_allocation_accountant.h"
 #include "core/error.h"
 
@@ -65,31 +68,23 @@ CheckInPrivacy AccountCheckIns(const CheckInOptions& o, double sigma, double del
 
 double CalibrateCheckInSigma(const CheckInOptions& o, double epsilon, double delta) {
   std::string reason;
-  if (!AccountedInstance(o, 1.0, &reason)) throw ConfigError("dp.epsilon", "cannot calibrate sigma: " + reason);
+  const auto instance = AccountedInstance(o, 1.0, &reason);
+  if (!instance) throw ConfigError("dp.epsilon", "cannot calibrate sigma: " + reason);
   if (!(epsilon > 0.0 && std::isfinite(epsilon))) throw ConfigError("dp.epsilon", "must be positive and finite");
-  // epsilon is non-increasing in sigma. Bracket from sigma = 2 by doubling / halving, then bisect on log
-  // sigma to 1e-3 relative, keeping the invariant "hi meets the target" (certified by the accountant).
-  // Starting near the answer matters: the allocation bounds take seconds at extreme sigma.
-  const auto meets = [&](double sigma) { return AccountCheckIns(o, sigma, delta).epsilon <= epsilon; };
-  constexpr double kMin = 0.05, kMax = 200.0;
-  double lo = 2.0, hi = 2.0;
-  if (meets(hi)) {
-    while (lo > kMin && meets(lo / 2.0)) lo /= 2.0;
-    hi = lo;
-    lo /= 2.0;
-    if (hi <= kMin) return hi;
-  } else {
-    while (!meets(hi)) {
-      lo = hi;
-      hi *= 2.0;
-      if (hi > kMax) throw ConfigError("dp.epsilon", "no sigma up to 200 reaches the target epsilon");
-    }
+  // The one calibrator (core/accounting/calibration.h) over the accounted instance: the sigma column is the
+  // noise relative to sigma, and the one-client reduction accounts noise multiplier sigma/2 (above).
+  const double rate = instance->participation / static_cast<double>(instance->steps);
+  const std::vector<accounting::Schedule> client = {
+      {accounting::RoundGroup{rate, instance->sigma, instance->steps * instance->windows}}};
+  accounting::CalibrationOptions search;
+  search.relative_tolerance = 1e-3;  // each evaluation runs every allocation bound (up to seconds)
+  const accounting::CalibrationResult r = accounting::CalibrateSigma(
+      accounting::AccountantKind::kRandomAllocation, FacadeOptions(*instance), client, epsilon, delta, search);
+  if (!r.found) {
+    throw ConfigError("dp.epsilon", "no sigma up to " + std::to_string(static_cast<int>(search.sigma_max)) +
+                                        " reaches the target epsilon");
   }
-  while (hi / lo > 1.0 + 1e-3) {
-    const double mid = std::sqrt(lo * hi);
-    (meets(mid) ? hi : lo) = mid;
-  }
-  return hi;
+  return r.sigma;
 }
 
 }  // namespace asyncdp::sim::checkin

@@ -42,8 +42,10 @@ std::optional<accounting::RandomAllocationParams> AccountedInstance(const CheckI
 // The epsilon of a run with noise multiplier sigma > 0 at delta, through the accountant facade.
 CheckInPrivacy AccountCheckIns(const CheckInOptions& options, double sigma, double delta);
 
-// The smallest sigma in [0.05, 200] (to 1e-3 relative) whose epsilon, by AccountCheckIns, is <= target;
-// ConfigError when the run has no bound (average rule) or sigma = 200 does not suffice.
+// The smallest sigma (to 1e-3 relative, in the calibrator's range [1e-3, 1e4]) whose epsilon, by
+// AccountCheckIns, is <= target: accounting::CalibrateSigma, the calibrator every epsilon target uses, on
+// the random-allocation accountant. ConfigError when the run has no bound (average rule) or sigma = 1e4
+// does not suffice.
 double CalibrateCheckInSigma(const CheckInOptions& options, double epsilon, double delta);
 
 }  // namespace asyncdp::sim::checkin
