@@ -1,4 +1,4 @@
-// asyncdp utility-graph: the utility graph of proactive-dp.md §7 (sim/utility_graph.h). Trains w* with
+// asyncdp utility-graph: the utility graph of Section 3.3, utility graph; docs/theory.md §6 (sim/utility_graph.h). Trains w* with
 // clipping and no noise for every C, measures the accuracy of noisy copies w* + N(0, C²σ²I) relative to
 // w* for every σ, and writes OUT/utility_graph.csv, OUT/summary.json (also printed on stdout),
 // OUT/config.resolved.toml (the base configuration) and OUT/wstar_C<C>.metrics.csv (each w* run).
@@ -68,7 +68,7 @@ void RegisterUtilityGraphCommand(CLI::App& app) {
   auto args = std::make_shared<UtilityGraphArgs>();
   CLI::App* cmd = app.add_subcommand(
       "utility-graph",
-      "Utility graph (proactive-dp.md 7): train w* with clipping C and no noise, then report the\n"
+      "Utility graph (Section 3.3, utility graph; docs/theory.md §6): train w* with clipping C and no noise, then report the\n"
       "accuracy of w* + N(0, C^2 sigma^2 I) relative to w* for every sigma. Writes\n"
       "OUT/utility_graph.csv and OUT/summary.json (also printed on stdout).");
   cmd->add_option("--config", args->config_path,

@@ -1,4 +1,4 @@
-// Per-example L2 clipping, the first privacy-relevant stage of a DP-SGD round (proactive-dp.md §2.1):
+// Per-example L2 clipping, the first privacy-relevant stage of a DP-SGD round (docs/theory.md §2):
 //
 //   clip_C(x) = x / max(1, ||x||_2 / C)
 //

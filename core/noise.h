@@ -1,4 +1,4 @@
-// The Gaussian mechanism of a DP-SGD round (proactive-dp.md §2.2): once per local round, after the s_i
+// The Gaussian mechanism of a DP-SGD round (docs/theory.md §2): once per local round, after the s_i
 // clipped per-example gradients are summed, add one draw
 //
 //   noise ~ N(0, C^2 sigma^2 I)        (i.i.d. N(0, C^2 sigma^2) in every coordinate)

@@ -1,4 +1,4 @@
-// Mini-batch samplers: which of a client's N records local round i uses (proactive-dp.md §2.6).
+// Mini-batch samplers: which of a client's N records local round i uses (docs/theory.md §2).
 //
 //   PoissonSampler     each record independently with probability q = s_i / N; the batch size varies
 //                      (Binomial(N, q), mean s_i). This is what the closed-form theorems assume

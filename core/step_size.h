@@ -1,4 +1,4 @@
-// Round step sizes of DP-SGD (proactive-dp.md §2.3, Table 1; parameters in §8.3):
+// Round step sizes of DP-SGD (docs/theory.md §2, Table 1; parameters in §8.3):
 //
 //   kInverseLinear (schedule A, strongly convex):   eta(t) = eta0 / (1 + beta * t)
 //   kInverseSqrt   (schedule B, plain convex / non-convex, used in the experiments):

@@ -31,7 +31,7 @@ struct ModelOptions {
   // One of the kinds in the table above. Default "logistic".
   std::string kind = "logistic";
 
-  // L2 coefficient lambda >= 0 (proactive-dp.md §8.2, (9)); an explicit number — resolving the paper's
+  // L2 coefficient lambda >= 0 (Section 4 and Appendix D, objectives; docs/theory.md §2, (9)); an explicit number — resolving the paper's
   // lambda = 1/N is the caller's job. "logistic_l2" requires lambda > 0, "logistic" lambda = 0 (use
   // logistic_l2 for the regularised objective); "linear", "svm", "softmax" and "mlp" accept any lambda >= 0
   // (ridge); geometric_median and the CNNs require 0. Default 0.

@@ -15,7 +15,7 @@
 
 namespace asyncdp::models {
 
-// Logistic regression, labels y in {0, 1} (proactive-dp.md §8.2, (66)):
+// Logistic regression, labels y in {0, 1} (Section 4 and Appendix D, objectives; docs/theory.md §2, (66)):
 //   l(z, y) = -[y ln s(z) + (1 - y) ln(1 - s(z))] = softplus(z) - y z,   s(z) = 1 / (1 + e^{-z})
 //   dl/dz   = s(z) - y
 struct LogisticLoss {
@@ -38,7 +38,7 @@ struct LogisticLoss {
   }
 };
 
-// Linear regression with squared loss (dp-background.md §7: l = (y - <theta, x>)^2, with a bias here).
+// Linear regression with squared loss (the usual ERM losses: l = (y - <theta, x>)^2, with a bias here).
 // The target y is the class index as a real number (binary data: y in {0, 1}); the prediction is the
 // nearest class index, clamped to [0, num_classes - 1].
 //   l(z, y) = (z - y)^2,   dl/dz = 2 (z - y)
@@ -61,7 +61,7 @@ struct SquaredLoss {
   }
 };
 
-// Linear SVM with the hinge loss (dp-background.md §7, the usual convex surrogate of the 0-1 loss), with
+// Linear SVM with the hinge loss (the usual ERM losses, the usual convex surrogate of the 0-1 loss), with
 // y = 2·label - 1 in {-1, +1}:
 //   l(z, y) = max(0, 1 - y z),   dl/dz = -y if y z < 1, else 0 (the subgradient 0 at the kink y z = 1)
 struct HingeLoss {

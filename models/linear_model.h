@@ -1,7 +1,7 @@
 // Generalised linear models on sparse (LIBSVM) or dense inputs: one weight per feature plus a bias,
 // w_bar = (w, b), prediction from z = w·x + b, and a scalar loss l(z, y) (models/linear_losses.h):
 //
-//   kLogistic  binary logistic regression, the plain convex objective of proactive-dp.md §8.2 (66);
+//   kLogistic  binary logistic regression, the plain convex objective of Section 4 and Appendix D, objectives; docs/theory.md §2 (66);
 //              with L2 (lambda > 0) the strongly convex objective (9) — "logistic_l2"
 //   kSquared   linear regression with squared loss on the class index
 //   kHinge     linear SVM with the hinge loss

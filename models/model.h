@@ -52,7 +52,7 @@ class Model {
   virtual std::unique_ptr<Workspace> NewWorkspace(int64_t max_batch) const = 0;
 
   // grad_sum (size NumParams(); overwritten) = Σ_{r ∈ batch} clip_C(∇f(params; x_r, y_r)), with
-  // clip_C(x) = x / max(1, ||x||_2 / C) applied to each example's full gradient (proactive-dp.md §2.1).
+  // clip_C(x) = x / max(1, ||x||_2 / C) applied to each example's full gradient (docs/theory.md §2).
   // If `norms` is non-empty (size batch.size()) it receives each pre-clip norm.
   virtual ClipStats ClippedGradientSum(std::span<const float> params, const data::Dataset& data,
                                        std::span<const int64_t> batch, double clip,

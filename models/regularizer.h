@@ -1,4 +1,4 @@
-// The L2 (ridge) regulariser of the strongly convex objective (proactive-dp.md §8.2, (9)):
+// The L2 (ridge) regulariser of the strongly convex objective (Section 4 and Appendix D, objectives; docs/theory.md §2, (9)):
 //
 //   J_hat = J + (lambda/2) ||w_bar||^2,   w_bar = (w, b)
 //

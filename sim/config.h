@@ -107,7 +107,7 @@ struct ScheduleConfig {
   std::string step_rule = "inverse_linear";  // inverse_linear: η0/(1+βt) | inverse_sqrt: η0/(1+β√t) | constant
   double eta0 = 0.1;                      // η0 (Tables 3–5)
   double beta = 0.001;                    // β (0.001 strongly convex; 0.01 plain convex/non-convex)
-  bool divide_round_update_by_sample_size = false;  // proactive-dp.md §2.5: default sums (no 1/s_i)
+  bool divide_round_update_by_sample_size = false;  // docs/theory.md §2: default sums (no 1/s_i)
 };
 
 struct EvalConfig {
@@ -126,7 +126,7 @@ struct OutputConfig {
   bool trace = false;       // write events.csv, the protocol's event trace (a diagnostic: arrival order)
 };
 
-// Per-client targets of the proactive framework (proactive-dp.md §6.4, Figure 15). accuracy = 0: off.
+// Per-client targets of the proactive framework (Appendix E, Figure 15; docs/theory.md §9). accuracy = 0: off.
 struct TargetsConfig {
   double accuracy = 0.0;                // acc_target on the client's held-out rows, in (0, 1]
   double epsilon = 0.0;                 // eps_target, the a-priori budget (required with accuracy > 0)
@@ -143,7 +143,7 @@ struct TargetsConfig {
   bool holdout_public = false;
 };
 
-// The phases and the budget allocation over them (proactive-dp.md §6.3; docs/theory.md).
+// The phases and the budget allocation over them (Appendix E.1; docs/theory.md §6).
 struct ProactiveConfig {
   std::string phase_sizing = "e1";      // e1 (E.1 calculator) | calibrated (σ_j = c·phase_sigmas_j, c for ε_target)
   std::vector<double> phase_sigmas = {8.0, 5.0};  // sigma_j; a first 0 = derive from (35)

@@ -105,7 +105,7 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        {"logistic", "logistic_l2", "linear", "svm", "softmax", "mlp", "lenet", "alexnet", "geometric_median"}},
       {"model.l2_lambda", &c.model.l2_lambda, "Regulariser lambda of logistic_l2; 0 = 1/N_c (Table 1).", Closed(0, 1e6)},
       {"model.regularizer_convention", &c.model.regularizer_convention,
-       "How lambda/2 ||w||^2 splits over examples (proactive-dp.md 8.2): per_example puts it whole in each "
+       "How lambda/2 ||w||^2 splits over examples (Section 4 and Appendix D, objectives; docs/theory.md §2): per_example puts it whole in each "
        "per-example loss (modulus lambda); literal puts lambda/(2N) in each.",
        {"per_example", "literal"}},
       {"model.regularize_bias", &c.model.regularize_bias, "Include the bias b in the L2 penalty."},
@@ -248,14 +248,14 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
       {"schedule.epochs", &c.schedule.epochs, "k = K/N_c when schedule.iterations = 0 and rounds = 0.", LeftOpen(0, 1e6)},
       {"schedule.rounds", &c.schedule.rounds, "T, local rounds per client; > 0 overrides K.", Closed(0, kMaxRoundsPerClient)},
       {"schedule.step_rule", &c.schedule.step_rule,
-       "Round step size eta_bar_i = eta(t_i), t_i = sum_{j<i} s_j (proactive-dp.md 2.3): inverse_linear "
+       "Round step size eta_bar_i = eta(t_i), t_i = sum_{j<i} s_j (docs/theory.md §2): inverse_linear "
        "= eta0/(1+beta t), inverse_sqrt = eta0/(1+beta sqrt t), constant = eta0.",
        {"inverse_linear", "inverse_sqrt", "constant"}},
       {"schedule.eta0", &c.schedule.eta0, "eta0, initial step size (Tables 3-5: 0.1).", LeftOpen(0, 1e4)},
       {"schedule.beta", &c.schedule.beta, "beta of the diminishing schedules (0.001 strongly convex, 0.01 else).", Closed(0, 1e6)},
       {"schedule.divide_round_update_by_sample_size", &c.schedule.divide_round_update_by_sample_size,
-       "Scale a round's update by 1/s_i (proactive-dp.md 2.5; default false = sum, as the paper)."},
-      // [targets] (proactive framework, proactive-dp.md §6.4; docs/theory.md "Proactive phases")
+       "Scale a round's update by 1/s_i (docs/theory.md §2; default false = sum, as the paper)."},
+      // [targets] (proactive framework, Appendix E, Figure 15; docs/theory.md §9, "Proactive phases")
       {"targets.accuracy", &c.targets.accuracy,
        "Accuracy target of every client on its held-out rows, in (0, 1]; > 0 turns on the proactive phases "
        "(proactive.*); 0 = off.", Closed(0, 1)},

@@ -236,7 +236,7 @@ void ValidateTargets(const TrainConfig& c) {
             fmt::format("entry {} must be > 0{}", j, e1 && j == 0 ? " (or 0 = derive from (35))" : ""));
     if (j > 0 && p.phase_sigmas[j - 1] > 0) {
       require(sigma < p.phase_sigmas[j - 1], "proactive.phase_sigmas",
-              "must decrease: a later phase lowers sigma (proactive-dp.md 6.3)");
+              "must decrease: a later phase lowers sigma (Appendix E.1; docs/theory.md §6)");
     }
   }
   require(c.dp.sampling == "poisson" || !e1, "dp.sampling",

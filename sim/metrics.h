@@ -2,7 +2,7 @@
 // records one metrics.csv row per evaluation (global round, time, planned gradients so far, ε so far,
 // losses, test accuracy). ε so far is the largest over clients of dp.accountant's ε for every round of that
 // client already applied to the global model — the contiguous prefix and the rounds that arrived out of
-// order (per-client record-level DP, proactive-dp.md conventions).
+// order (per-client record-level DP, docs/theory.md §4).
 // Columns: `gradients` counts the *planned* s_i of the applied rounds (public). Non-private diagnostics,
 // computed and written only with output.diagnostics: `diag_train_loss` (a loss on client records);
 // with eval.reference_optimum `diag_suboptimality` F(v̂) − F(w*) over every shard and `diag_distance_sq`

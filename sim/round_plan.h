@@ -1,6 +1,6 @@
 // The a-priori per-client plan of Algorithm 2 (Setup): the sample-size sequence {s_i}, the sampling rates
 // q_i = s_i / N_c, the noise multipliers σ_i and the round step sizes {η̄_i}, all fixed before training
-// (proactive-dp.md §4.1). η̄_i = η(t_i) with t_i = Σ_{j<i} s_j (§2.3, Table 1); with Poisson sampling s_i is
+// (Algorithm 2, Appendix A; docs/theory.md §3). η̄_i = η(t_i) with t_i = Σ_{j<i} s_j (§2.3, Table 1); with Poisson sampling s_i is
 // the expected batch size, so the plan stays a priori. The plan is public (docs/design.md, threat model):
 // the runtimes and the server use it instead of anything a round realises.
 #pragma once

@@ -200,7 +200,7 @@ UtilityGraph RunUtilityGraph(const TrainConfig& base, const UtilityGraphOptions&
     if (!(base_eval.accuracy > 0.0)) {
       spdlog::warn(
           "utility-graph: w* for C = {} has test accuracy 0; the accuracy fraction is undefined "
-          "(proactive-dp.md §7: train w* further)",
+          "(Section 3.3, utility graph; docs/theory.md §6: train w* further)",
           clip);
     }
     for (double sigma : options.sigmas) {
@@ -240,7 +240,7 @@ nlohmann::json UtilityGraphSummary(const UtilityGraph& graph) {
   s["noise"] =
       "copy_d = w* + C*sigma*z_d, z_d = standard normals of StreamKey{seed, 0, d, kUtilityNoise}, "
       "the same z_d for every (C, sigma)";
-  s["wstar"] = "trained with dp.enabled = false and dp.clip = C (clipping, no noise), proactive-dp.md 7";
+  s["wstar"] = "trained with dp.enabled = false and dp.clip = C (clipping, no noise), Section 3.3, utility graph; docs/theory.md §6";
   nlohmann::json curves = nlohmann::json::array();
   for (const auto& curve : graph.curves) {
     nlohmann::json c;

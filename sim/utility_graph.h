@@ -1,4 +1,4 @@
-// The utility graph of proactive-dp.md §7: which (σ, C) pairs can never reach a target accuracy.
+// The utility graph of Section 3.3, utility graph; docs/theory.md §6: which (σ, C) pairs can never reach a target accuracy.
 //
 // For every clipping constant C of a grid, train w* with clipping C and no noise (dp.enabled = false,
 // dp.clip = C: the run's own schedule, data and K). Then, for every σ of a grid, add

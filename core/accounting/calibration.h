@@ -1,6 +1,6 @@
 // Planning with an accountant before any round runs (the schedule is public): the noise multiplier that
 // meets a target (epsilon, delta), and the number of rounds a budget allows. This is the uniform-allocation
-// step of the spec's budget management (dp-background.md §8): fix the rounds up front, choose sigma so
+// step of budget management (docs/theory.md §7): fix the rounds up front, choose sigma so
 // that the budget is spent at the last planned round; a client then halts at depletion, a round count
 // known before training.
 //

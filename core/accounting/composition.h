@@ -1,4 +1,4 @@
-// Generic composition of (eps0, delta0)-DP mechanisms (spec dp-background.md §4, §6), for comparison with
+// Generic composition of (eps0, delta0)-DP mechanisms (composition; docs/theory.md §7), for comparison with
 // the mechanism-specific accountants, and uniform budget allocation (§8). Pure functions.
 #pragma once
 

@@ -1,5 +1,5 @@
 // (epsilon, delta) of ONE Gaussian mechanism M(x) = f(x) + N(0, s^2 I) with L2 sensitivity 1 (scale s by
-// the sensitivity otherwise), spec dp-background.md §3. The exact curve is the analytic Gaussian
+// the sensitivity otherwise), the Gaussian mechanism, docs/theory.md §2. The exact curve is the analytic Gaussian
 // mechanism of Balle and Wang 2018 (Theorem 8); the classic sufficient conditions are kept for
 // comparison (they all over-estimate the noise).
 #pragma once

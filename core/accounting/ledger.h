@@ -1,7 +1,7 @@
 // Per-client privacy ledger for decisions that cannot be planned before training (a client that changes
-// its noise or sample size at run time, spec proactive-dp.md §6.4): record every noisy round the client
-// sends, ask "epsilon so far", and ask before each round whether it would exceed the budget (dp-background.md
-// §8: budget depletion stops the client). A schedule fixed in advance needs no ledger: its halt round is
+// its noise or sample size at run time, Appendix E, Figure 15; docs/theory.md §9): record every noisy round the client
+// sends, ask "epsilon so far", and ask before each round whether it would exceed the budget (budget
+// management, docs/theory.md §7: budget depletion stops the client). A schedule fixed in advance needs no ledger: its halt round is
 // computed before training by RoundsWithinBudget (calibration.h), which the simulator does.
 //
 // Everything goes through the accountant facade (accountant.h), so the ledger halts by exactly the

@@ -1,5 +1,5 @@
 // The privacy of a federation of clients. Privacy here is per client, about that client's own local data
-// set (record-level DP, proactive-dp.md conventions): each client's rounds are accounted separately, and
+// set (record-level DP, docs/theory.md §4): each client's rounds are accounted separately, and
 // a run reports, for EVERY accountant separately, the largest epsilon over the clients and which client
 // attains it. (Picking one "worst" client by one accountant and reporting its other numbers under-reports:
 // with unequal shards and a dropout, the client with the largest RDP epsilon need not have the largest

@@ -9,7 +9,7 @@
 //   dense layers — δ_r (out) and a_r (in) per example; ||∇W_r||² = ||δ_r||²·||a_r||² (rank one);
 //   conv layers  — ∇Wt_r = Σ_positions x_r ⊗ δ_r, accumulated lane-wise into a group buffer
 //                  (conv_lanes.h): every example's exact gradient, at the price of one batched one.
-// Then c_r = min(1, C / ||∇f_r||) (proactive-dp.md §2.1), and the group's clipped sum Σ_r c_r ∇f_r: a
+// Then c_r = min(1, C / ||∇f_r||) (docs/theory.md §2), and the group's clipped sum Σ_r c_r ∇f_r: a
 // lane-weighted sum per conv parameter and one product of depth L per dense layer (dense.h).
 //
 // Thread safety: a CnnNetwork is immutable; each ChunkScratch belongs to one thread at a time.
@@ -89,7 +89,7 @@ class CnnNetwork {
   SoftmaxSummary Loss(const ChunkScratch<Scalar>& scratch, Scalar* losses) const;
 
   // Forward + backward over the loaded chunk: partial (num_params) = Σ_r clip_C(∇f_r), the clipped
-  // per-example gradients summed (proactive-dp.md §2.1), group by group: partial = ((g_0 + g_1) + ...)
+  // per-example gradients summed (docs/theory.md §2), group by group: partial = ((g_0 + g_1) + ...)
   // with g_i group i's sum; accumulate = true adds the groups to partial's values instead
   // (((partial + g_0) + g_1) + ...). `norms` (count entries, may be null) receives each pre-clip norm
   // ||∇f_r||. clip = +infinity disables clipping.

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # `run_experiments.sh paper [--full] [--libsvm PATH] [--images DIR]`: the paper's experiments side by side
-# with its printed numbers (proactive-dp.md §6–§8):
+# with its printed numbers (Section 3.3, Appendices D–E; docs/theory.md §6, §9):
 #   (a) utility graphs, Figs 1a–3a (`asyncdp utility-graph`);
 #   (b) accuracy vs gradient computations for the constant sample sizes of Tables 3–4 (Figs 1b–3b, 7–9);
 #   (c) accuracy for the privacy budgets of Tables 6–7, replaying the printed (σ, s) (Figs 1c–3c, 11–13);

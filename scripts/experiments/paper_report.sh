@@ -183,7 +183,7 @@ $(report_provenance paper)
 
 Wall time: **$run_seconds s** for the experiments, **$(elapsed_since "$TOTAL_START") s** including set-up and
 plots.
-Spec: \`../shared/spec/proactive-dp.md\` §6–§8. Inputs: \`scripts/experiments/paper_settings.tsv\` (Tables
+The paper: Section 3.3 and Appendices D–E (docs/theory.md §6, §9). Inputs: \`scripts/experiments/paper_settings.tsv\` (Tables
 3–8) and \`scripts/experiments/paper_tables_9_11.tsv\` (Tables 9–11), both as printed.
 
 ## Our setting beside the paper's

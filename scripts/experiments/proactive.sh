@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# `run_experiments.sh proactive`: the proactive framework (proactive-dp.md §6.3–§6.4, Figure 15;
+# `run_experiments.sh proactive`: the proactive framework (Appendix E.1 and Figure 15; docs/theory.md §9;
 # docs/theory.md "Proactive phases" and "Budget allocation").
 #   (a) the Figure 15 flow: 5 clients with different accuracy targets and budgets on a9a (and Fashion-MNIST
 #       when the Debian package dataset-fashion-mnist is installed): per-client phases, final accuracy vs

@@ -1,4 +1,4 @@
-// A client's phases (proactive-dp.md §6.3–§6.4, Appendix E.1, Figure 15), planned before training from
+// A client's phases (Appendix E.1 and Figure 15; docs/theory.md §9), planned before training from
 // public quantities only (N_c, the targets, the phases' σ_j and K_j): each phase's batch size s_j, rounds
 // T_j and noise σ_j, concatenated into the client's RoundPlan. Which phases actually run is decided during
 // training by the accuracy checks (sim/proactive/target_tracker.h).

@@ -1,4 +1,4 @@
-// Private accuracy checks of the proactive framework (proactive-dp.md §6.4 step 4; docs/theory.md §9, "Private
+// Private accuracy checks of the proactive framework (Figure 15, step 4; docs/theory.md §9, "Private
 // accuracy checks"). Each check releases a client's held-out accuracy through the Gaussian mechanism:
 // accuracy + N(0, (σ_check Δ)²), Δ = 1/(n_h − 1) the most one held-out row (added or removed) can move an
 // accuracy over n_h rows. A client's checks are planned before training from public values: one at each

@@ -1,4 +1,4 @@
-// A client's accuracy target across its phases (proactive-dp.md §6.4 steps 3–4, Figure 15): after the
+// A client's accuracy target across its phases (Figure 15, steps 3–4; docs/theory.md §9): after the
 // planned rounds of phase j the client checks the accuracy of the last global model it received on its own
 // held-out rows. Below target it goes on with phase j+1 (lower σ, planned before training by the E.1
 // calculator, sim/proactive/phase_plan.h); at or above target it pauses — stops computing, keeps receiving

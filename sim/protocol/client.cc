@@ -113,7 +113,7 @@ void ClientProtocol::ComputeRound(models::Workspace* scratch) {
     if (options_.noise == NoiseMode::kSecure) {
       AddSecureRoundNoise(ChooseSecureNoiseLattice(sigma, options_.clip, round_sum_.size()), *entropy_, sum);
     } else {
-      // One draw of N(0, C²σ²I) per round, added to the sum (proactive-dp.md §2.2).
+      // One draw of N(0, C²σ²I) per round, added to the sum (docs/theory.md §2).
       AddRoundNoise(StreamKey{options_.seed, client, round, StreamPurpose::kGradientNoise}, options_.clip, sigma,
                     sum);
     }
@@ -123,7 +123,7 @@ void ClientProtocol::ComputeRound(models::Workspace* scratch) {
 UpdateMessage ClientProtocol::CompleteRound() {
   ASYNCDP_CHECK(in_round_);
   const double step = plan_.step_sizes[local_round_];
-  // ŵ ← ŵ − η̄_i·U (Algorithm 4 line 14, descent sign per proactive-dp.md §2.4). ŵ may have been replaced
+  // ŵ ← ŵ − η̄_i·U (Algorithm 4 line 14, descent sign per docs/theory.md §2). ŵ may have been replaced
   // by a newer v̂_k while the round was computed; the update then applies to the new model, as in the paper.
   if (!replaced_in_round_) std::swap(round_model_, local_model_);
   local_model_ -= static_cast<float>(step) * round_sum_;

@@ -1,4 +1,4 @@
-// A client of the asynchronous framework (Algorithms 2–4, proactive-dp.md §4) as event handlers with no
+// A client of the asynchronous framework (Algorithms 2–4, Appendix A; docs/theory.md §3) as event handlers with no
 // knowledge of threads or clocks; sim/runtime/ decides when each handler runs.
 //
 // One local round is split in three steps so a runtime can run the heavy middle step elsewhere:
@@ -9,7 +9,7 @@
 //                   touches only this round's buffers, so OnBroadcast may run concurrently;
 //   CompleteRound — ŵ ← ŵ − η̄_i·U (descent, §2.4), i ← i+1, returns (i, U) for the server.
 // OnBroadcast implements ISRReceive (Algorithm 3): a newer v̂_k replaces ŵ; older ones are ignored.
-// With an accuracy target (proactive-dp.md §6.4, sim/proactive/target_tracker.h) BeginRound checks the last
+// With an accuracy target (Appendix E, Figure 15; docs/theory.md §9, sim/proactive/target_tracker.h) BeginRound checks the last
 // received global model at each phase end and may pause the client; a paused client keeps receiving, and
 // OnBroadcast resumes it when a newer model falls below target. The runtime tells the server (pause and
 // resume notices) by comparing paused() before and after.

@@ -1,4 +1,4 @@
-// The permissible-delay predicate Υ(k, i) of Algorithm 2 (proactive-dp.md §4.1, §4.4): a client at local
+// The permissible-delay predicate Υ(k, i) of Algorithm 2 (Algorithms 2 and 4, Appendix A; docs/theory.md §3): a client at local
 // round i may compute only while holding a global model of round k with Υ(k, i) true. New rules implement
 // DelayRule; the protocol calls Allows once per round attempt (not per scalar).
 #pragma once

@@ -13,7 +13,7 @@ namespace asyncdp::sim {
 using ModelSnapshot = std::shared_ptr<const Eigen::VectorXf>;
 
 // (i, U) of Algorithm 4, with the a-priori round step size η̄_i of that client's round (the server needs
-// each client's schedule, proactive-dp.md §4.3 spec note). Exactly what the accountant covers: no realised
+// each client's schedule, the server of Algorithm 3, Appendix A; docs/theory.md §3). Exactly what the accountant covers: no realised
 // batch size or other data-dependent value travels with it (under Poisson sampling |B_i| is a function of
 // the data); anything the server needs about a round comes from the public plan (s_i, η̄_i).
 struct UpdateMessage {

@@ -1,4 +1,4 @@
-// The server of the asynchronous framework (proactive-dp.md §4.3) as event handlers, no threads inside.
+// The server of the asynchronous framework (the server of Algorithm 3, Appendix A; docs/theory.md §3) as event handlers, no threads inside.
 // It applies each (c, i, U) on arrival, v̂ ← v̂ − η̄_i·U (descent, §2.4), and broadcasts v̂_k with the
 // largest k such that every *blocking* client has delivered all of its rounds 0..k−1. A client stops
 // blocking once it has delivered every round it will ever send (it completed its plan or exhausted its

@@ -1,6 +1,6 @@
 // How much of a client's step the server applies: v̂ ← v̂ − w·η̄_i·U, with w from this file.
 //
-// The paper's server (proactive-dp.md §4.3) applies every update at its full step (w = 1). With n clients
+// The paper's server (the server of Algorithm 3, Appendix A; docs/theory.md §3) applies every update at its full step (w = 1). With n clients
 // each global round then moves v̂ by the sum of n client steps — n times the step one client would take —
 // and with hundreds of clients that overshoots and diverges (1,000 a9a clients: accuracy 0.24). The
 // standard remedies, both optional (docs/theory.md, "Server step scaling"):

@@ -1,4 +1,4 @@
-// Tests of core/clipping.h: clip_C(x) = x / max(1, ||x|| / C) (proactive-dp.md §2.1).
+// Tests of core/clipping.h: clip_C(x) = x / max(1, ||x|| / C) (docs/theory.md §2).
 #include "core/clipping.h"
 
 #include <gtest/gtest.h>

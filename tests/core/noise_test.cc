@@ -1,4 +1,4 @@
-// Tests of core/noise.h: one N(0, C^2 sigma^2 I) draw per round (proactive-dp.md §2.2), reproducible from
+// Tests of core/noise.h: one N(0, C^2 sigma^2 I) draw per round (docs/theory.md §2), reproducible from
 // its key whatever the thread split.
 #include "core/noise.h"
 

@@ -1,4 +1,4 @@
-// Tests of core/sampling.h: the three mini-batch samplers of proactive-dp.md §2.6.
+// Tests of core/sampling.h: the three mini-batch samplers of docs/theory.md §2
 #include "core/sampling.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Tests of core/step_size.h: the schedules of proactive-dp.md §2.3 / Table 1.
+// Tests of core/step_size.h: the schedules of docs/theory.md §2 / Table 1.
 #include "core/step_size.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Tests of models/regularizer.h and of how the L2 term enters each per-example gradient BEFORE clipping
-// (proactive-dp.md §8.2 spec note): g_r = grad loss_r + mu w_bar_reg, then clip_C(g_r).
+// (Section 4 and Appendix D, objectives; docs/theory.md §2): g_r = grad loss_r + mu w_bar_reg, then clip_C(g_r).
 #include "models/regularizer.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Closed forms of the Proactive-DP paper (spec/proactive-dp.md §5): relation (6) between sigma and
+// Closed forms of the Proactive-DP paper (Section 3 and Appendix B; docs/theory.md §5): relation (6) between sigma and
 // (eps, delta), the helper functions h, g and F_gamma, the constant gamma of Theorems 3.1 / B.4, and a
 // checker that evaluates every condition of both theorems and reports which fails and by how much.
 // These are Poisson-sampling / add-remove statements (the paper's analysis, §2.6).

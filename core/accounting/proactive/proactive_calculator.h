@@ -1,4 +1,4 @@
-// The Proactive-DP paper's DP calculators (spec/proactive-dp.md §6.2 and §6.3):
+// The Proactive-DP paper's DP calculators (Appendix D.4; docs/theory.md §6 and §6.3):
 //   * the simplified calculator of Appendix D.4 (Theorem 3.1): from (sigma or eps, theta, N, K, delta) to
 //     gamma, T_min, s_max and the asymptotic T_min_asym, s_max_asym; with the Theorem 3.1 / B.4 conditions
 //     evaluated at the resulting batch size; `paper` mode reproduces Tables 9-11;

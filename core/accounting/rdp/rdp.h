@@ -80,7 +80,7 @@ RdpConversion RdpToEpsilon(std::span<const double> orders, std::span<const doubl
 // (alpha - 1), so that eps = max(0, min_k rdp[k] + c[k]); a ledger with a fixed delta precomputes them.
 std::vector<double> RdpConversionOffsets(std::span<const double> orders, double delta);
 
-// Mironov 2017 Proposition 3, eps = rdp(alpha) + ln(1/delta) / (alpha - 1) (dp-background.md §5), kept for
+// Mironov 2017 Proposition 3, eps = rdp(alpha) + ln(1/delta) / (alpha - 1) (Rényi DP, Mironov 2017; docs/theory.md §7), kept for
 // comparison with the improved conversion above.
 RdpConversion RdpToEpsilonClassic(std::span<const double> orders, std::span<const double> rdp, double delta);
 

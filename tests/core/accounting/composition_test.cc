@@ -10,7 +10,7 @@ namespace asyncdp::accounting {
 namespace {
 
 TEST(CompositionTest, BasicVersusAdvancedTableFromTheBackgroundSpec) {
-  // dp-background.md §4.3: eps_round 0.1, delta_round 1e-5, delta'' 1e-6.
+  // advanced composition, Dwork, Rothblum and Vadhan 2010; docs/theory.md §7: eps_round 0.1, delta_round 1e-5, delta'' 1e-6.
   struct Row {
     int64_t k;
     double advanced_eps;

@@ -6,7 +6,7 @@ namespace asyncdp::accounting {
 namespace {
 
 TEST(GaussianMechanismTest, ClassicBoundsMatchTheBackgroundSpec) {
-  // dp-background.md §9: eps = 1, delta = 1e-5, sensitivity 1.
+  // reference values: eps = 1, delta = 1e-5, sensitivity 1.
   EXPECT_NEAR(ClassicGaussianSigma(1, 1e-5, ClassicGaussianBound::k6_81), 5.505633, 1e-6);
   EXPECT_NEAR(ClassicGaussianSigma(1, 1e-5, ClassicGaussianBound::k6_82), 5.310146, 1e-6);
   EXPECT_NEAR(ClassicGaussianSigma(1, 1e-5, ClassicGaussianBound::k6_83), 4.901617, 1e-6);

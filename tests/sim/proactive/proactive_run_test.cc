@@ -1,4 +1,4 @@
-// The proactive framework end to end on a9a (proactive-dp.md §6.3–§6.4, Figure 15): phases sized by the
+// The proactive framework end to end on a9a (Appendix E.1 and Figure 15; docs/theory.md §9): phases sized by the
 // E.1 calculator, accuracy checks on held-out rows, pause and re-join, budgets never exceeded.
 #include <gtest/gtest.h>
 

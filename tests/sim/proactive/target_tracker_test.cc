@@ -1,4 +1,4 @@
-// The accuracy-target decisions of a client (proactive-dp.md §6.4 step 4), driven by hand: pause at a
+// The accuracy-target decisions of a client (Figure 15, step 4; docs/theory.md §9), driven by hand: pause at a
 // phase end at or above target, re-join exactly when a received model falls below it, stop when no phase
 // is left. The accuracy check is a stand-in (the model's first coordinate), so every crossing is exact.
 #include "sim/proactive/target_tracker.h"

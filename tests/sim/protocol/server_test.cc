@@ -114,7 +114,7 @@ TEST(ServerProtocol, AppliesEveryUpdateInArrivalOrderAsDescent) {
   ServerProtocol server(2, Eigen::VectorXf::Zero(2));
   server.OnUpdate(Update(0, 0, 1.0f, 0.5));
   server.OnUpdate(Update(1, 0, 2.0f, 0.25));
-  // v̂ ← v̂ − η̄_i·U for each arrival (proactive-dp.md §2.4).
+  // v̂ ← v̂ − η̄_i·U for each arrival (docs/theory.md §2).
   EXPECT_FLOAT_EQ(server.model()[0], -0.5f - 0.5f);
   EXPECT_EQ(server.updates_applied(), 2);
 }
