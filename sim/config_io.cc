@@ -16,6 +16,7 @@
 #include "sim/audit/train_canaries.h"
 #include "sim/config_fields.h"
 #include "sim/config_usage.h"
+#include "sim/round_plan.h"
 
 namespace asyncdp::sim {
 namespace {
@@ -136,20 +137,11 @@ void CheckImpliedRounds(const TrainConfig& c) {
   TrainConfig copy = c;
   auto fields = ConfigFields(copy);
   const auto max_rounds = static_cast<int64_t>(FindField(fields, "schedule.rounds")->range->max);
-  auto size_at = [&](int64_t i) -> int64_t {
-    if (s.sample_sizes == "list") {
-      return s.sample_size_list[std::min<size_t>(static_cast<size_t>(i), s.sample_size_list.size() - 1)];
-    }
-    if (s.sample_sizes == "linear") {
-      return std::llround(static_cast<double>(s.sample_size) + s.sample_size_slope * static_cast<double>(i));
-    }
-    return s.sample_size;
-  };
   int64_t rounds = 0;
   if (s.sample_sizes == "constant") {
     rounds = (s.iterations + s.sample_size - 1) / s.sample_size;
   } else {
-    for (int64_t t = 0; t < s.iterations && rounds <= max_rounds; ++rounds) t += size_at(rounds);
+    for (int64_t t = 0; t < s.iterations && rounds <= max_rounds; ++rounds) t += SampleSizeAt(s, rounds);
   }
   if (rounds > max_rounds) {
     throw ConfigError("schedule.iterations",

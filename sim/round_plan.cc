@@ -10,7 +10,6 @@
 #include "core/step_size.h"
 
 namespace asyncdp::sim {
-namespace {
 
 int64_t SampleSizeAt(const ScheduleConfig& s, int64_t round) {
   if (s.sample_sizes == "list") {
@@ -22,8 +21,6 @@ int64_t SampleSizeAt(const ScheduleConfig& s, int64_t round) {
   }
   return s.sample_size;
 }
-
-}  // namespace
 
 double RoundPlan::rate(int64_t i) const {
   if (allocation_rate > 0.0) return allocation_rate;

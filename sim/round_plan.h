@@ -44,6 +44,11 @@ struct RoundPlan {
 // Noise multipliers start at 0.
 RoundPlan MakeRoundPlan(const ScheduleConfig& schedule, int64_t n_records);
 
+// s_i of round i as the schedule configures it, before the cap at N_c: the one definition that
+// MakeRoundPlan and the configuration check of the implied round count (config_io.cc) both use. Linear
+// sizes are rounded to nearest and never below 1.
+int64_t SampleSizeAt(const ScheduleConfig& schedule, int64_t round);
+
 // σ_i = sigma for every round.
 void SetNoise(RoundPlan& plan, double sigma);
 // σ_i = sigma · m_j for round i in part j = floor(i·J / T) of the plan's T rounds (dp.sigma_schedule:

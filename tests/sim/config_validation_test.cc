@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "sim/config_fields.h"
 #include "sim/config_io.h"
+#include "sim/round_plan.h"
 
 namespace asyncdp::sim {
 namespace {
@@ -239,6 +240,20 @@ TEST(ConfigValidation, AnIterationCountWhosePlanWouldExceedTheRoundLimitIsRefuse
   config.schedule.sample_size_slope = 100;
   config.schedule.iterations = 1'000'000'000;
   EXPECT_NO_THROW(ValidateConfig(config));
+  // One definition of s_i (SampleSizeAt) for this check and the plan: a fractional slope rounds to nearest
+  // in both, and the plan's sizes are SampleSizeAt's (below the cap at N_c).
+  config.schedule.sample_size = 2;
+  config.schedule.sample_size_slope = 0.3;
+  config.schedule.iterations = 1000;
+  EXPECT_NO_THROW(ValidateConfig(config));
+  const RoundPlan plan = MakeRoundPlan(config.schedule, 1'000'000);
+  int64_t total = 0;
+  for (int64_t i = 0; i < plan.rounds(); ++i) {
+    EXPECT_EQ(plan.sample_sizes[static_cast<size_t>(i)], SampleSizeAt(config.schedule, i)) << i;
+    total += SampleSizeAt(config.schedule, i);
+  }
+  EXPECT_GE(total, 1000);
+  EXPECT_LT(total - SampleSizeAt(config.schedule, plan.rounds() - 1), 1000);  // the smallest such T
 }
 
 TEST(ConfigValidation, ValidateConfigChecksRangesOfConfigurationsBuiltInCode) {
