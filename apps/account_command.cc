@@ -168,38 +168,6 @@ nlohmann::ordered_json RandomAllocationJson(const AccountRequest& args) {
   return args.epsilon ? CalibrateRandomAllocation(a, *args.epsilon) : AccountRandomAllocation(a);
 }
 
-// --at-epsilon: each accountant's delta(epsilon) for the schedule, with the assumptions it rests on.
-nlohmann::ordered_json DeltaSections(const accounting::Schedule& schedule, SamplingModel sampling, double epsilon,
-                                     const std::vector<AccountantKind>& accountants, bool requested_alone,
-                                     const std::string& dash) {
-  nlohmann::ordered_json out;
-  accounting::AccountantOptions options;
-  options.sampling = sampling;
-  for (AccountantKind kind : accountants) {
-    const std::string name(accounting::ToString(kind));
-    std::unique_ptr<accounting::Accountant> accountant = accounting::MakeAccountant(kind, options);
-    std::string why = accountant->Limitation();
-    double delta = 0.0;
-    if (why.empty()) {
-      try {
-        accountant->AddSchedule(schedule);
-        delta = accountant->Delta(epsilon);
-      } catch (const ConfigError& e) {
-        why = e.what();  // the accountant's own limits (e.g. PLD beyond 2^30 rounds)
-      }
-    }
-    if (!why.empty()) {
-      if (requested_alone) throw ConfigError(dash + "accountant " + name, why);
-      out[name] = {{"delta", nullptr}, {"unavailable", why}};
-      continue;
-    }
-    nlohmann::ordered_json section = {{"delta", std::min(1.0, std::max(0.0, delta))}};
-    AddAssumptions(section, accountant->Describe(0.0));
-    out[name] = std::move(section);
-  }
-  return out;
-}
-
 }  // namespace
 
 nlohmann::ordered_json AccountJson(const AccountRequest& args) {
@@ -283,17 +251,13 @@ nlohmann::ordered_json AccountJson(const AccountRequest& args) {
   out["sampling"] = std::string(ToString(sampling));
   out["neighbors"] = std::string(ToString(NaturalNeighbours(sampling)));
   out["public"] = "q (hence N behind q = s/N), the number of rounds and delta are treated as public";
-  if (curve) {
-    accounting::ValidateSchedule(schedule);
-    out.update(DeltaSections(schedule, sampling, *args.at_epsilon, accountants, requested_alone, dash));
-    return out;
-  }
   if (calibrate) {
     out.update(Calibrate(args, steps, sampling, accountants, requested_alone));
     return out;
   }
   accounting::ReportOptions options;
-  options.delta = args.delta;
+  options.delta = curve ? 0.5 : args.delta;  // --at-epsilon: delta is not asked for; any valid one
+  if (curve) options.at_epsilon = *args.at_epsilon;
   options.sampling = sampling;
   options.rdp = options.pld = options.gdp = false;
   for (AccountantKind kind : accountants) {
@@ -308,11 +272,20 @@ nlohmann::ordered_json AccountJson(const AccountRequest& args) {
   for (AccountantKind kind : accountants) {
     const std::string name(accounting::ToString(kind));
     if (auto it = report.unavailable.find(kind); it != report.unavailable.end()) {
-      out[name] = {{"epsilon", nullptr}, {"unavailable", it->second}};
+      out[name] = {{curve ? "delta" : "epsilon", nullptr}, {"unavailable", it->second}};
       continue;
     }
     nlohmann::ordered_json section;
-    if (kind == AccountantKind::kRdp) {
+    if (curve) {
+      // --at-epsilon: each accountant's delta(eps) and what it rests on (PLD: the upper bound).
+      const accounting::Assumptions& a = kind == AccountantKind::kRdp   ? report.rdp->assumptions
+                                         : kind == AccountantKind::kPld ? report.pld->assumptions
+                                                                        : report.gdp->assumptions;
+      section = {{"delta", kind == AccountantKind::kRdp   ? report.rdp->delta_at_epsilon
+                           : kind == AccountantKind::kPld ? report.pld->delta_at_epsilon
+                                                          : report.gdp->delta_at_epsilon}};
+      AddAssumptions(section, a);
+    } else if (kind == AccountantKind::kRdp) {
       section = {{"epsilon", Number(report.rdp->epsilon)}, {"order", report.rdp->order}};
       AddAssumptions(section, report.rdp->assumptions);
     } else if (kind == AccountantKind::kPld) {

@@ -1,5 +1,6 @@
 #include "core/accounting/report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -35,8 +36,10 @@ PrivacyReport ComputePrivacyReport(const Schedule& schedule, const ReportOptions
     }
     accountant->AddSchedule(schedule);
     EpsilonResult r;
+    double delta_at_epsilon = 0.0;
     try {
       r = accountant->Epsilon(options.delta);
+      if (options.at_epsilon) delta_at_epsilon = std::clamp(accountant->Delta(*options.at_epsilon), 0.0, 1.0);
     } catch (const ConfigError& e) {
       // The accountant's own limits (e.g. PLD beyond 2^30 rounds); delta and the schedule were checked.
       report.unavailable[kind] = e.what();
@@ -45,11 +48,12 @@ PrivacyReport ComputePrivacyReport(const Schedule& schedule, const ReportOptions
     Assumptions assumptions = accountant->Describe(options.delta);
     switch (kind) {
       case AccountantKind::kRdp:
-        report.rdp = RdpReport{r.epsilon, r.order, std::move(assumptions)};
+        report.rdp = RdpReport{r.epsilon, delta_at_epsilon, r.order, std::move(assumptions)};
         break;
       case AccountantKind::kPld: {
         PldReport pld;
         pld.epsilon = r.epsilon;
+        pld.delta_at_epsilon = delta_at_epsilon;
         pld.epsilon_lower = std::isnan(r.epsilon_lower) ? 0.0 : r.epsilon_lower;
         pld.discretization = r.discretization;
         pld.lower_assumptions = assumptions;
@@ -59,7 +63,7 @@ PrivacyReport ComputePrivacyReport(const Schedule& schedule, const ReportOptions
         break;
       }
       default:
-        report.gdp = GdpReport{r.epsilon, r.mu, std::move(assumptions)};
+        report.gdp = GdpReport{r.epsilon, delta_at_epsilon, r.mu, std::move(assumptions)};
         break;
     }
   }

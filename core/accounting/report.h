@@ -26,16 +26,20 @@ struct ReportOptions {
   bool gdp = true;  // CLT approximation, for comparison with f-DP numbers in the literature
   RdpOptions rdp_options;
   PldOptions pld_options;
+  // Also each accountant's smallest delta at this epsilon >= 0 (a point of the curve delta(eps)).
+  std::optional<double> at_epsilon;
 };
 
 struct RdpReport {
   double epsilon = 0.0;
+  double delta_at_epsilon = 0.0;  // with ReportOptions::at_epsilon
   double order = 0.0;  // the Renyi order attaining the minimum
   Assumptions assumptions;
 };
 
 struct PldReport {
   double epsilon = 0.0;        // upper bound (a guarantee)
+  double delta_at_epsilon = 0.0;  // with ReportOptions::at_epsilon: upper bound on delta(at_epsilon)
   double epsilon_lower = 0.0;  // lower bound on the true epsilon of the same mechanism
   double discretization = 0.0;
   Assumptions assumptions;        // kUpperBound
@@ -44,6 +48,7 @@ struct PldReport {
 
 struct GdpReport {
   double epsilon = 0.0;
+  double delta_at_epsilon = 0.0;  // with ReportOptions::at_epsilon
   double mu = 0.0;
   Assumptions assumptions;  // kApproximation
 };

@@ -345,15 +345,8 @@ def epsilon(q: Union[float, Sequence[float], None] = None, sigma: Union[float, S
     >>> round(epsilon(q=0.01, sigma=1.0, steps=1000, delta=1e-5), 3)
     1.829
     """
-    _single_accountant(accountant)
-    rows = _broadcast({"q": q, "sigma": sigma, "steps": steps, "delta": delta})
-    if rows is None:
-        return _section_value(_account(q, sigma, None, steps, delta, schedule, accountant, sampling), accountant,
-                              "epsilon")
-    import numpy as np
-
-    return np.array([_section_value(_account(r["q"], r["sigma"], None, r["steps"], r["delta"], schedule,
-                                             accountant, sampling), accountant, "epsilon") for r in rows])
+    return _curve_point("epsilon", {"q": q, "sigma": sigma, "steps": steps, "delta": delta}, schedule, accountant,
+                        sampling)
 
 
 def delta(q: Union[float, Sequence[float], None] = None, sigma: Union[float, Sequence[float], None] = None,
@@ -371,18 +364,29 @@ def delta(q: Union[float, Sequence[float], None] = None, sigma: Union[float, Seq
 
     Not available for ``sampling="random_allocation"`` (its bounds give epsilon at delta only).
     """
-    _single_accountant(accountant)
     if epsilon is None:
         raise TypeError("epsilon: required (the epsilon >= 0 at which to give delta)")
-    rows = _broadcast({"q": q, "sigma": sigma, "steps": steps, "epsilon": epsilon})
+    return _curve_point("delta", {"q": q, "sigma": sigma, "steps": steps, "epsilon": epsilon}, schedule, accountant,
+                        sampling)
+
+
+def _curve_point(field, named, schedule, accountant, sampling):
+    """One accountant's epsilon at delta (field "epsilon") or delta at epsilon (field "delta"): a float, or
+    a numpy array when any of ``named`` is a list (broadcast as in ``account``)."""
+    _single_accountant(accountant)
+
+    def one(r):
+        at_epsilon = r["epsilon"] if field == "delta" else None
+        result = _account(r["q"], r["sigma"], None, r["steps"], r.get("delta"), schedule, accountant, sampling,
+                          at_epsilon=at_epsilon)
+        return _section_value(result, accountant, field)
+
+    rows = _broadcast(named)
     if rows is None:
-        return _section_value(_account(q, sigma, None, steps, None, schedule, accountant, sampling,
-                                       at_epsilon=epsilon), accountant, "delta")
+        return one(named)
     import numpy as np
 
-    return np.array([_section_value(_account(r["q"], r["sigma"], None, r["steps"], None, schedule, accountant,
-                                             sampling, at_epsilon=r["epsilon"]), accountant, "delta")
-                     for r in rows])
+    return np.array([one(r) for r in rows])
 
 
 def _single_accountant(accountant):
