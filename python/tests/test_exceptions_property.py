@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 import asyncdp
 
-SETTINGS = settings(max_examples=int(os.environ.get("ASYNCDP_HYPOTHESIS_EXAMPLES", "60")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# database=None: no .hypothesis/ directory in the checkout (the tests run from the repository root).
+SETTINGS = settings(max_examples=int(os.environ.get("ASYNCDP_HYPOTHESIS_EXAMPLES", "60")), deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 ENCODINGS = ("utf-8", "utf-16", "utf-16-le", "utf-32", "latin-1", "cp1252")
 
 # Text that is close to valid for each reader, so the parsers are exercised beyond their first byte.
