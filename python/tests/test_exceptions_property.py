@@ -13,11 +13,14 @@ import tempfile
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis.configuration import set_hypothesis_home_dir
 from hypothesis import strategies as st
 
 import asyncdp
 
-# database=None: no .hypothesis/ directory in the checkout (the tests run from the repository root).
+# No .hypothesis/ directory in the checkout (the tests run from the repository root): no example database,
+# and hypothesis's own caches (the Unicode tables of st.text) in a temporary directory.
+set_hypothesis_home_dir(tempfile.mkdtemp(prefix="asyncdp-hypothesis-"))
 SETTINGS = settings(max_examples=int(os.environ.get("ASYNCDP_HYPOTHESIS_EXAMPLES", "60")), deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 ENCODINGS = ("utf-8", "utf-16", "utf-16-le", "utf-32", "latin-1", "cp1252")
 
