@@ -7,8 +7,10 @@ a crash or a hang. The strategies below draw file contents (random bytes, text i
 near-valid lines), paths (missing, directories, odd names), argument types and values.
 """
 
+import atexit
 import os
 import pathlib
+import shutil
 import tempfile
 
 import pytest
@@ -20,7 +22,9 @@ import asyncdp
 
 # No .hypothesis/ directory in the checkout (the tests run from the repository root): no example database,
 # and hypothesis's own caches (the Unicode tables of st.text) in a temporary directory.
-set_hypothesis_home_dir(tempfile.mkdtemp(prefix="asyncdp-hypothesis-"))
+HYPOTHESIS_HOME = tempfile.mkdtemp(prefix="asyncdp-hypothesis-")
+set_hypothesis_home_dir(HYPOTHESIS_HOME)
+atexit.register(shutil.rmtree, HYPOTHESIS_HOME, ignore_errors=True)
 SETTINGS = settings(max_examples=int(os.environ.get("ASYNCDP_HYPOTHESIS_EXAMPLES", "60")), deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 ENCODINGS = ("utf-8", "utf-16", "utf-16-le", "utf-32", "latin-1", "cp1252")
 
