@@ -1,6 +1,8 @@
 """scripts/check-include-cycles.py: passes on this repository, and fails on small trees with a cycle or an
 arrow up the layers (so the CI check can fail)."""
+import atexit
 import pathlib
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -14,7 +16,8 @@ def run(root):
 
 
 def tree(files):
-    root = pathlib.Path(tempfile.mkdtemp())
+    root = pathlib.Path(tempfile.mkdtemp(prefix="asyncdp-include-cycles-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
     for name, includes in files.items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
