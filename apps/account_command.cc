@@ -217,9 +217,7 @@ nlohmann::ordered_json AccountJson(const AccountRequest& args) {
     }
     if (!(*args.q > 0.0 && *args.q <= 1.0)) throw ConfigError(dash + "q", "must be in (0, 1]");
     accounting::ValidateSamplingRate(*args.q, dash + "q");
-    if (has_sigma && !(*args.sigma > 0.0 && std::isfinite(*args.sigma)))
-      throw ConfigError(dash + "sigma", "must be a positive finite number");
-    if (has_sigma) accounting::ValidateNoiseMultiplier(*args.sigma, dash + "sigma");
+    if (has_sigma) accounting::ValidateNoiseMultiplier(*args.sigma, dash + "sigma");  // positive, finite, in domain
     if (calibrate && !(*args.epsilon > 0.0 && std::isfinite(*args.epsilon))) {
       throw ConfigError(dash + "epsilon", "must be positive");
     }

@@ -38,10 +38,7 @@ void ValidateWindow(const RandomAllocationCliArgs& a) {
 
 void Validate(const RandomAllocationCliArgs& a) {
   ValidateWindow(a);
-  if (!(a.sigma > 0.0 && std::isfinite(a.sigma))) {
-    throw ConfigError(a.option_prefix + "sigma", "must be a positive finite number");
-  }
-  accounting::ValidateNoiseMultiplier(a.sigma, a.option_prefix + "sigma");
+  accounting::ValidateNoiseMultiplier(a.sigma, a.option_prefix + "sigma");  // positive, finite, in domain
 }
 
 accounting::AccountantOptions FacadeOptions(const RandomAllocationCliArgs& a) {
