@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # run_experiments.sh: the front door for reproducing the Proactive DP experiments and asking "what if".
-# It sets up (Debian packages, Release build) when needed and drives the `asyncdp` binary; all model and
-# privacy computations happen in asyncdp, this script only chooses runs, collects outputs, plots
-# (gnuplot) and writes REPORT.md. Helpers: scripts/experiments/.
+# It sets up (Debian packages, Release build of the binary and the Python module) when needed, then runs a
+# mode. All model and privacy computations happen in asyncdp. `quick` is the Python experiment layer
+# (python/asyncdp/experiments: runs over seeds, intervals, verdicts, matplotlib figures drawn from the
+# tables beside them), started with /usr/bin/python3 (ASYNCDP_PYTHON to override: a pyenv `python3`
+# first on PATH may lack numpy); the other modes are still bash + gnuplot (scripts/experiments/).
 #
-#   ./run_experiments.sh [quick]      strongly convex vs plain convex vs non-convex under DP  (≤ 3 min)
+#   ./run_experiments.sh [quick] [--seeds N] [--jobs N] [--tiny]
+#                                     strongly convex vs plain convex vs non-convex under DP at
+#                                     epsilon 0.5, 2, 8 and the paper's sigma, 5 seeds (LeNet 3), 95%
+#                                     intervals and baselines                             (<= 4 min)
 #   ./run_experiments.sh paper [--full] [--libsvm PATH] [--images DIR]
 #                                     the paper's utility graphs, Figures 1-3 & 7-14, Tables 9-11
 #   ./run_experiments.sh sweep --config FILE.toml --sample-sizes 1,5,10,26 --epsilons 0.05,0.1,0.5,1
@@ -34,8 +39,6 @@ source "$EXP_DIR/data.sh"
 source "$EXP_DIR/plot.sh"
 # shellcheck source=scripts/experiments/report.sh
 source "$EXP_DIR/report.sh"
-# shellcheck source=scripts/experiments/quick.sh
-source "$EXP_DIR/quick.sh"
 # shellcheck source=scripts/experiments/paper.sh
 source "$EXP_DIR/paper.sh"
 # shellcheck source=scripts/experiments/mpi.sh
@@ -58,8 +61,17 @@ if [ $# -gt 0 ] && [[ $1 != -* ]]; then
   MODE=$1
   shift
 fi
+# The modes of the Python experiment layer parse their own options (python3 -m asyncdp.experiments).
+if [ "$MODE" = quick ]; then
+  for arg in "$@"; do
+    case $arg in -h | --help) usage; exit 0 ;; esac
+  done
+  cd "$REPO_DIR"
+  ensure_asyncdp python
+  exec "${ASYNCDP_PYTHON:-/usr/bin/python3}" -m asyncdp.experiments "$MODE" "$@"
+fi
 case $MODE in
-  quick | paper | sweep | audit | proactive | checkins) ;;
+  paper | sweep | audit | proactive | checkins) ;;
   help) usage; exit 0 ;;
   *) usage >&2; die "unknown subcommand '$MODE' (quick, paper, sweep, audit, proactive, checkins)" ;;
 esac
@@ -102,7 +114,6 @@ fi
 if [ "$MODE" != sweep ] && [ -n "$CONFIG_ARG$SAMPLE_SIZES_ARG$EPSILONS_ARG" ]; then
   die "--config, --sample-sizes and --epsilons belong to 'sweep'"
 fi
-if [ "$MODE" = quick ] && [ "$SCALE" = full ]; then die "--full belongs to 'paper'"; fi
 
 TOTAL_START=$(now_seconds)
 cd "$REPO_DIR"

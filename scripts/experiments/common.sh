@@ -27,24 +27,35 @@ elapsed_since() { awk -v a="$1" -v b="$(now_seconds)" 'BEGIN { printf "%.1f", b 
 # Makes $ASYNCDP point at a current Release build: installs missing Debian packages
 # (scripts/install-deps.sh), configures the `release` preset once and rebuilds the binary (a no-op when it
 # is up to date; ASYNCDP_JOBS compile jobs, default all cores, as in run_tests.sh). ASYNCDP_BIN=/path/to/asyncdp
-# skips all of this (tests, or a build elsewhere).
+# skips all of this (tests, or a build elsewhere). `ensure_asyncdp python` also builds the Python module and
+# exports what the Python experiment layer needs: PYTHONPATH (the module of the same build: the `python`
+# folder beside the binary), ASYNCDP_BIN and ASYNCDP_SOURCE_DIR.
 ensure_asyncdp() {
+  local want_python=${1:-}
   if [ -n "$ASYNCDP" ]; then
     [ -x "$ASYNCDP" ] || die "ASYNCDP_BIN=$ASYNCDP is not an executable"
-    return
+  else
+    "$REPO_DIR/scripts/install-deps.sh" || die "installing dependencies failed (scripts/install-deps.sh)"
+    local start targets=(asyncdp)
+    [ -n "$want_python" ] && targets+=(asyncdp_python)
+    start=$(now_seconds)
+    if [ ! -f "$REPO_DIR/build/release/build.ninja" ]; then
+      log "configuring the release build (cmake --preset release)"
+      (cd "$REPO_DIR" && cmake --preset release >/dev/null) || die "cmake --preset release failed"
+    fi
+    log "building ${targets[*]} (cmake --build --preset release -j ${ASYNCDP_JOBS:-$(nproc)})"
+    (cd "$REPO_DIR" && cmake --build --preset release --target "${targets[@]}" -j "${ASYNCDP_JOBS:-$(nproc)}" >&2) ||
+      die "the build failed"
+    ASYNCDP=$REPO_DIR/build/release/asyncdp
+    log "asyncdp ready ($(elapsed_since "$start") s): $ASYNCDP"
   fi
-  "$REPO_DIR/scripts/install-deps.sh" || die "installing dependencies failed (scripts/install-deps.sh)"
-  local start
-  start=$(now_seconds)
-  if [ ! -f "$REPO_DIR/build/release/build.ninja" ]; then
-    log "configuring the release build (cmake --preset release)"
-    (cd "$REPO_DIR" && cmake --preset release >/dev/null) || die "cmake --preset release failed"
+  if [ -n "$want_python" ]; then
+    local module_dir
+    module_dir=$(cd "$(dirname "$ASYNCDP")" && pwd)/python
+    [ -d "$module_dir/asyncdp/experiments" ] ||
+      die "no Python module beside $ASYNCDP ($module_dir/asyncdp/experiments): build the asyncdp_python target"
+    export PYTHONPATH=$module_dir${PYTHONPATH:+:$PYTHONPATH} ASYNCDP_BIN=$ASYNCDP ASYNCDP_SOURCE_DIR=$REPO_DIR
   fi
-  log "building asyncdp (cmake --build --preset release --target asyncdp -j ${ASYNCDP_JOBS:-$(nproc)})"
-  (cd "$REPO_DIR" && cmake --build --preset release --target asyncdp -j "${ASYNCDP_JOBS:-$(nproc)}" >&2) ||
-    die "the build failed"
-  ASYNCDP=$REPO_DIR/build/release/asyncdp
-  log "asyncdp ready ($(elapsed_since "$start") s): $ASYNCDP"
 }
 
 have_gnuplot() { command -v gnuplot >/dev/null 2>&1; }
@@ -66,10 +77,20 @@ json_get() {
     }'
 }
 
-# json_count FILE PREFIX: the number of elements of the array at PREFIX (e.g. rounds_per_client).
+# json_count FILE PREFIX: the number of elements of the array at PREFIX (e.g. rounds_per_client). A missing
+# or empty array is an error (exit 2), never a count of 0 that a caller could mistake for "none".
 json_count() {
-  json_flat "$1" | awk -F'\t' -v p="$2." 'index($1, p) == 1 && substr($1, length(p) + 1) ~ /^[0-9]+$/ { n++ }
-                                          END { print n + 0 }'
+  json_flat "$1" | awk -F'\t' -v p="$2." -v f="$1" '
+    index($1, p) == 1 && substr($1, length(p) + 1) ~ /^[0-9]+$/ { n++ }
+    END { if (n == 0) { print "json_count: no array " substr(p, 1, length(p) - 1) " in " f > "/dev/stderr"; exit 2 }
+          print n }'
+}
+
+# clients_of RUN_DIR: the number of clients of a run (the length of summary.json's per-client arrays).
+clients_of() {
+  local n
+  n=$(json_count "$1/summary.json" planned_grads_per_client) || die "$1/summary.json: no per-client arrays"
+  printf '%s' "$n"
 }
 
 # csv_column FILE NAME...: the named columns of a CSV with a header line, comma-separated.

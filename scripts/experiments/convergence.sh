@@ -39,8 +39,7 @@ convergence_reference_config() {
 subopt_curve() {
   local run=$1 ref=$2 out=$3 clients f_star records
   [ -f "$run/metrics.csv" ] && [ -f "$ref/summary.json" ] || return 1
-  clients=$(json_count "$run/summary.json" grads_per_client)
-  [ "$clients" -gt 0 ] || clients=1
+  clients=$(clients_of "$run")
   read -r f_star records <<<"$(json_get "$ref/summary.json" evaluated_objective records)"
   local header
   header=$(head -n 1 "$run/metrics.csv")
@@ -167,8 +166,7 @@ plot_metric() {
     IFS='|' read -r label run color dash <<<"$spec"
     [ -f "$run/metrics.csv" ] || continue
     [[ ,$(head -n 1 "$run/metrics.csv"), == *,$column,* ]] || continue
-    clients=$(json_count "$run/summary.json" grads_per_client)
-    [ "$clients" -gt 0 ] || clients=1
+    clients=$(clients_of "$run")
     dat=$dir/$(basename "$run").$column.dat
     csv_column "$run/metrics.csv" gradients "$column" |
       awk -F, -v n="$clients" 'BEGIN { print "# gradients_per_client\tvalue" } { printf "%.10g\t%s\n", $1 / n, $2 }' >"$dat"

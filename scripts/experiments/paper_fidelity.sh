@@ -37,8 +37,8 @@ run_status() {
 collapsed_until() {
   [ -f "$1/metrics.csv" ] || { echo NA; return; }
   local clients
-  clients=$(json_count "$1/summary.json" grads_per_client)
-  csv_column "$1/metrics.csv" gradients test_loss test_accuracy | awk -F, -v n="${clients:-1}" '
+  clients=$(clients_of "$1")
+  csv_column "$1/metrics.csv" gradients test_loss test_accuracy | awk -F, -v n="$clients" '
     $2 + 0 > 0.99 * log(10) && $2 + 0 < 1.01 * log(10) && $3 + 0 <= 0.11 { t = $1 / n }
     END { if (t == "") print "NA"; else printf "%.0f", t }'
 }

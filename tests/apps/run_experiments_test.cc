@@ -1,4 +1,4 @@
-// End-to-end: every subcommand of run_experiments.sh at the tiny scale (ASYNCDP_EXPERIMENTS_SCALE=tiny,
+// End-to-end: every bash subcommand of run_experiments.sh at the tiny scale (ASYNCDP_EXPERIMENTS_SCALE=tiny,
 // seconds per subcommand) against the built binary (ASYNCDP_BIN), writing into a temporary directory.
 // Checks the files each mode promises and the report sections; the numbers themselves are asyncdp's and
 // are tested where they are computed.
@@ -54,31 +54,8 @@ void ExpectRunsRecordConfigAndSeed(const std::string& runs) {
   EXPECT_GT(count, 0) << runs;
 }
 
-TEST(RunExperiments, QuickMeasuresConvergenceRatesAgainstReferenceOptima) {
-  TempDir dir;
-  const std::string out = dir.Path("quick");
-  const CliResult r = RunScript("quick --out " + Quoted(out), dir);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  ExpectFiles(out, {"REPORT.md", "runs.csv", "curves.csv", "rates.csv", "manifest.tsv", "plots/suboptimality.png",
-                    "plots/suboptimality.gp", "plots/convex_accuracy.png", "plots/lenet_train_loss.png",
-                    "plots/lenet.png", "reference/strongly_convex/summary.json",
-                    "reference/plain_convex/summary.json", "reference/geometric_median/summary.json"});
-  const std::string report = ReadFile(out + "/REPORT.md");
-  for (const char* section : {"## Runs", "## Reference optima", "## Convergence rates", "## Non-convex", "## Checks",
-                              "plots/suboptimality.png", "fitted slope", "ε PLD", "wall s"}) {
-    EXPECT_THAT(report, HasSubstr(section));
-  }
-  EXPECT_THAT(report, Not(HasSubstr("failed")));
-  // Real a9a data from the repository itself, not a substitute.
-  EXPECT_THAT(report, HasSubstr("**a9a** (LIBSVM a9a / a9a.t from " + SourceDir() + "/datasets/libsvm)"));
-  // strongly convex, plain convex, geometric median x (DP, non-DP, SGD) + LeNet x (DP, non-DP)
-  EXPECT_EQ(CountLines(ReadFile(out + "/runs.csv")), 1 + 3 * 3 + 2);
-  // A fitted slope and a schedule slope for each of the nine convex runs.
-  const std::string rates = ReadFile(out + "/rates.csv");
-  EXPECT_EQ(CountLines(rates), 1 + 9) << rates;
-  EXPECT_THAT(rates, Not(HasSubstr(",NA,NA,NA,NA,"))) << rates;
-  ExpectRunsRecordConfigAndSeed(out + "/runs");
-}
+// `quick` is the Python experiment layer: python/tests/test_experiments.py runs it through this script and
+// checks its tables, figures and REPORT.
 
 TEST(RunExperiments, PaperReproducesTables9To11ExactlyAndWritesEveryFigure) {
   TempDir dir;

@@ -1,0 +1,84 @@
+"""``python3 -m asyncdp.experiments MODE [options]``: the modes ported from bash to Python.
+
+Exit codes: 0 success, 1 a run or a reference failed (the REPORT lists it), 2 bad usage or input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import pathlib
+import sys
+
+from . import env, quick
+from .output import Output
+
+MODES = {"quick": quick.main}
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"needs a positive integer, got '{text}'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"needs a positive integer, got '{text}'")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # exit 2 with one clear line, as the rest of the tool
+        print(f"run_experiments.sh: error: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
+def parse(argv):
+    p = _Parser(prog="run_experiments.sh", description="asyncdp experiments (Python modes)")
+    p.add_argument("mode", choices=sorted(MODES))
+    p.add_argument("--out", help="output folder (default results/MODE)")
+    p.add_argument("--jobs", type=_positive, default=None, help="runs at a time (default: the cores)")
+    p.add_argument("--seeds", type=_positive, default=None, help="seeds per run group (default: the mode's)")
+    p.add_argument("--libsvm", help="LIBSVM training file for the convex problems")
+    p.add_argument("--images", help="folder of IDX images for LeNet")
+    p.add_argument("--tiny", action="store_true", help="seconds-long runs (tests; no verdicts)")
+    args = p.parse_args(argv)
+    scale = os.environ.get("ASYNCDP_EXPERIMENTS_SCALE", "default")
+    if args.tiny:
+        scale = "tiny"
+    if scale not in ("tiny", "default"):
+        p.error(f"{args.mode} runs at scale tiny or default, not '{scale}'")
+    args.scale = scale
+    args.jobs = args.jobs or env.cores()
+    return args
+
+
+def log(message: str) -> None:
+    print(f"[{datetime.datetime.now():%H:%M:%S}] {message}", file=sys.stderr, flush=True)
+
+
+def main(argv=None) -> int:
+    args = parse(sys.argv[1:] if argv is None else argv)
+    args.log = log
+    try:
+        destination = pathlib.Path(args.out or env.repo_dir() / "results" / args.mode)
+        args.output = Output(destination, args.mode)
+    except env.UsageError as e:
+        print(f"run_experiments.sh: error: {e}", file=sys.stderr)
+        return 2
+    try:
+        code = MODES[args.mode](args)
+    except env.UsageError as e:
+        args.output.discard()
+        print(f"run_experiments.sh: error: {e}", file=sys.stderr)
+        return 2
+    except BaseException:
+        args.output.discard()  # nothing half-published: the previous result stays where it was
+        raise
+    where = args.output.publish()
+    log(f"{args.mode}: {where}/REPORT.md")
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

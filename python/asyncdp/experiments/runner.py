@@ -1,0 +1,121 @@
+"""Running a matrix of simulator runs: each an ``asyncdp.train`` call in a worker process.
+
+A run is a ``RunSpec``: a configuration file, ``--set``-style overrides, a seed and the experiment's labels
+for it (problem, privacy setting, ...). ``run_all`` runs them ``jobs`` at a time (one process each, so
+runs never share a thread pool or a log level) and returns typed ``RunResult``s: the summary, metrics and
+clients tables as the ``asyncdp`` module gives them, the CPU seconds the run used, or the error that ended
+it. Each run also writes the CLI's four files into ``runs/NAME/`` of the output folder, so every number in
+a REPORT can be traced to a run directory holding its resolved configuration and seed.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import multiprocessing
+import os
+import pathlib
+import resource
+import time
+import traceback
+from typing import Any, Mapping, Sequence
+
+import pandas as pd
+
+
+@dataclasses.dataclass(frozen=True)
+class RunSpec:
+    name: str                       # unique; the run directory under runs/
+    config: pathlib.Path            # a TOML configuration (experiments/*.toml)
+    overrides: Mapping[str, Any]    # dotted keys, as --set
+    seed: int
+    labels: Mapping[str, Any]       # the experiment's factors for this run (problem, setting, ...)
+
+
+@dataclasses.dataclass
+class RunResult:
+    spec: RunSpec
+    summary: dict | None
+    metrics: pd.DataFrame | None
+    clients: pd.DataFrame | None
+    cpu_seconds: float
+    wall_seconds: float
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class RunTimeout(Exception):
+    pass
+
+
+def _run_one(spec: RunSpec, runs_dir: str, timeout: float) -> RunResult:
+    import asyncdp
+
+    # Errors reach the REPORT as exceptions; the per-run warnings (e.g. that output.diagnostics is on,
+    # which the REPORT states once) would only repeat themselves for every run.
+    asyncdp.set_log_level("error")
+    start_wall = time.monotonic()
+    start_cpu = time.process_time()
+    deadline = start_wall + timeout if timeout > 0 else None
+
+    def progress(_state):
+        if deadline is not None and time.monotonic() > deadline:
+            raise RunTimeout(f"stopped after ASYNCDP_RUN_TIMEOUT={timeout:g} s")
+
+    out = pathlib.Path(runs_dir) / spec.name
+    kwargs = {key.replace(".", "__"): value for key, value in spec.overrides.items()}
+    try:
+        run = asyncdp.train(os.fspath(spec.config), out=out, progress=progress, seed=spec.seed, **kwargs)
+    except Exception as e:  # noqa: BLE001 - every failure is reported in the REPORT, none is fatal to the others
+        detail = "".join(traceback.format_exception_only(type(e), e)).strip()
+        return RunResult(spec, None, None, None, time.process_time() - start_cpu, time.monotonic() - start_wall,
+                         detail)
+    return RunResult(spec, run.summary, run.metrics_frame(), run.clients_frame(),
+                     time.process_time() - start_cpu, time.monotonic() - start_wall)
+
+
+def run_all(specs: Sequence[RunSpec], runs_dir: pathlib.Path, jobs: int, log=print) -> list[RunResult]:
+    """Runs every spec (``jobs`` processes at a time; in the order given, so put the longest first) and
+    returns their results in the same order. ``ASYNCDP_RUN_TIMEOUT`` (seconds, default none) stops a run
+    that takes longer and reports it as failed."""
+    names = [s.name for s in specs]
+    if len(set(names)) != len(names):
+        raise ValueError("run names must be unique")
+    timeout = float(os.environ.get("ASYNCDP_RUN_TIMEOUT") or 0)
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    results: dict[str, RunResult] = {}
+    context = multiprocessing.get_context("spawn")  # a fresh interpreter per worker: no inherited threads
+    with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=context) as pool:
+        futures = {pool.submit(_run_one, s, os.fspath(runs_dir), timeout): s for s in specs}
+        done = 0
+        for future in concurrent.futures.as_completed(futures):
+            spec = futures[future]
+            try:
+                result = future.result()
+            except Exception as e:  # noqa: BLE001 - a crashed worker fails its run only
+                result = RunResult(spec, None, None, None, 0.0, 0.0, f"worker failed: {e!r}")
+            results[spec.name] = result
+            done += 1
+            if not result.ok:
+                log(f"run {spec.name} failed: {result.error}")
+            elif done % 10 == 0 or done == len(specs):
+                log(f"{done}/{len(specs)} runs done")
+    return [results[n] for n in names]
+
+
+def child_cpu_seconds() -> float:
+    """CPU seconds of finished worker processes (user + system), for the REPORT's run matrix."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def failed_section(results: Sequence[RunResult]) -> str:
+    failed = [r for r in results if not r.ok]
+    if not failed:
+        return ""
+    lines = ["## Failed runs", "", "These runs did not finish; every table and verdict above leaves them out.", ""]
+    lines += [f"* `runs/{r.spec.name}`: {r.error}" for r in failed]
+    return "\n".join(lines) + "\n"

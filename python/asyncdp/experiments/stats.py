@@ -1,0 +1,133 @@
+"""Statistics of the experiment reports: intervals over seeds, paired differences, verdicts.
+
+Every compared quantity in a REPORT is a set of runs that differ only in their seed. A verdict is read
+from the 95% interval of the (paired, where the runs share seeds) difference, never from single runs:
+
+* ``holds`` when the whole interval lies on the claimed side of the threshold,
+* ``does not hold`` when the whole interval lies on the other side,
+* ``inconclusive`` when the interval contains the threshold (or fewer than two seeds were run).
+
+Intervals are Student-t intervals of the mean (scipy.stats.t), which assume roughly normal seed-to-seed
+variation; with 3-5 seeds they are wide, and that is the honest answer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Iterable, Sequence
+
+import numpy as np
+from scipy import stats as _st
+
+LEVEL = 0.95
+
+HOLDS = "holds"
+FAILS = "does not hold"
+INCONCLUSIVE = "inconclusive"
+
+
+@dataclasses.dataclass(frozen=True)
+class Interval:
+    """Mean of n values with a two-sided ``level`` Student-t interval [low, high] (NaN for n < 2)."""
+
+    mean: float
+    low: float
+    high: float
+    n: int
+    sd: float
+
+    def text(self, digits: int = 3) -> str:
+        """"m [lo, hi]" with ``digits`` significant digits ("m (n = 1)" without an interval)."""
+        if self.n == 0 or not math.isfinite(self.mean):
+            return "n/a"
+        if self.n < 2 or not math.isfinite(self.low):
+            return f"{_g(self.mean, digits)} (n = {self.n})"
+        return f"{_g(self.mean, digits)} [{_g(self.low, digits)}, {_g(self.high, digits)}]"
+
+
+def _g(x: float, digits: int) -> str:
+    return f"{x:.{digits}g}"
+
+
+def mean_interval(values: Iterable[float], level: float = LEVEL) -> Interval:
+    """Mean and Student-t interval of the finite values (non-finite ones, e.g. a diverged run, are not
+    averaged away silently: they make the mean NaN)."""
+    x = np.asarray(list(values), dtype=float)
+    n = x.size
+    if n == 0:
+        return Interval(math.nan, math.nan, math.nan, 0, math.nan)
+    mean = float(np.mean(x))
+    if n < 2 or not np.all(np.isfinite(x)):
+        return Interval(mean, math.nan, math.nan, n, math.nan)
+    sd = float(np.std(x, ddof=1))
+    half = float(_st.t.ppf(0.5 + level / 2, n - 1)) * sd / math.sqrt(n)
+    return Interval(mean, mean - half, mean + half, n, sd)
+
+
+def paired_difference(a: Sequence[float], b: Sequence[float], level: float = LEVEL) -> Interval:
+    """Interval of the mean of a_i − b_i, the runs paired by position (the same seed)."""
+    if len(a) != len(b):
+        raise ValueError(f"paired difference of {len(a)} and {len(b)} runs: the seeds must match")
+    return mean_interval(np.asarray(a, dtype=float) - np.asarray(b, dtype=float), level)
+
+
+def verdict_below(interval: Interval, threshold: float = 0.0) -> str:
+    """Verdict on the claim "the mean is below ``threshold``" from its interval."""
+    if interval.n < 2 or not math.isfinite(interval.low):
+        return INCONCLUSIVE
+    if interval.high < threshold:
+        return HOLDS
+    if interval.low > threshold:
+        return FAILS
+    return INCONCLUSIVE
+
+
+def verdict_above(interval: Interval, threshold: float = 0.0) -> str:
+    """Verdict on the claim "the mean is above ``threshold``" from its interval."""
+    flipped = Interval(-interval.mean, -interval.high, -interval.low, interval.n, interval.sd)
+    return verdict_below(flipped, -threshold)
+
+
+def family_false_alarm(verdicts: int, level: float = LEVEL) -> float:
+    """Probability that at least one of ``verdicts`` independent true-null comparisons, each at the
+    given level, comes out decided by chance: 1 − level^k (what a table of k verdicts risks)."""
+    return 1.0 - level ** verdicts if verdicts > 0 else 0.0
+
+
+def holm(pvalues: Sequence[float], alpha: float = 1 - LEVEL) -> list[bool]:
+    """Holm's step-down procedure: which hypotheses are rejected at family-wise error rate ``alpha``."""
+    order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
+    rejected = [False] * len(pvalues)
+    m = len(pvalues)
+    for rank, i in enumerate(order):
+        if pvalues[i] <= alpha / (m - rank):
+            rejected[i] = True
+        else:
+            break
+    return rejected
+
+
+def loglog_slope(x: Sequence[float], y: Sequence[float], decades: float = 1.0) -> tuple[float, int, float, float]:
+    """Least-squares slope of log10 y on log10 x over the last ``decades`` of x (points with x, y > 0):
+    (slope, points, x_from, x_to); NaN slope with fewer than 3 points."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    ok = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
+    x, y = x[ok], y[ok]
+    if x.size == 0:
+        return math.nan, 0, math.nan, math.nan
+    window = x >= x.max() / 10 ** decades
+    xs, ys = np.log10(x[window]), np.log10(y[window])
+    if xs.size < 3 or np.ptp(xs) == 0:
+        return math.nan, int(xs.size), math.nan, math.nan
+    slope = float(np.polyfit(xs, ys, 1)[0])
+    return slope, int(xs.size), float(x[window].min()), float(x[window].max())
+
+
+def last_quarter_median(y: Sequence[float]) -> float:
+    """Median of the last quarter of a curve: where it levels off (its floor)."""
+    y = np.asarray(y, dtype=float)
+    if y.size == 0:
+        return math.nan
+    return float(np.median(y[-max(1, y.size // 4):]))
