@@ -41,10 +41,6 @@ source "$EXP_DIR/plot.sh"
 source "$EXP_DIR/report.sh"
 # shellcheck source=scripts/experiments/paper.sh
 source "$EXP_DIR/paper.sh"
-# shellcheck source=scripts/experiments/mpi.sh
-source "$EXP_DIR/mpi.sh"
-# shellcheck source=scripts/experiments/sweep.sh
-source "$EXP_DIR/sweep.sh"
 # shellcheck source=scripts/experiments/audit.sh
 source "$EXP_DIR/audit.sh"
 # shellcheck source=scripts/experiments/proactive.sh
@@ -62,7 +58,7 @@ if [ $# -gt 0 ] && [[ $1 != -* ]]; then
   shift
 fi
 # The modes of the Python experiment layer parse their own options (python3 -m asyncdp.experiments).
-if [ "$MODE" = quick ]; then
+if [ "$MODE" = quick ] || [ "$MODE" = sweep ]; then
   for arg in "$@"; do
     case $arg in -h | --help) usage; exit 0 ;; esac
   done
@@ -71,7 +67,7 @@ if [ "$MODE" = quick ]; then
   exec "${ASYNCDP_PYTHON:-/usr/bin/python3}" -m asyncdp.experiments "$MODE" "$@"
 fi
 case $MODE in
-  paper | sweep | audit | proactive | checkins) ;;
+  paper | audit | proactive | checkins) ;;
   help) usage; exit 0 ;;
   *) usage >&2; die "unknown subcommand '$MODE' (quick, paper, sweep, audit, proactive, checkins)" ;;
 esac
@@ -103,13 +99,7 @@ if [ -n "$JOBS_ARG" ]; then
 elif [ "$MODE" = paper ] || [ "$MODE" = proactive ]; then
   JOBS=2
 fi
-if [ -n "$MPI_ARG" ]; then
-  [ "$MODE" = sweep ] || die "--mpi belongs to 'sweep'"
-  [ -z "$JOBS_ARG" ] || die "--mpi and --jobs exclude each other (with --mpi every rank runs one run at a time)"
-  [[ $MPI_ARG =~ ^[1-9][0-9]*$ ]] || die "--mpi needs a positive number of ranks, got '$MPI_ARG'"
-  MPI_RANKS=$MPI_ARG
-  mpi_check_launcher
-fi
+if [ -n "$MPI_ARG" ]; then die "--mpi belongs to 'sweep'"; fi
 [[ $SEEDS_ARG =~ ^[1-9][0-9]*$ ]] || die "--seeds needs a positive integer, got '$SEEDS_ARG'"
 if [ "$MODE" != sweep ] && [ -n "$CONFIG_ARG$SAMPLE_SIZES_ARG$EPSILONS_ARG" ]; then
   die "--config, --sample-sizes and --epsilons belong to 'sweep'"

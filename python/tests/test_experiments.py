@@ -232,8 +232,61 @@ def test_quick_refuses_an_output_folder_it_did_not_write(tmp_path):
     assert (out / "thesis.tex").read_text() == "precious"
 
 
-def test_quick_bad_usage_exits_2(tmp_path):
-    for args in (["quick", "--seeds", "0"], ["quick", "--jobs", "x"], ["quick", "--bogus"]):
-        done = _run_script(args, tmp_path)
+# -- sweep --------------------------------------------------------------------------------------------------
+
+SWEEP = ["sweep", "--config", str(SOURCE / "experiments/sweep_example.toml")]
+
+
+def test_sweep_aggregates_seeds_per_sample_size_and_epsilon_including_s_max(tmp_path):
+    out = tmp_path / "sweep"
+    done = _run_script([*SWEEP, "--sample-sizes", "5,26,max", "--epsilons", "0.2,0.5", "--seeds", "2", "--jobs", "2",
+                        "--out", str(out)], tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    grid = pd.read_csv(out / "sweep.csv")
+    # (2 sample sizes + s_max) x 2 epsilons DP groups and 2 non-DP twins, each over 2 seeds
+    assert len(grid) == 3 * 2 + 2 and (grid["n"] == 2).all()
+    assert set(grid["kind"]) == {"DP", "s_max", "non-DP"}
+    runs = pd.read_csv(out / "sweep_runs.csv")
+    assert len(runs) == 2 * (3 * 2 + 2) and runs["ok"].all()
+    dp = runs[runs["kind"] == "DP"]
+    assert (dp["eps_pld"] <= dp["epsilon_target"] * (1 + 1e-6)).all()  # calibrated to the target, never above
+    for name, seed in zip(runs["run"], runs["seed"]):
+        assert f"seed = {seed}\n" in (out / "runs" / name / "config.resolved.toml").read_text()
+    checks = pd.read_csv(out / "checks.csv")
+    claims = " ".join(checks["claim"])
+    for claim in ("larger s gives better accuracy", "larger eps gives better accuracy", "non-private is the ceiling"):
+        assert claim in claims
+    report = (out / "REPORT.md").read_text()
+    assert "## Results (mean and 95% interval over 2 seeds)" in report and "majority-class rate" in report
+    table = pd.read_csv(out / "plots/accuracy_vs_sample_size.csv")
+    curves = table[table["kind"] == "curve"]
+    assert set(curves.loc[curves["series"] == "ε = 0.5", "x"]) == {5.0, 26.0}
+    assert (table["kind"] == "baseline").sum() == 1
+    by_eps = pd.read_csv(out / "plots/accuracy_vs_epsilon.csv")
+    assert set(by_eps.loc[by_eps["series"] == "s = 26", "x"]) == {0.2, 0.5}
+    assert (by_eps["kind"] == "baseline").sum() == 1 + 2  # majority class + a non-DP twin per s
+
+
+def test_sweep_over_mpi_ranks_runs_the_same_grid_as_a_local_sweep(tmp_path):
+    grid = [*SWEEP, "--sample-sizes", "5,26", "--epsilons", "0.5", "--seeds", "2"]
+    local = _run_script([*grid, "--jobs", "2", "--out", str(tmp_path / "local")], tmp_path)
+    mpi = _run_script([*grid, "--mpi", "3", "--out", str(tmp_path / "mpi")], tmp_path)
+    assert local.returncode == 0, local.stderr[-2000:]
+    assert mpi.returncode == 0, mpi.stderr[-2000:]
+    cols = ["kind", "sample_size", "epsilon_target", "seed", "sigma", "test_accuracy", "eps_pld"]
+    a = pd.read_csv(tmp_path / "local/sweep_runs.csv")[cols].sort_values(["kind", "sample_size", "seed"])
+    b = pd.read_csv(tmp_path / "mpi/sweep_runs.csv")[cols].sort_values(["kind", "sample_size", "seed"])
+    pd.testing.assert_frame_equal(a.reset_index(drop=True), b.reset_index(drop=True))
+    assert "spread over 3 MPI ranks" in (tmp_path / "mpi/REPORT.md").read_text()
+    assert not [p for p in (tmp_path / "mpi/runs").iterdir() if p.name.startswith(".")]  # no queue or results left
+
+
+def test_bad_usage_exits_2(tmp_path):
+    for args in (["bogus"], ["sweep", "--epsilons", "1", "--sample-sizes", "1"], ["quick", "--full"],
+                 ["sweep", "--config", "/nonexistent.toml", "--sample-sizes", "1", "--epsilons", "1"],
+                 ["quick", "--mpi", "2"], [*SWEEP, "--epsilons", "1", "--sample-sizes", "1", "--mpi", "0"],
+                 [*SWEEP, "--epsilons", "1", "--sample-sizes", "1", "--mpi", "2", "--jobs", "2"],
+                 [*SWEEP, "--epsilons", "x", "--sample-sizes", "1"], [*SWEEP, "--epsilons", "1", "--sample-sizes", "0"]):
+        done = _run_script([*args, "--out", str(tmp_path / "x")], tmp_path)
         assert done.returncode == 2, (args, done.stderr)
-        assert "error" in done.stderr
+        assert "error:" in done.stderr, (args, done.stderr)

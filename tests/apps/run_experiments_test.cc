@@ -88,30 +88,6 @@ TEST(RunExperiments, PaperReproducesTables9To11ExactlyAndWritesEveryFigure) {
   ExpectRunsRecordConfigAndSeed(out + "/runs");
 }
 
-TEST(RunExperiments, SweepAggregatesSeedsPerSampleSizeAndEpsilonIncludingSMax) {
-  TempDir dir;
-  const std::string out = dir.Path("sweep");
-  const CliResult r =
-      RunScript("sweep --config " + Quoted(SourceDir() + "/experiments/sweep_example.toml") +
-                    " --sample-sizes 5,26,max --epsilons 0.2,0.5 --seeds 2 --jobs 2 --out " + Quoted(out),
-                dir);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  ExpectFiles(out, {"REPORT.md", "sweep.csv", "sweep_runs.csv", "plots/accuracy_vs_sample_size.png",
-                    "plots/accuracy_vs_epsilon.png"});
-  const std::string sweep = ReadFile(out + "/sweep.csv");
-  // (2 sample sizes + s_max) x 2 epsilons DP rows, 2 non-DP rows, each over 2 seeds.
-  EXPECT_EQ(CountLines(sweep), 1 + 3 * 2 + 2) << sweep;
-  EXPECT_THAT(sweep, HasSubstr("s_max,"));
-  EXPECT_EQ(CountLines(ReadFile(out + "/sweep_runs.csv")), 1 + 2 * (3 * 2 + 2));
-  const std::string report = ReadFile(out + "/REPORT.md");
-  for (const char* section :
-       {"## Results (mean ± std over 2 seed(s))", "## Shape checks", "larger s gives better",
-        "larger eps gives better", "non-private is the ceiling"}) {
-    EXPECT_THAT(report, HasSubstr(section));
-  }
-  ExpectRunsRecordConfigAndSeed(out + "/runs");
-}
-
 TEST(RunExperiments, ProactiveRunsTheFigure15FlowAndComparesAllocationsAtEqualEpsilon) {
   TempDir dir;
   const std::string out = dir.Path("proactive");
@@ -164,43 +140,10 @@ TEST(RunExperiments, CheckinsComparesBoundsUtilityAndEmptySteps) {
   ExpectRunsRecordConfigAndSeed(out + "/runs");
 }
 
-// --mpi P: the independent runs of a sweep spread over MPI ranks (the cluster case) give exactly the runs of
-// a local sweep (each run has its own seed), every run is in the manifest, and the report says how it ran.
-TEST(RunExperiments, SweepOverMpiRanksRunsTheSameGridAsALocalSweep) {
-  if (std::system("command -v mpirun >/dev/null 2>&1") != 0) GTEST_SKIP() << "no mpirun on this machine";
-  TempDir dir;
-  const std::string grid = "sweep --config " + Quoted(SourceDir() + "/experiments/sweep_example.toml") +
-                           " --sample-sizes 5,26 --epsilons 0.5 --seeds 1";
-  const CliResult over_mpi = RunScript(grid + " --mpi 3 --out " + Quoted(dir.Path("mpi")), dir);
-  ASSERT_EQ(over_mpi.exit_code, 0) << over_mpi.err;
-  const CliResult local = RunScript(grid + " --out " + Quoted(dir.Path("local")), dir);
-  ASSERT_EQ(local.exit_code, 0) << local.err;
-  // Every column but the wall time (the last-but-one) must agree, run by run.
-  const auto runs = [](const std::string& csv) {
-    std::vector<std::string> lines;
-    std::istringstream in(csv);
-    for (std::string line; std::getline(in, line);) {
-      const size_t run = line.rfind(',');
-      const size_t wall = line.rfind(',', run - 1);
-      lines.push_back(line.substr(0, wall) + line.substr(run));
-    }
-    std::sort(lines.begin(), lines.end());
-    return lines;
-  };
-  const std::vector<std::string> mpi_runs = runs(ReadFile(dir.Path("mpi") + "/sweep_runs.csv"));
-  EXPECT_EQ(mpi_runs.size(), 1u + 2 + 2);  // header, 2 non-DP, 2 DP
-  EXPECT_EQ(mpi_runs, runs(ReadFile(dir.Path("local") + "/sweep_runs.csv")));
-  EXPECT_EQ(CountLines(ReadFile(dir.Path("mpi") + "/manifest.tsv")), 1 + 4);
-  EXPECT_THAT(ReadFile(dir.Path("mpi") + "/REPORT.md"), HasSubstr("spread over 3 MPI ranks"));
-  EXPECT_FALSE(std::filesystem::exists(dir.Path("mpi") + "/.mpi_queue"));
-  ExpectRunsRecordConfigAndSeed(dir.Path("mpi") + "/runs");
-}
-
 TEST(RunExperiments, BadUsageExitsWithCodeTwo) {
   TempDir dir;
-  for (const char* args : {"bogus", "sweep --epsilons 1 --sample-sizes 1", "quick --full", "paper --jobs 0",
-                           "sweep --config /nonexistent.toml --sample-sizes 1 --epsilons 1", "quick --mpi 2",
-                           "sweep --epsilons 1 --sample-sizes 1 --mpi 0", "sweep --mpi 2 --jobs 2"}) {
+  // quick and sweep (Python): python/tests/test_experiments.py.
+  for (const char* args : {"bogus", "paper --jobs 0", "paper --mpi 2", "audit --config x.toml", "paper --full --tiny x"}) {
     const CliResult r = RunScript(std::string(args) + " --out " + Quoted(dir.Path("x")), dir);
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_THAT(r.err, HasSubstr("error:")) << args;

@@ -11,10 +11,10 @@ import os
 import pathlib
 import sys
 
-from . import env, quick
+from . import env, quick, sweep
 from .output import Output
 
-MODES = {"quick": quick.main}
+MODES = {"quick": quick.main, "sweep": sweep.main}
 
 
 def _positive(text: str) -> int:
@@ -42,7 +42,24 @@ def parse(argv):
     p.add_argument("--libsvm", help="LIBSVM training file for the convex problems")
     p.add_argument("--images", help="folder of IDX images for LeNet")
     p.add_argument("--tiny", action="store_true", help="seconds-long runs (tests; no verdicts)")
+    p.add_argument("--config", help="sweep: the base configuration (TOML)")
+    p.add_argument("--sample-sizes", help="sweep: comma list of s (or max: the paper's calculator)")
+    p.add_argument("--epsilons", help="sweep: comma list of target epsilons")
+    p.add_argument("--mpi", type=_positive, default=0, help="sweep: spread the runs over P MPI ranks")
     args = p.parse_args(argv)
+    if args.mode != "sweep":
+        for flag, value in (("--config", args.config), ("--sample-sizes", args.sample_sizes),
+                            ("--epsilons", args.epsilons), ("--mpi", args.mpi)):
+            if value:
+                p.error(f"{flag} belongs to 'sweep'")
+    if args.mpi and args.jobs:
+        p.error("--mpi and --jobs exclude each other (with --mpi every rank runs one run at a time)")
+    if args.mpi:
+        from .runner import mpi_launcher
+        launcher = mpi_launcher()[0]
+        if env.which(launcher) is None:
+            p.error(f"--mpi needs an MPI launcher: '{launcher}' not found (scripts/install-deps.sh installs Open MPI; "
+                    "ASYNCDP_MPIRUN names another)")
     scale = os.environ.get("ASYNCDP_EXPERIMENTS_SCALE", "default")
     if args.tiny:
         scale = "tiny"
@@ -61,7 +78,10 @@ def main(argv=None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     args.log = log
     try:
-        destination = pathlib.Path(args.out or env.repo_dir() / "results" / args.mode)
+        default = env.repo_dir() / "results" / args.mode
+        if args.mode == "sweep" and args.config:
+            default = default / pathlib.Path(args.config).stem
+        destination = pathlib.Path(args.out or default)
         args.output = Output(destination, args.mode)
     except env.UsageError as e:
         print(f"run_experiments.sh: error: {e}", file=sys.stderr)

@@ -85,7 +85,8 @@ def draw(spec: LineFigure, data: pd.DataFrame):
                 lo = np.where(lo > 0, lo, y / 10)  # a band reaching 0 is drawn down to a decade below
             if spec.bounds is not None:
                 lo, hi = np.clip(lo, *spec.bounds), np.clip(hi, *spec.bounds)
-            (line,) = ax.plot(x, y, color=colors[series], label=series, lw=1.4)
+            marker = "o" if len(x) <= 12 else None  # a short series (a grid, a single point) shows its points
+            (line,) = ax.plot(x, y, color=colors[series], label=series, lw=1.4, marker=marker, ms=4)
             band = np.isfinite(lo) & np.isfinite(hi)
             if band.any():
                 ax.fill_between(x[band], lo[band], hi[band], color=colors[series], alpha=0.18, lw=0)

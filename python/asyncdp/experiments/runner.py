@@ -15,7 +15,10 @@ import dataclasses
 import multiprocessing
 import os
 import pathlib
+import pickle
 import resource
+import subprocess
+import sys
 import time
 import traceback
 from typing import Any, Mapping, Sequence
@@ -77,15 +80,18 @@ def _run_one(spec: RunSpec, runs_dir: str, timeout: float) -> RunResult:
                      time.process_time() - start_cpu, time.monotonic() - start_wall)
 
 
-def run_all(specs: Sequence[RunSpec], runs_dir: pathlib.Path, jobs: int, log=print) -> list[RunResult]:
+def run_all(specs: Sequence[RunSpec], runs_dir: pathlib.Path, jobs: int, log=print, mpi_ranks: int = 0) -> list[RunResult]:
     """Runs every spec (``jobs`` processes at a time; in the order given, so put the longest first) and
     returns their results in the same order. ``ASYNCDP_RUN_TIMEOUT`` (seconds, default none) stops a run
-    that takes longer and reports it as failed."""
+    that takes longer and reports it as failed. ``mpi_ranks`` > 0 spreads the runs over that many MPI ranks
+    instead (``run_over_mpi``)."""
     names = [s.name for s in specs]
     if len(set(names)) != len(names):
         raise ValueError("run names must be unique")
     timeout = float(os.environ.get("ASYNCDP_RUN_TIMEOUT") or 0)
     runs_dir.mkdir(parents=True, exist_ok=True)
+    if mpi_ranks > 0:
+        return run_over_mpi(specs, runs_dir, mpi_ranks, timeout, log)
     results: dict[str, RunResult] = {}
     context = multiprocessing.get_context("spawn")  # a fresh interpreter per worker: no inherited threads
     with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=context) as pool:
@@ -104,6 +110,60 @@ def run_all(specs: Sequence[RunSpec], runs_dir: pathlib.Path, jobs: int, log=pri
             elif done % 10 == 0 or done == len(specs):
                 log(f"{done}/{len(specs)} runs done")
     return [results[n] for n in names]
+
+
+def mpi_launcher() -> list[str]:
+    """The launcher command: ASYNCDP_MPIRUN (e.g. ``srun`` inside a Slurm allocation), else mpirun with
+    Open MPI's flags for running as root and for more ranks than cores (on a cluster the hostfile or the
+    allocation decides placement)."""
+    if os.environ.get("ASYNCDP_MPIRUN"):
+        return os.environ["ASYNCDP_MPIRUN"].split()
+    words = ["mpirun"]
+    try:
+        version = subprocess.run(["mpirun", "--version"], capture_output=True, text=True).stdout
+    except OSError:
+        return words
+    if "Open MPI" in version:
+        if os.geteuid() == 0:
+            words.append("--allow-run-as-root")
+        words.append("--oversubscribe")
+    return words
+
+
+def run_over_mpi(specs: Sequence[RunSpec], runs_dir: pathlib.Path, ranks: int, timeout: float, log) -> list[RunResult]:
+    """The embarrassingly parallel matrix on a cluster: ``ranks`` copies of ``asyncdp.experiments.mpi_worker``
+    under the MPI launcher; rank r runs specs r, r + P, ... one after another and leaves each result beside
+    its run directory (a cluster's shared file system). Only the launcher is MPI: the workers exchange no
+    messages, and every run keeps its own seed and folder, so results do not depend on P. A run whose
+    result is missing (a rank killed, a bad host file) counts as failed."""
+    queue = runs_dir / ".mpi_queue.pkl"
+    queue.write_bytes(pickle.dumps(list(specs)))
+    cmd = [*mpi_launcher(), "-np", str(ranks), "/usr/bin/env", f"PYTHONPATH={os.environ.get('PYTHONPATH', '')}",
+           f"ASYNCDP_RUN_TIMEOUT={timeout:g}", sys.executable, "-m", "asyncdp.experiments.mpi_worker", str(queue),
+           str(runs_dir)]
+    log(f"mpi: {len(specs)} run(s) over {ranks} rank(s): {' '.join(cmd[:cmd.index('/usr/bin/env')])}")
+    done = subprocess.run(cmd)
+    results = []
+    for spec in specs:
+        path = runs_dir / f".result-{spec.name}.pkl"
+        if path.exists():
+            results.append(pickle.loads(path.read_bytes()))
+            path.unlink()
+        else:
+            results.append(RunResult(spec, None, None, None, 0.0, 0.0,
+                                     f"no result from its MPI rank (launcher exit {done.returncode})"))
+    queue.unlink()
+    return results
+
+
+def mpi_rank() -> tuple[int, int]:
+    """(rank, size) from the launcher's environment (Open MPI, MPICH/Hydra, PMIx or Slurm)."""
+    e = os.environ
+    rank = e.get("OMPI_COMM_WORLD_RANK") or e.get("PMIX_RANK") or e.get("PMI_RANK") or e.get("SLURM_PROCID")
+    size = e.get("OMPI_COMM_WORLD_SIZE") or e.get("PMI_SIZE") or e.get("SLURM_NTASKS")
+    if rank is None or size is None:
+        raise RuntimeError("no MPI rank in the environment (start it through run_experiments.sh --mpi P)")
+    return int(rank), int(size)
 
 
 def child_cpu_seconds() -> float:
