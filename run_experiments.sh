@@ -41,8 +41,6 @@ source "$EXP_DIR/plot.sh"
 source "$EXP_DIR/report.sh"
 # shellcheck source=scripts/experiments/paper.sh
 source "$EXP_DIR/paper.sh"
-# shellcheck source=scripts/experiments/audit.sh
-source "$EXP_DIR/audit.sh"
 # shellcheck source=scripts/experiments/proactive.sh
 source "$EXP_DIR/proactive.sh"
 # shellcheck source=scripts/experiments/checkins.sh
@@ -58,7 +56,7 @@ if [ $# -gt 0 ] && [[ $1 != -* ]]; then
   shift
 fi
 # The modes of the Python experiment layer parse their own options (python3 -m asyncdp.experiments).
-if [ "$MODE" = quick ] || [ "$MODE" = sweep ]; then
+if [ "$MODE" = quick ] || [ "$MODE" = sweep ] || [ "$MODE" = audit ]; then
   for arg in "$@"; do
     case $arg in -h | --help) usage; exit 0 ;; esac
   done
@@ -67,7 +65,7 @@ if [ "$MODE" = quick ] || [ "$MODE" = sweep ]; then
   exec "${ASYNCDP_PYTHON:-/usr/bin/python3}" -m asyncdp.experiments "$MODE" "$@"
 fi
 case $MODE in
-  paper | audit | proactive | checkins) ;;
+  paper | proactive | checkins) ;;
   help) usage; exit 0 ;;
   *) usage >&2; die "unknown subcommand '$MODE' (quick, paper, sweep, audit, proactive, checkins)" ;;
 esac

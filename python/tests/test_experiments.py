@@ -290,3 +290,44 @@ def test_bad_usage_exits_2(tmp_path):
         done = _run_script([*args, "--out", str(tmp_path / "x")], tmp_path)
         assert done.returncode == 2, (args, done.stderr)
         assert "error:" in done.stderr, (args, done.stderr)
+
+
+# -- audit --------------------------------------------------------------------------------------------------
+
+def test_audit_runs_every_row_at_a_family_wise_confidence_and_draws_log_log_roc_curves(tmp_path):
+    out = tmp_path / "audit"
+    done = _run_script(["audit", "--out", str(out)], tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]  # tiny: FAULT rows may come out consistent, not a failure
+    audits = pd.read_csv(out / "audit.csv")
+    train = pd.read_csv(out / "train_audit.csv")
+    assert len(audits) == 13 and len(train) == 6
+    rows = len(audits) + len(train)
+    assert audits["confidence"].round(6).eq(round(1 - 0.05 / rows, 6)).all()  # Bonferroni over every row
+    assert set(audits["verdict"]) <= {"consistent", "VIOLATION"}
+    report = (out / "REPORT.md").read_text()
+    assert f"Bonferroni over the {rows} rows" in report and "Tiny scale" in report
+    roc = pd.read_csv(out / "plots/roc.csv")
+    multi = audits[audits["mode"] == "multi"]
+    assert set(roc["panel"]) == set(multi["run"])
+    for panel, part in roc.groupby("panel"):
+        series = set(part["series"])
+        assert "empirical ROC" in series and "chance (TPR = FPR)" in series
+        assert "reported (ε_PLD, δ): the most TPR allowed" in series, panel
+        bound = part[part["series"] == "reported (ε_PLD, δ): the most TPR allowed"]
+        eps = float(multi.loc[multi["run"] == panel, "eps_pld"].iloc[0])
+        delta = float(multi.loc[multi["run"] == panel, "delta"].iloc[0])
+        assert (bound["mean"] <= np.exp(eps) * bound["x"] + delta + 1e-12).all()
+    spec = plots.LineFigure("roc", "t", "false positive rate", "true positive rate", logx=True, logy=True)
+    fig = plots.draw(spec, roc)
+    visible = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(visible) == len(multi)
+    assert all(ax.get_xscale() == "log" and ax.get_yscale() == "log" for ax in visible)
+
+
+def test_gdp_mu_inverts_the_gaussian_privacy_curve():
+    from asyncdp.experiments.audit import gdp_mu
+
+    mu = 1.0
+    eps = 2.0
+    delta = st.norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * st.norm.cdf(-eps / mu - mu / 2)
+    assert gdp_mu(eps, delta) == pytest.approx(mu, rel=1e-6)

@@ -18,11 +18,14 @@ double HoldoutAccuracy(const Experiment& e, size_t c, const Eigen::VectorXf& w) 
 // First round of phase j.
 int64_t PhaseStart(const ClientPhasePlan& plan, size_t j) { return j == 0 ? 0 : plan.phase_ends[j - 1]; }
 
-// "pause@k=12", with the held-out accuracy "(acc=0.7812)" only as a diagnostic (output.diagnostics).
-std::string EventText(const TargetEvent& event, bool diagnostics) {
+// "pause@k=12", with the held-out accuracy "(acc=0.7812)" only as a diagnostic (output.diagnostics). The
+// last phase's end says whether the check met the target ("target_reached" / "target_missed", as the stop
+// column of clients.csv), so a client that ends below its target is never logged as a plain stop.
+std::string EventText(const TargetEvent& event, double target, bool diagnostics) {
   const char* kind = event.kind == TargetEventKind::kPause    ? "pause"
                      : event.kind == TargetEventKind::kResume ? "rejoin"
-                     : event.kind == TargetEventKind::kStop   ? "stop"
+                     : event.kind == TargetEventKind::kStop   ? (event.accuracy >= target ? "target_reached"
+                                                                                            : "target_missed")
                                                               : "check";
   if (!diagnostics) return fmt::format("{}@k={}", kind, event.global_round);
   return fmt::format("{}@k={}(acc={:.4f})", kind, event.global_round, event.accuracy);
@@ -89,7 +92,7 @@ std::string PhasesCsv(const Experiment& e, const std::vector<std::unique_ptr<Cli
         const bool starts_here = ev.phase == static_cast<int64_t>(j) && ev.kind == TargetEventKind::kResume;
         if (ev.kind == TargetEventKind::kPhaseEnd && ends_here) accuracy = ev.accuracy;
         if ((ends_here && ev.kind != TargetEventKind::kPhaseEnd) || starts_here) {
-          events += (events.empty() ? "" : ";") + EventText(ev, diagnostics);
+          events += (events.empty() ? "" : ";") + EventText(ev, tracker->target(), diagnostics);
         }
       }
       out += fmt::format("{},{},{},{:.6g},{},{:.6g},{},{},{},{},{},{},{},{},{},{}{}\n", c, target.accuracy,
@@ -185,7 +188,7 @@ nlohmann::json ProactiveSummaryJson(const Experiment& e, const std::vector<std::
                                       "assumption and not covered by any epsilon"}};
     if (const TargetTracker* tracker = client.target_tracker(); tracker != nullptr) {
       nlohmann::json checks = nlohmann::json::array();
-      for (const TargetEvent& ev : tracker->events()) checks.push_back(EventText(ev, diagnostics));
+      for (const TargetEvent& ev : tracker->events()) checks.push_back(EventText(ev, tracker->target(), diagnostics));
       entry["events"] = checks;
       int64_t phases_run = 0;
       for (size_t j = 0; j < plan.phases.size(); ++j) phases_run += client.local_round() > PhaseStart(plan, j) ? 1 : 0;

@@ -11,10 +11,10 @@ import os
 import pathlib
 import sys
 
-from . import env, quick, sweep
+from . import audit, env, quick, sweep
 from .output import Output
 
-MODES = {"quick": quick.main, "sweep": sweep.main}
+MODES = {"quick": quick.main, "sweep": sweep.main, "audit": audit.main}
 
 
 def _positive(text: str) -> int:
@@ -66,6 +66,7 @@ def parse(argv):
     if scale not in ("tiny", "default"):
         p.error(f"{args.mode} runs at scale tiny or default, not '{scale}'")
     args.scale = scale
+    args.jobs_given = args.jobs  # None: the mode's default (audit: each audit command uses every core)
     args.jobs = args.jobs or env.cores()
     return args
 

@@ -31,6 +31,7 @@ class LineFigure:
     logy: bool = False
     note: str = ""                # e.g. "tiny scale: a smoke test, not a result" (shown under the title)
     bounds: tuple[float, float] | None = None  # the quantity's range (accuracy: 0, 1): bands are clipped to it
+    styles: tuple[tuple[str, str, str], ...] = ()  # (series, line style, colour) for reference curves
 
 
 def curve_rows(panel: str, series: str, curves: Sequence[tuple[Sequence[float], Sequence[float]]]) -> list[dict]:
@@ -79,14 +80,16 @@ def draw(spec: LineFigure, data: pd.DataFrame):
             c = part[(part["series"] == series) & (part["kind"] == "curve")].sort_values("x")
             x, y = c["x"].to_numpy(float), c["mean"].to_numpy(float)
             lo, hi = c["low"].to_numpy(float), c["high"].to_numpy(float)
-            if spec.logy:
-                keep = y > 0
+            if spec.logy or spec.logx:  # points at 0 have no place on a log axis: left out, not pinned to an edge
+                keep = (y > 0 if spec.logy else np.isfinite(y)) & (x > 0 if spec.logx else np.isfinite(x))
                 x, y, lo, hi = x[keep], y[keep], lo[keep], hi[keep]
+            if spec.logy:
                 lo = np.where(lo > 0, lo, y / 10)  # a band reaching 0 is drawn down to a decade below
             if spec.bounds is not None:
                 lo, hi = np.clip(lo, *spec.bounds), np.clip(hi, *spec.bounds)
             marker = "o" if len(x) <= 12 else None  # a short series (a grid, a single point) shows its points
-            (line,) = ax.plot(x, y, color=colors[series], label=series, lw=1.4, marker=marker, ms=4)
+            style = next(((ls, c) for name, ls, c in spec.styles if name == series), ("-", colors[series]))
+            (line,) = ax.plot(x, y, color=style[1], ls=style[0], label=series, lw=1.4, marker=marker, ms=4)
             band = np.isfinite(lo) & np.isfinite(hi)
             if band.any():
                 ax.fill_between(x[band], lo[band], hi[band], color=colors[series], alpha=0.18, lw=0)
