@@ -130,10 +130,19 @@ TEST(Proactive, PhaseOneMissesTheTargetAndPhaseTwoReachesIt) {
   const std::string first = client["events"][0].get<std::string>();
   EXPECT_EQ(first.rfind("check", 0), 0u) << first;  // phase 0 ended below target: went on to phase 1
   const std::string last = client["events"].back().get<std::string>();
-  EXPECT_EQ(last.rfind("stop", 0), 0u);
+  EXPECT_EQ(last.rfind("target_reached", 0), 0u) << last;  // the last check met the target, and says so
   EXPECT_LT(std::stod(first.substr(first.find("acc=") + 4)), 0.78) << first;
   EXPECT_GE(std::stod(last.substr(last.find("acc=") + 4)), 0.78) << last;
   EXPECT_EQ(client["phases_run"].get<int64_t>(), 2);
+  // Every admitted client's last event says whether its last check met its target.
+  for (const auto& each : r.summary["proactive"]["clients"]) {
+    if (!each["admitted"].get<bool>() || !each.contains("events") || each["events"].empty()) continue;
+    const std::string end = each["events"].back().get<std::string>();
+    if (end.rfind("pause", 0) == 0) continue;  // paused at the end of the run
+    const double acc = std::stod(end.substr(end.find("acc=") + 4));
+    const bool reached = acc >= each["target_accuracy"].get<double>();
+    EXPECT_EQ(end.rfind(reached ? "target_reached@" : "target_missed@", 0), 0u) << end;
+  }
 }
 
 // The issue's reproducer (every client pauses after phase 1 at a low target): the reported ε is that of
