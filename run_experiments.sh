@@ -41,8 +41,6 @@ source "$EXP_DIR/plot.sh"
 source "$EXP_DIR/report.sh"
 # shellcheck source=scripts/experiments/paper.sh
 source "$EXP_DIR/paper.sh"
-# shellcheck source=scripts/experiments/proactive.sh
-source "$EXP_DIR/proactive.sh"
 # shellcheck source=scripts/experiments/checkins.sh
 source "$EXP_DIR/checkins.sh"
 
@@ -56,7 +54,7 @@ if [ $# -gt 0 ] && [[ $1 != -* ]]; then
   shift
 fi
 # The modes of the Python experiment layer parse their own options (python3 -m asyncdp.experiments).
-if [ "$MODE" = quick ] || [ "$MODE" = sweep ] || [ "$MODE" = audit ]; then
+if [ "$MODE" = quick ] || [ "$MODE" = sweep ] || [ "$MODE" = audit ] || [ "$MODE" = proactive ]; then
   for arg in "$@"; do
     case $arg in -h | --help) usage; exit 0 ;; esac
   done
@@ -65,7 +63,7 @@ if [ "$MODE" = quick ] || [ "$MODE" = sweep ] || [ "$MODE" = audit ]; then
   exec "${ASYNCDP_PYTHON:-/usr/bin/python3}" -m asyncdp.experiments "$MODE" "$@"
 fi
 case $MODE in
-  paper | proactive | checkins) ;;
+  paper | checkins) ;;
   help) usage; exit 0 ;;
   *) usage >&2; die "unknown subcommand '$MODE' (quick, paper, sweep, audit, proactive, checkins)" ;;
 esac

@@ -331,3 +331,37 @@ def test_gdp_mu_inverts_the_gaussian_privacy_curve():
     eps = 2.0
     delta = st.norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * st.norm.cdf(-eps / mu - mu / 2)
     assert gdp_mu(eps, delta) == pytest.approx(mu, rel=1e-6)
+
+
+# -- proactive ----------------------------------------------------------------------------------------------
+
+def test_proactive_flow_pauses_rejoins_and_says_whether_each_target_was_met(tmp_path):
+    out = tmp_path / "proactive"
+    done = _run_script(["proactive", "--out", str(out)], tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    flow = pd.read_csv(out / "flow.csv")
+    a9a = flow[flow["data"] == "a9a"]
+    admitted = a9a[a9a["admitted"]]
+    assert len(admitted) == 4 and "not admitted" in " ".join(a9a["events"])  # client 4's budget is too small
+    # The demo shows its feature: clients pause and re-join.
+    assert admitted["pauses"].sum() >= 1 and admitted["rejoins"].sum() >= 1
+    assert set(admitted["outcome"]) <= {"target_reached", "target_missed"}
+    for r in admitted.to_dict("records"):
+        reached = r["last_check_accuracy"] >= r["target_accuracy"]
+        assert r["outcome"] == ("target_reached" if reached else "target_missed"), r
+        assert r["within_budget"] and 0 < r["epsilon_pld"] <= r["target_epsilon"]
+        assert r["holdout_accuracy_final_model"] > 0
+    table = pd.read_csv(out / "plots/flow_a9a.csv")
+    events = table[table["kind"] == "event"]
+    assert {"pause", "re-join"} <= set(events["series"])
+    assert (table["kind"] == "baseline").sum() == 4  # one target line per admitted client
+    alloc = pd.read_csv(out / "allocation.csv")
+    assert len(alloc) == 4 * 3 and alloc["epsilon_pld"].gt(0).all()  # 4 strategies x 3 seeds (tiny)
+    assert alloc["rows_per_client"].nunique() == 1  # every strategy's clients hold the same rows
+    assert (alloc["epsilon_pld"] <= 1.0 * (1 + 1e-6)).all()  # equal epsilon_total = 1, never above
+    comparison = pd.read_csv(out / "allocation_comparison.csv")
+    assert set(comparison["strategy"]) == {"uniform", "decreasing_noise", "increasing_noise", "adaptive"}
+    assert comparison.loc[comparison["strategy"] != "uniform", "minus_uniform"].notna().all()
+    report = (out / "REPORT.md").read_text()
+    for section in ("## (a) Figure 15 flow", "## (b) Budget allocation", "minus uniform", "majority class"):
+        assert section in report

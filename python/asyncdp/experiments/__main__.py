@@ -11,10 +11,10 @@ import os
 import pathlib
 import sys
 
-from . import audit, env, quick, sweep
+from . import audit, env, proactive, quick, sweep
 from .output import Output
 
-MODES = {"quick": quick.main, "sweep": sweep.main, "audit": audit.main}
+MODES = {"quick": quick.main, "sweep": sweep.main, "audit": audit.main, "proactive": proactive.main}
 
 
 def _positive(text: str) -> int:

@@ -1,8 +1,9 @@
 """Figures drawn from tidy tables, so that every plot can be checked through the table beside it.
 
 A line figure's table has one row per point of a series: ``panel, series, x, mean, low, high, n`` with
-``kind = "curve"``, and one row per baseline of a panel (``kind = "baseline"``, the value in ``mean``, x
-empty): the majority-class rate, F(0) − F*, chance level. ``save`` writes ``plots/NAME.csv`` and then
+``kind = "curve"``, one row per baseline of a panel (``kind = "baseline"``, the value in ``mean``, x
+empty): the majority-class rate, F(0) − F*, chance level, a client's target; and one row per marked event
+(``kind = "event"``: a pause, a re-join, at (x, mean)). ``save`` writes ``plots/NAME.csv`` and then
 ``plots/NAME.png`` drawn from exactly that table; ``draw`` gives the matplotlib Figure (the tests read its
 axes, labels and lines).
 """
@@ -32,6 +33,8 @@ class LineFigure:
     note: str = ""                # e.g. "tiny scale: a smoke test, not a result" (shown under the title)
     bounds: tuple[float, float] | None = None  # the quantity's range (accuracy: 0, 1): bands are clipped to it
     styles: tuple[tuple[str, str, str], ...] = ()  # (series, line style, colour) for reference curves
+    markers: tuple[tuple[str, str], ...] = ()  # (series, matplotlib marker) of kind = "event" rows
+    group_colors: tuple[tuple[str, str], ...] = ()  # (group, colour): events coloured by their "group" column
 
 
 def curve_rows(panel: str, series: str, curves: Sequence[tuple[Sequence[float], Sequence[float]]]) -> list[dict]:
@@ -54,8 +57,18 @@ def baseline_row(panel: str, label: str, value: float) -> dict:
             "high": math.nan, "n": 0}
 
 
+def _group_key(value) -> str:
+    """A group read back from CSV (0 becomes 0.0 in a column with empty cells) as the text it was written as."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def table(rows: Iterable[dict]) -> pd.DataFrame:
-    return pd.DataFrame(list(rows), columns=COLUMNS)
+    """The tidy table of a figure: COLUMNS, plus "group" when rows carry one (events of a client)."""
+    rows = list(rows)
+    extra = ["group"] if any("group" in r for r in rows) else []
+    return pd.DataFrame(rows, columns=COLUMNS + extra)
 
 
 def draw(spec: LineFigure, data: pd.DataFrame):
@@ -94,9 +107,21 @@ def draw(spec: LineFigure, data: pd.DataFrame):
             if band.any():
                 ax.fill_between(x[band], lo[band], hi[band], color=colors[series], alpha=0.18, lw=0)
             handles.setdefault(series, line)
+        for series in dict.fromkeys(part.loc[part["kind"] == "event", "series"]):
+            ev = part[(part["series"] == series) & (part["kind"] == "event")]
+            marker = next((m for name, m in spec.markers if name == series), "o")
+            if "group" in ev and spec.group_colors:  # e.g. a client's events in the colour of its target line
+                colors_of = dict(spec.group_colors)
+                color = [colors_of.get(_group_key(g), "0.3") for g in ev["group"]]
+            else:
+                color = next((c for name, _, c in spec.styles if name == series), None)
+            points = ax.scatter(ev["x"], ev["mean"], marker=marker, s=46, zorder=5, label=series, c=color,
+                                edgecolors="black", linewidths=0.4)
+            handles.setdefault(series, points)
         for _, b in part[part["kind"] == "baseline"].iterrows():
             if math.isfinite(b["mean"]) and (not spec.logy or b["mean"] > 0):
-                line = ax.axhline(b["mean"], color="0.35", ls="--", lw=1.1, label=b["series"])
+                ls, color = next(((st, c) for name, st, c in spec.styles if name == b["series"]), ("--", "0.35"))
+                line = ax.axhline(b["mean"], color=color, ls=ls, lw=1.1, label=b["series"])
                 handles.setdefault(b["series"], line)
         ax.set_title(panel, fontsize=9)
         ax.set_xlabel(spec.xlabel)
