@@ -41,8 +41,6 @@ source "$EXP_DIR/plot.sh"
 source "$EXP_DIR/report.sh"
 # shellcheck source=scripts/experiments/paper.sh
 source "$EXP_DIR/paper.sh"
-# shellcheck source=scripts/experiments/checkins.sh
-source "$EXP_DIR/checkins.sh"
 
 usage() {
   sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'
@@ -54,7 +52,8 @@ if [ $# -gt 0 ] && [[ $1 != -* ]]; then
   shift
 fi
 # The modes of the Python experiment layer parse their own options (python3 -m asyncdp.experiments).
-if [ "$MODE" = quick ] || [ "$MODE" = sweep ] || [ "$MODE" = audit ] || [ "$MODE" = proactive ]; then
+[ "$MODE" = help ] && { usage; exit 0; }
+if [ "$MODE" != paper ]; then
   for arg in "$@"; do
     case $arg in -h | --help) usage; exit 0 ;; esac
   done
@@ -63,7 +62,7 @@ if [ "$MODE" = quick ] || [ "$MODE" = sweep ] || [ "$MODE" = audit ] || [ "$MODE
   exec "${ASYNCDP_PYTHON:-/usr/bin/python3}" -m asyncdp.experiments "$MODE" "$@"
 fi
 case $MODE in
-  paper | checkins) ;;
+  paper) ;;
   help) usage; exit 0 ;;
   *) usage >&2; die "unknown subcommand '$MODE' (quick, paper, sweep, audit, proactive, checkins)" ;;
 esac

@@ -365,3 +365,33 @@ def test_proactive_flow_pauses_rejoins_and_says_whether_each_target_was_met(tmp_
     report = (out / "REPORT.md").read_text()
     for section in ("## (a) Figure 15 flow", "## (b) Budget allocation", "minus uniform", "majority class"):
         assert section in report
+
+
+# -- checkins -----------------------------------------------------------------------------------------------
+
+def test_checkins_compare_at_equal_participation_over_seeds(tmp_path):
+    out = tmp_path / "checkins"
+    done = _run_script(["checkins", "--out", str(out)], tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    eps = pd.read_csv(out / "eps_vs_m.csv")
+    assert len(eps) == 2 * 2  # m x p0 (tiny)
+    # The Poisson comparison runs at the same expected participation: rate p0 * k / m (k = 1).
+    assert np.allclose(eps["poisson_rate"], eps["p0"] / eps["m"])
+    table = pd.read_csv(out / "plots/eps_vs_m.csv")
+    for p0 in (1, 0.5):
+        series = table[table["series"] == f"Poisson at rate p0/m = {p0:g}/m (PLD)"]
+        merged = series.merge(eps[eps["p0"] == p0], left_on="x", right_on="m")
+        assert len(merged) == 2 and np.allclose(merged["mean"], merged["poisson_pld_epsilon"])
+    utility = pd.read_csv(out / "utility.csv")
+    assert set(utility["method"]) == {"fixed", "averaged", "poisson", "shuffle", "nondp"}
+    assert (utility.groupby("method")["seed"].nunique() == 2).all()  # every method over both seeds (tiny)
+    dp = utility[utility["method"].isin(["fixed", "poisson", "shuffle"])]
+    assert (dp["epsilon"] <= dp["target_epsilon"] * (1 + 1e-3)).all()  # seeds reuse seed 1's calibrated sigma
+    assert utility.loc[utility["method"] == "averaged", "epsilon"].isna().all()  # Alg. 2 is never given an epsilon
+    assert len(pd.read_csv(out / "empty_steps.csv")) == 2 * 2
+    report = (out / "REPORT.md").read_text()
+    for section in ("## (a)", "## (b)", "## (c)", "Every bound", "no bound", "Poisson 1/m PLD", "majority class"):
+        assert section in report
+    utility_table = pd.read_csv(out / "plots/utility.csv")
+    assert set(utility_table.loc[utility_table["kind"] == "baseline", "series"]) == {
+        "non-private fixed window", "baseline: majority class"}

@@ -88,24 +88,6 @@ TEST(RunExperiments, PaperReproducesTables9To11ExactlyAndWritesEveryFigure) {
   ExpectRunsRecordConfigAndSeed(out + "/runs");
 }
 
-TEST(RunExperiments, CheckinsComparesBoundsUtilityAndEmptySteps) {
-  TempDir dir;
-  const std::string out = dir.Path("checkins");
-  const CliResult r = RunScript("checkins --out " + Quoted(out), dir);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  ExpectFiles(out, {"REPORT.md", "eps_vs_m.csv", "utility.csv", "empty_steps.csv", "plots/eps_vs_m.png",
-                    "plots/utility.png", "plots/empty_steps.png", "manifest.tsv"});
-  const std::string report = ReadFile(out + "/REPORT.md");
-  for (const char* section : {"## (a)", "## (b)", "## (c)", "Every bound", "no bound", "Poisson 1/m PLD"}) {
-    EXPECT_THAT(report, HasSubstr(section));
-  }
-  EXPECT_THAT(report, Not(HasSubstr("failed")));
-  EXPECT_EQ(CountLines(ReadFile(out + "/eps_vs_m.csv")), 1 + 2 * 2);    // m x p0 (tiny)
-  EXPECT_EQ(CountLines(ReadFile(out + "/utility.csv")), 1 + 4);         // fixed, averaged, Poisson, shuffle
-  EXPECT_EQ(CountLines(ReadFile(out + "/empty_steps.csv")), 1 + 2 * 2);  // m x p0 x one seed
-  ExpectRunsRecordConfigAndSeed(out + "/runs");
-}
-
 TEST(RunExperiments, BadUsageExitsWithCodeTwo) {
   TempDir dir;
   // quick and sweep (Python): python/tests/test_experiments.py.

@@ -11,10 +11,11 @@ import os
 import pathlib
 import sys
 
-from . import audit, env, proactive, quick, sweep
+from . import audit, checkins, env, proactive, quick, sweep
 from .output import Output
 
-MODES = {"quick": quick.main, "sweep": sweep.main, "audit": audit.main, "proactive": proactive.main}
+MODES = {"quick": quick.main, "sweep": sweep.main, "audit": audit.main, "proactive": proactive.main,
+         "checkins": checkins.main}
 
 
 def _positive(text: str) -> int:

@@ -29,7 +29,7 @@ import pandas as pd
 @dataclasses.dataclass(frozen=True)
 class RunSpec:
     name: str                       # unique; the run directory under runs/
-    config: pathlib.Path            # a TOML configuration (experiments/*.toml)
+    config: pathlib.Path | Mapping[str, Any]  # a TOML configuration (experiments/*.toml), or one as a dict
     overrides: Mapping[str, Any]    # dotted keys, as --set
     seed: int
     labels: Mapping[str, Any]       # the experiment's factors for this run (problem, setting, ...)
@@ -71,7 +71,8 @@ def _run_one(spec: RunSpec, runs_dir: str, timeout: float) -> RunResult:
     out = pathlib.Path(runs_dir) / spec.name
     kwargs = {key.replace(".", "__"): value for key, value in spec.overrides.items()}
     try:
-        run = asyncdp.train(os.fspath(spec.config), out=out, progress=progress, seed=spec.seed, **kwargs)
+        config = spec.config if isinstance(spec.config, Mapping) else os.fspath(spec.config)
+        run = asyncdp.train(config, out=out, progress=progress, seed=spec.seed, **kwargs)
     except Exception as e:  # noqa: BLE001 - every failure is reported in the REPORT, none is fatal to the others
         detail = "".join(traceback.format_exception_only(type(e), e)).strip()
         return RunResult(spec, None, None, None, time.process_time() - start_cpu, time.monotonic() - start_wall,
