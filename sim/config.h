@@ -108,6 +108,9 @@ struct ScheduleConfig {
   double eta0 = 0.1;                      // η0 (Tables 3–5)
   double beta = 0.001;                    // β (0.001 strongly convex; 0.01 plain convex/non-convex)
   bool divide_round_update_by_sample_size = false;  // docs/theory.md §2: default sums (no 1/s_i)
+  // Rounds with s_i above this run at η(t_i)·cap/s_i (0 = off): the paper scales the step inversely with
+  // large s_i, since a summed round moves the model by up to η·s_i·C (docs/theory.md §2, "Large batches").
+  int64_t step_cap_sample_size = 0;
 };
 
 struct EvalConfig {

@@ -255,6 +255,10 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
       {"schedule.beta", &c.schedule.beta, "beta of the diminishing schedules (0.001 strongly convex, 0.01 else).", Closed(0, 1e6)},
       {"schedule.divide_round_update_by_sample_size", &c.schedule.divide_round_update_by_sample_size,
        "Scale a round's update by 1/s_i (docs/theory.md §2; default false = sum, as the paper)."},
+      {"schedule.step_cap_sample_size", &c.schedule.step_cap_sample_size,
+       "Rounds with s_i above this value run at eta(t_i) * cap / s_i, so a summed round of many examples "
+       "moves the model no further than one of cap examples (the paper scales the step inversely with large "
+       "s_i; docs/theory.md §2, \"Large batches\"); 0 = off.", Closed(0, kMaxSampleSize)},
       // [targets] (proactive framework, Appendix E, Figure 15; docs/theory.md §9, "Proactive phases")
       {"targets.accuracy", &c.targets.accuracy,
        "Accuracy target of every client on its held-out rows, in (0, 1]; > 0 turns on the proactive phases "

@@ -57,7 +57,8 @@ const std::vector<UsageRule>& Rules() {
         "clients.delay_ids", "dp.sampling", "dp.sigma_schedule", "dp.allocation_steps", "dp.allocation_k",
         "dp.halt_at_budget", "dp.accountant", "schedule.sample_sizes", "schedule.sample_size",
         "schedule.sample_size_list", "schedule.sample_size_slope", "schedule.iterations", "schedule.epochs",
-        "schedule.rounds", "schedule.divide_round_update_by_sample_size", "eval.reference_optimum",
+        "schedule.rounds", "schedule.divide_round_update_by_sample_size", "schedule.step_cap_sample_size",
+        "eval.reference_optimum",
         "eval.gradient_norm", "audit.canaries", "data.partition", "data.rows_per_client", "output.trace"},
        [](const TrainConfig& c) {
          return When(CheckIns(c),

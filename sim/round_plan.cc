@@ -47,6 +47,15 @@ int64_t RoundPlan::max_sample_size() const {
   return sample_sizes.empty() ? 0 : *std::max_element(sample_sizes.begin(), sample_sizes.end());
 }
 
+double RoundStep(const ScheduleConfig& schedule, const StepSizeOptions& step, int64_t t, int64_t s) {
+  double eta = RoundStepSize(step, t);
+  if (schedule.divide_round_update_by_sample_size) eta /= static_cast<double>(s);
+  if (schedule.step_cap_sample_size > 0 && s > schedule.step_cap_sample_size) {
+    eta *= static_cast<double>(schedule.step_cap_sample_size) / static_cast<double>(s);
+  }
+  return eta;
+}
+
 RoundPlan MakeRoundPlan(const ScheduleConfig& schedule, int64_t n_records) {
   ASYNCDP_CHECK(n_records > 0);
   RoundPlan plan;
@@ -70,10 +79,8 @@ RoundPlan MakeRoundPlan(const ScheduleConfig& schedule, int64_t n_records) {
                             " examples but a client holds only N_c = " + std::to_string(n_records) +
                             " records; lower the sample size or give clients more rows");
     }
-    double eta = RoundStepSize(step, t);
-    if (schedule.divide_round_update_by_sample_size) eta /= static_cast<double>(s);
     plan.sample_sizes.push_back(s);
-    plan.step_sizes.push_back(eta);
+    plan.step_sizes.push_back(RoundStep(schedule, step, t, s));
     t += s;
   }
   plan.noise_multipliers.assign(plan.sample_sizes.size(), 0.0);

@@ -11,9 +11,15 @@
 #include <vector>
 
 #include "core/accounting/schedule.h"
+#include "core/step_size.h"
 #include "sim/config.h"
 
 namespace asyncdp::sim {
+
+// η̄_i of a round of s examples that starts after t gradient computations (docs/theory.md §2): η(t), scaled
+// by 1/s when the round's update is averaged (schedule.divide_round_update_by_sample_size), and by cap/s
+// above schedule.step_cap_sample_size. The one rule every plan (constant, list, proactive phases) follows.
+double RoundStep(const ScheduleConfig& schedule, const StepSizeOptions& step, int64_t t, int64_t s);
 
 struct RoundPlan {
   int64_t n_records = 0;                  // N_c

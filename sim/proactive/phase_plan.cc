@@ -18,10 +18,8 @@ namespace {
 void AppendRounds(RoundPlan& plan, const ProactiveOptions& options, int64_t s, int64_t rounds, double sigma) {
   int64_t t = plan.iterations();
   for (int64_t i = 0; i < rounds; ++i) {
-    double eta = RoundStepSize(options.step, t);
-    if (options.divide_by_sample_size) eta /= static_cast<double>(s);
     plan.sample_sizes.push_back(s);
-    plan.step_sizes.push_back(eta);
+    plan.step_sizes.push_back(RoundStep(options.schedule, options.step, t, s));
     plan.noise_multipliers.push_back(sigma);
     t += s;
   }
@@ -110,7 +108,7 @@ ProactiveOptions ResolveProactiveOptions(const TrainConfig& config, SamplingMode
   o.step.schedule = ParseStepSizeSchedule(config.schedule.step_rule, "schedule.step_rule");
   o.step.eta0 = config.schedule.eta0;
   o.step.beta = config.schedule.beta;
-  o.divide_by_sample_size = config.schedule.divide_round_update_by_sample_size;
+  o.schedule = config.schedule;  // the round step's rule (RoundStep): averaging and the large-s cap
   o.accounting.sampling = sampling;
   if (config.targets.enforce == "dp_accountant") {
     o.budget_accountants = {accounting::ParseAccountantKind(config.dp.accountant, "dp.accountant")};

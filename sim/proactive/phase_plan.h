@@ -39,7 +39,7 @@ struct ProactiveOptions {
   double holdout_fraction = 0.2;
   int64_t sample_size = 26;                  // kCalibrated: s_j for every phase
   StepSizeOptions step;                      // η̄_i = η(t_i), t continuing across phases
-  bool divide_by_sample_size = false;
+  ScheduleConfig schedule;                   // the round step's rule (RoundStep): 1/s averaging, large-s cap
   accounting::AccountantOptions accounting;  // sampling model of the rounds
   // The accountants under which ε_target is never exceeded (targets.enforce): RDP and PLD, or dp.accountant.
   std::vector<accounting::AccountantKind> budget_accountants = {accounting::AccountantKind::kRdp,

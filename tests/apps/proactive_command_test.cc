@@ -34,7 +34,8 @@ TEST(ProactiveCommand, PhaseDecisionsEqualTheE1CalculatorForTheSameInputs) {
       "train --quiet --config " + Quoted(SourceDir() + "/experiments/proactive_flow.toml") +
           " --set data.train=" + Quoted(SharedFile("datasets/libsvm/a9a.gz")) +
           " --set data.test=" + Quoted(SharedFile("datasets/libsvm/a9a.t.gz")) +
-          " --set data.rows_per_client=2000 --set data.eval_rows=500 --set eval.points=2 --out " + Quoted(out),
+          " --set data.rows_per_client=2000 --set data.eval_rows=500 --set eval.points=2"
+          " --set proactive.phase_sigmas=[8,5] --set proactive.phase_epochs=[0.2,1.0] --out " + Quoted(out),
       dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_TRUE(std::filesystem::exists(out + "/phases.csv"));
