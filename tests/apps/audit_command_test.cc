@@ -150,28 +150,8 @@ TEST(AuditCommand, TrainingRunAuditVerdictAndExitCode) {
 }
 
 // `./run_experiments.sh audit` at the tiny scale: every row, the table and the plots.
-TEST(AuditCommand, RunExperimentsAuditWritesReportTableAndPlots) {
-  TempDir dir;
-  const std::string out = dir.Path("audit");
-  const CliResult r = RunCommand(
-      "ASYNCDP_EXPERIMENTS_SCALE=tiny ASYNCDP_RUN_TIMEOUT=240 ASYNCDP_BIN=" + Quoted(AsyncdpBinary()) +
-          " ASYNCDP_SHARED_DIR=" + Quoted(SharedDir()) + " " + Quoted(SourceDir() + "/run_experiments.sh") +
-          " audit --out " + Quoted(out),
-      dir);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string report = ReadFile(out + "/REPORT.md");
-  for (const char* text : {"## Audits", "| config | what | reported ε RDP | ε PLD |", "ε_lower (95%)",
-                           "verdict", "poisson_full_T10", "fixed_q0.5_T1_opposite", "shuffle_2_epochs",
-                           "mlp_poisson_q0.1_T10", "FAULT_noise_0.7sigma", "plots/poisson_full_T10.png",
-                           "## One-run audits attached to training runs", "| train_dirac_fixed_full_T10 |",
-                           "| train_mislabelled_fixed_full_T10 |", "| FAULT_train_noise_0.05sigma |"}) {
-    EXPECT_THAT(report, HasSubstr(text));
-  }
-  EXPECT_THAT(report, ::testing::Not(HasSubstr("failed")));
-  const std::string csv = ReadFile(out + "/audit.csv");
-  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 13);
-  EXPECT_TRUE(std::filesystem::exists(out + "/plots/poisson_full_T10.gp"));
-}
+
+// run_experiments.sh audit (the Python experiment layer): python/tests/test_experiments.py.
 
 }  // namespace
 }  // namespace asyncdp::testing

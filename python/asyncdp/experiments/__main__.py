@@ -11,11 +11,11 @@ import os
 import pathlib
 import sys
 
-from . import audit, checkins, env, proactive, quick, sweep
+from . import audit, checkins, env, paper, proactive, quick, sweep
 from .output import Output
 
 MODES = {"quick": quick.main, "sweep": sweep.main, "audit": audit.main, "proactive": proactive.main,
-         "checkins": checkins.main}
+         "checkins": checkins.main, "paper": paper.main}
 
 
 def _positive(text: str) -> int:
@@ -43,6 +43,7 @@ def parse(argv):
     p.add_argument("--libsvm", help="LIBSVM training file for the convex problems")
     p.add_argument("--images", help="folder of IDX images for LeNet")
     p.add_argument("--tiny", action="store_true", help="seconds-long runs (tests; no verdicts)")
+    p.add_argument("--full", action="store_true", help="paper: every test row and finer utility graphs")
     p.add_argument("--config", help="sweep: the base configuration (TOML)")
     p.add_argument("--sample-sizes", help="sweep: comma list of s (or max: the paper's calculator)")
     p.add_argument("--epsilons", help="sweep: comma list of target epsilons")
@@ -62,9 +63,13 @@ def parse(argv):
             p.error(f"--mpi needs an MPI launcher: '{launcher}' not found (scripts/install-deps.sh installs Open MPI; "
                     "ASYNCDP_MPIRUN names another)")
     scale = os.environ.get("ASYNCDP_EXPERIMENTS_SCALE", "default")
+    if args.full and args.mode != "paper":
+        p.error("--full belongs to 'paper'")
+    if args.full:
+        scale = "full"
     if args.tiny:
         scale = "tiny"
-    if scale not in ("tiny", "default"):
+    if scale not in ("tiny", "default") and not (args.mode == "paper" and scale == "full"):
         p.error(f"{args.mode} runs at scale tiny or default, not '{scale}'")
     args.scale = scale
     args.jobs_given = args.jobs  # None: the mode's default (audit: each audit command uses every core)

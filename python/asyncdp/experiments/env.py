@@ -5,7 +5,7 @@ One place for the conventions the bash front door used to spread over several fi
 * the repository is ``ASYNCDP_SOURCE_DIR`` or the directory ``run_experiments.sh`` runs from;
 * LIBSVM data: ``--libsvm PATH``, else a9a from ``datasets/libsvm`` in the repository, else from
   ``$ASYNCDP_SHARED_DIR/datasets/libsvm`` (default ``../shared``), else the Fashion-MNIST binary task
-  (two classes written as LIBSVM text by ``scripts/experiments/fashion_binary.sh``, cached);
+  (two classes written as LIBSVM text by ``fashion_binary``, cached in .cache/experiments);
 * images: ``--images DIR``, else Debian's Fashion-MNIST (``ASYNCDP_FASHION_DIR``);
 * the interpreter: ``/usr/bin/python3``. A pyenv ``python3`` first on PATH may lack numpy, so
   ``run_experiments.sh`` always starts this package with ``/usr/bin/python3``.
@@ -132,16 +132,46 @@ def resolve_libsvm(given: str | None = None) -> DataSet:
             return DataSet("a9a", d / "a9a.gz", d / "a9a.t.gz", f"LIBSVM a9a / a9a.t from {d}", "libsvm")
     images = resolve_images(None)
     pair = os.environ.get("ASYNCDP_FASHION_PAIR", "7,9")
+    try:
+        a, b = (int(c) for c in pair.split(","))
+    except ValueError:
+        raise UsageError(f"ASYNCDP_FASHION_PAIR={pair}: expected two class indices, e.g. 7,9") from None
     cache = repo_dir() / ".cache" / "experiments"
-    tag = pair.replace(",", "_")
-    script = repo_dir() / "scripts" / "experiments" / "fashion_binary.sh"
     out = {}
     for part, source in (("train", images.train), ("test", images.test)):
-        out[part] = cache / f"fashion_{tag}.{part}.libsvm"
-        out[part].parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run([str(script), str(source), pair, str(out[part])], check=True)
-    return DataSet(f"fashion-mnist-{pair.replace(',', '-vs-')}", out["train"], out["test"],
-                   f"Fashion-MNIST classes {{{pair}}} as a binary LIBSVM task (no LIBSVM a9a found)", "libsvm")
+        out[part] = cache / f"fashion_{a}_{b}.{part}.libsvm"
+        if not out[part].is_file():
+            fashion_binary(source, (a, b), out[part])
+    return DataSet(f"fashion-mnist-{a}-vs-{b}", out["train"], out["test"],
+                   f"Fashion-MNIST classes {{{a},{b}}} as a binary LIBSVM task (no LIBSVM a9a found)", "libsvm")
+
+
+def _idx(path: pathlib.Path) -> np.ndarray:
+    """An IDX file (images: n x rows x cols, or labels: n), plain or gzip."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rb") as f:
+        data = f.read()
+    dims = data[3]
+    shape = tuple(int.from_bytes(data[4 + 4 * i: 8 + 4 * i], "big") for i in range(dims))
+    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * dims).reshape(shape)
+
+
+def fashion_binary(images: pathlib.Path, pair: tuple[int, int], out: pathlib.Path) -> None:
+    """The rows of classes a and b of an IDX image file (labels from the sibling *-labels-idx1-ubyte file)
+    as LIBSVM text: label -1 for a, +1 for b, features "j:v" = pixel j (1-based) scaled to value/255, zero
+    pixels omitted. Written to a temporary file and renamed, so a cache file is whole or absent."""
+    labels = _idx(pathlib.Path(str(images).replace("images-idx3", "labels-idx1")))
+    pixels = _idx(images).reshape(len(labels), -1)
+    lines = []
+    for x, y in zip(pixels, labels):
+        if y not in pair:
+            continue
+        nz = np.flatnonzero(x)
+        lines.append(("-1" if y == pair[0] else "+1") + "".join(f" {j + 1}:{x[j] / 255:.6g}" for j in nz))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.with_suffix(f".partial-{os.getpid()}")
+    partial.write_text("\n".join(lines) + "\n")
+    os.replace(partial, out)
 
 
 def majority_rate(data: DataSet, rows: int = 0) -> float:
