@@ -30,6 +30,7 @@ enum class StreamPurpose : uint8_t {
   kFaults = 8,          // fault injection draws
   kAuditCanaries = 9,   // privacy audit: which canaries a run includes, which record is mislabelled
   kAccuracyCheck = 10,  // proactive framework: the Gaussian noise of a private accuracy check (client, check)
+  kClipCount = 11,      // adaptive clipping: the noise of a round's count of unclipped examples (client, round)
   kCheckIn = 20,        // random check-ins: a client's participation coin and step (client, window)
   kCheckInSelection = 21,  // random check-ins: the server's choice among a step's clients (step, window)
   kTest = 255,          // tests only

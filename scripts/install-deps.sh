@@ -9,10 +9,9 @@ packages=(
   libeigen3-dev libtbb-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev zlib1g-dev librandom123-dev
-  gnuplot-nox
-  python3-dev pybind11-dev python3-numpy python3-scipy python3-matplotlib python3-pytest
+  python3-dev pybind11-dev python3-numpy python3-scipy python3-matplotlib python3-pytest  # matplotlib: run_experiments.sh's figures
   python3-venv python3-setuptools python3-pip   # `pip install .` of the Python package (docs/python.md)
-  python3-pandas python3-hypothesis   # DataFrames from the Python package; its property-based tests
+  python3-pandas python3-hypothesis   # DataFrames (the Python package, run_experiments.sh's tables); property tests
   libopenmpi-dev openmpi-bin   # the MPI runtime (protocol.runtime = "mpi", docs/mpi.md); optional at build time
   dataset-fashion-mnist
 )

@@ -94,6 +94,13 @@ struct DpConfig {
   std::string accountant = "pld";
   bool halt_at_budget = true;        // with epsilon > 0: stop a client before it would exceed ε
   bool secure_noise = false;         // lattice + discrete Gaussian noise from OS entropy (needs rdp); not reproducible
+  // Adaptive clipping (Andrew et al. 2021; docs/theory.md §2, "Adaptive clipping"): each client's C follows
+  // the clip_quantile of its per-example gradient norms, C ← C·exp(−clip_lr (b̃ − clip_quantile)), b̃ the
+  // noisy fraction of unclipped examples (count noise N(0, clip_count_sigma²)); dp.clip is the initial C.
+  std::string clip_mode = "fixed";   // fixed | adaptive
+  double clip_quantile = 0.5;
+  double clip_lr = 0.2;
+  double clip_count_sigma = 0.0;     // std of the count's noise (sensitivity 1); > 0 with DP
 };
 
 struct ScheduleConfig {

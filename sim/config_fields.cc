@@ -236,6 +236,22 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "Floating-point-safe noise: the clipped sum rounded to a lattice plus exact discrete Gaussian noise "
        "from OS entropy (never written out); batches drawn with an OS-random key. Not reproducible; "
        "accounted by rdp only (set dp.accountant = \"rdp\")."},
+      {"dp.clip_mode", &c.dp.clip_mode,
+       "fixed: every round clips to dp.clip. adaptive (Andrew et al. 2021): each client's C follows the "
+       "dp.clip_quantile of its per-example gradient norms, estimated privately each round from the noisy "
+       "count of unclipped examples, starting at dp.clip; the count is a second Gaussian release accounted "
+       "with the gradient's (docs/theory.md §2, \"Adaptive clipping\").",
+       {"fixed", "adaptive"}},
+      {"dp.clip_quantile", &c.dp.clip_quantile,
+       "Target fraction of a round's examples left unclipped (adaptive clipping); Andrew et al.'s default 0.5.",
+       Closed(0, 1)},
+      {"dp.clip_lr", &c.dp.clip_lr,
+       "Learning rate of the geometric clip update C <- C exp(-clip_lr (b - clip_quantile)), b the noisy "
+       "unclipped fraction (adaptive clipping); default 0.2.", LeftOpen(0, 100)},
+      {"dp.clip_count_sigma", &c.dp.clip_count_sigma,
+       "Standard deviation of the Gaussian noise on a round's count of unclipped examples (sensitivity 1; "
+       "adaptive clipping). Required (> 0) with DP; the round is then accounted as one Gaussian mechanism of "
+       "multiplier (sigma^-2 + clip_count_sigma^-2)^(-1/2).", Closed(0, 1e9)},
       // [schedule]
       {"schedule.sample_sizes", &c.schedule.sample_sizes,
        "Sample-size sequence: constant (s), list (explicit, last repeats), linear (s_0 + slope i).",

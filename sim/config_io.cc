@@ -184,6 +184,26 @@ void ValidateAllocation(const TrainConfig& c) {
                       c.dp.allocation_steps));
 }
 
+// Adaptive clipping (dp.clip_mode = "adaptive"): what it is accounted for and where it runs.
+void ValidateClipping(const TrainConfig& c) {
+  if (c.dp.clip_mode != "adaptive") return;
+  const auto require = [](bool ok, const std::string& key, const std::string& what) {
+    if (!ok) throw ConfigError(key, what);
+  };
+  require(!c.dp.enabled || c.dp.clip_count_sigma > 0, "dp.clip_count_sigma",
+          "required (> 0) with DP and adaptive clipping: the count of unclipped examples is released with this "
+          "noise and accounted (0 would release it exactly)");
+  require(!c.dp.secure_noise, "dp.secure_noise", "adaptive clipping is accounted for continuous Gaussian noise only");
+  require(c.dp.sampling != "random_allocation", "dp.sampling",
+          "adaptive clipping is accounted by the subsampled-Gaussian accountants; random_allocation is not covered");
+  require(c.targets.accuracy == 0 && c.targets.client_accuracy.empty(), "targets.accuracy",
+          "the proactive phases plan a fixed clip norm; run adaptive clipping without them");
+  require(c.dp.sigma_schedule.empty(), "dp.sigma_schedule",
+          "adaptive clipping's count noise is fixed per round; a sigma profile would not calibrate linearly");
+  require(c.audit.canaries == 0, "audit.canaries",
+          "the training-run audit plants canaries scaled to a fixed C; audit adaptive clipping with `asyncdp audit`");
+}
+
 // The proactive framework's keys (targets.*, proactive.*) and dp.sigma_schedule.
 void ValidateTargets(const TrainConfig& c) {
   const auto require = [](bool ok, const std::string& key, const std::string& what) {
@@ -318,6 +338,7 @@ void ValidateConfig(const TrainConfig& c, bool refuse_unused_keys) {
           "protocol.server_step", "applies to async_rounds only; random check-ins use checkin.step_rule");
   ValidateTargets(c);
   ValidateAllocation(c);
+  ValidateClipping(c);
   require(!c.dp.enabled || c.dp.sigma > 0 || c.dp.epsilon > 0 || c.targets.accuracy > 0, "dp.sigma",
           "DP is enabled: set dp.sigma > 0, or dp.epsilon > 0 to calibrate sigma (or dp.enabled = false)");
   if (c.dp.enabled && c.dp.sigma > 0) {

@@ -55,7 +55,8 @@ const std::vector<UsageRule>& Rules() {
       {{"protocol.runtime", "protocol.delay_rule", "protocol.tau", "protocol.exclude_after", "protocol.worker_threads",
         "protocol.staleness_exponent", "protocol.server_step", "clients.straggler_ids", "clients.dropout_ids",
         "clients.delay_ids", "dp.sampling", "dp.sigma_schedule", "dp.allocation_steps", "dp.allocation_k",
-        "dp.halt_at_budget", "dp.accountant", "schedule.sample_sizes", "schedule.sample_size",
+        "dp.halt_at_budget", "dp.accountant", "dp.clip_mode", "dp.clip_quantile", "dp.clip_lr",
+        "dp.clip_count_sigma", "schedule.sample_sizes", "schedule.sample_size",
         "schedule.sample_size_list", "schedule.sample_size_slope", "schedule.iterations", "schedule.epochs",
         "schedule.rounds", "schedule.divide_round_update_by_sample_size", "schedule.step_cap_sample_size",
         "eval.reference_optimum",
@@ -66,6 +67,8 @@ const std::vector<UsageRule>& Rules() {
                      "record per client, the check-in as its sampler and the random-allocation accountant "
                      "([checkin] configures it; docs/random_allocation.md)");
        }},
+      {{"dp.clip_quantile", "dp.clip_lr", "dp.clip_count_sigma"},
+       [](const TrainConfig& c) { return When(c.dp.clip_mode != "adaptive", "dp.clip_mode is not \"adaptive\""); }},
       {{"checkin."},
        [](const TrainConfig& c) {
          return When(!CheckIns(c), "it is read only with protocol.participation = \"check_in\"");

@@ -64,6 +64,18 @@ void MetricsRecorder::Record(const ServerProtocol& server, const RunClock& clock
   row.time = clock.time;
   row.gradients = clock.gradients;
   row.epsilon = EpsilonSoFar(server);
+  if (experiment_.config.dp.clip_mode == "adaptive") {
+    double sum = 0.0;
+    int64_t clients = 0;
+    for (size_t c = 0; c < experiment_.plans.size(); ++c) {
+      const double clip = server.last_clip(static_cast<int64_t>(c));
+      if (clip > 0) {
+        sum += clip;
+        ++clients;
+      }
+    }
+    row.clip = clients > 0 ? sum / static_cast<double>(clients) : experiment_.config.dp.clip;
+  }
   const auto test = experiment_.model->Evaluate(view, experiment_.test);
   row.test_loss = test.loss;
   // A non-finite model has no accuracy (what NaN scores compare to is an artefact), as in summary.json.
@@ -105,7 +117,9 @@ void MetricsRecorder::OnFinish(const ServerProtocol& server, const RunClock& clo
 std::string MetricsRecorder::ToCsv(const std::string& time_unit, bool diagnostics) const {
   const bool reference = diagnostics && experiment_.reference.has_value();
   const bool gradient_norm = diagnostics && experiment_.config.eval.gradient_norm;
+  const bool adaptive = experiment_.config.dp.clip_mode == "adaptive";
   std::string out = fmt::format("global_round,{},gradients,epsilon,test_loss,test_accuracy", time_unit);
+  if (adaptive) out += ",clip";
   if (diagnostics) out += ",diag_train_loss";
   if (reference) out += ",diag_suboptimality,diag_distance_sq";
   if (gradient_norm) out += ",diag_gradient_norm";
@@ -113,6 +127,7 @@ std::string MetricsRecorder::ToCsv(const std::string& time_unit, bool diagnostic
   for (const auto& r : rows_) {
     out += fmt::format("{},{:.9g},{},{:.9g},{:.9g},{:.9g}", r.global_round, r.time, r.gradients, r.epsilon,
                        r.test_loss, r.test_accuracy);
+    if (adaptive) out += fmt::format(",{:.9g}", r.clip);
     if (diagnostics) out += fmt::format(",{:.9g}", r.train_loss);
     if (reference) out += fmt::format(",{:.9g},{:.9g}", r.suboptimality, r.distance_sq);
     if (gradient_norm) out += fmt::format(",{:.9g}", r.gradient_norm);

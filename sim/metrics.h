@@ -35,6 +35,7 @@ struct MetricsRow {
   double gradient_norm = std::numeric_limits<double>::quiet_NaN();  // diagnostics, eval.gradient_norm
   double test_loss = 0.0;
   double test_accuracy = 0.0;
+  double clip = 0.0;         // adaptive clipping: mean C of the clients' last applied updates (public)
 };
 
 class MetricsRecorder final : public RunObserver {

@@ -67,6 +67,15 @@ nlohmann::json PrivacySummaryJson(const Experiment& e, const accounting::Populat
   out["halted_by"] = std::isfinite(p.epsilon_budget) ? nlohmann::json(out["accountant"]) : nlohmann::json(nullptr);
   out["epsilon_budget"] = NumberOrNull(p.epsilon_budget);
   if (p.secure_noise) out["accounted_noise_multiplier"] = p.AccountedSigma(p.sigma);
+  if (p.clip_count_sigma > 0) {
+    out["adaptive_clipping"] = {
+        {"count_noise_std", p.clip_count_sigma},
+        {"accounted_noise_multiplier", p.AccountedSigma(p.sigma)},
+        {"note", "each round releases the clipped sum (noise multiplier sigma, sensitivity C) and the count of "
+                 "unclipped examples (noise count_noise_std, sensitivity 1) from one sampled batch; together one "
+                 "Gaussian mechanism of multiplier (sigma^-2 + count_noise_std^-2)^(-1/2), which every "
+                 "accountant composes (Andrew et al. 2021)"}};
+  }
   out["clients_with_rounds"] = report.clients_with_rounds;
 
   nlohmann::json epsilon, worst, assumptions;

@@ -43,8 +43,17 @@ ScheduleKey KeyOf(const accounting::Schedule& schedule) {
 }  // namespace
 
 double PrivacySetup::AccountedSigma(double sigma) const {
+  if (clip_count_sigma > 0) return CombinedSigma(sigma, clip_count_sigma);
   if (!secure_noise) return sigma;
   return ChooseSecureNoiseLattice(sigma, clip, dimension).effective_sigma;
+}
+
+// A round of adaptive clipping releases the clipped sum + N(0, σ²C²I) (sensitivity C) and the unclipped
+// count + N(0, σ_b²) (sensitivity 1) from the same sampled batch. Scaled to unit noise the two are one
+// Gaussian mechanism whose sensitivity vector has norm sqrt(σ^-2 + σ_b^-2): a Gaussian of multiplier
+// (σ^-2 + σ_b^-2)^(-1/2), subsampled like the batch (Andrew et al. 2021, Theorem 1; docs/theory.md §2).
+double CombinedSigma(double sigma, double count_sigma) {
+  return 1.0 / std::sqrt(1.0 / (sigma * sigma) + 1.0 / (count_sigma * count_sigma));
 }
 
 accounting::Schedule PrivacySetup::ClientSchedule(const RoundPlan& plan, int64_t rounds) const {
@@ -77,6 +86,7 @@ PrivacySetup ResolvePrivacy(TrainConfig& config, std::vector<RoundPlan>& plans, 
   p.delta = delta;
   p.clip = config.dp.clip;
   p.dimension = dimension;
+  if (config.dp.clip_mode == "adaptive") p.clip_count_sigma = config.dp.clip_count_sigma;
   for (const RoundPlan& plan : plans) p.budget_rounds.push_back(plan.rounds());
   if (!p.enabled) return p;
   if (const std::string why = accounting::MakeAccountant(p.accountant, p.options)->Limitation(); !why.empty()) {
@@ -106,7 +116,17 @@ PrivacySetup ResolvePrivacy(TrainConfig& config, std::vector<RoundPlan>& plans, 
                                           std::to_string(config.dp.epsilon) + " for the planned rounds");
     }
     double sigma = r.sigma;
-    if (p.secure_noise) {
+    if (p.clip_count_sigma > 0) {
+      // The gradient's σ such that it and the count together are the calibrated multiplier.
+      if (p.clip_count_sigma <= r.sigma) {
+        throw ConfigError("dp.clip_count_sigma",
+                          fmt::format("the count's noise {} alone spends more than epsilon = {} allows (the "
+                                      "rounds need a combined multiplier of {:.6g}): raise dp.clip_count_sigma",
+                                      p.clip_count_sigma, config.dp.epsilon, r.sigma));
+      }
+      sigma = 1.0 / std::sqrt(1.0 / (r.sigma * r.sigma) - 1.0 / (p.clip_count_sigma * p.clip_count_sigma));
+      while (p.AccountedSigma(sigma) < r.sigma) sigma *= 1.0 + 1e-12;  // round-off: never below the target
+    } else if (p.secure_noise) {
       // σ_acc = s γ / (C + γ sqrt(d)) with s ≈ σ C / γ: scale up, then step until the lattice reaches it.
       const SecureNoiseLattice lattice = ChooseSecureNoiseLattice(sigma, p.clip, dimension);
       sigma *= 1.0 + lattice.granularity * std::sqrt(static_cast<double>(dimension)) / p.clip;

@@ -32,15 +32,22 @@ struct PrivacySetup {
   bool secure_noise = false;
   double clip = 0.0;         // C (secure noise: the lattice depends on it)
   int64_t dimension = 0;     // parameters d (secure noise: the rounding's sensitivity grows with sqrt(d))
+  // Adaptive clipping: the noise std of each round's count of unclipped examples (sensitivity 1); 0 = off.
+  double clip_count_sigma = 0.0;
 
-  // The multiplier an accountant uses for a round with noise multiplier σ: σ itself, or with secure noise
-  // the lattice's effective multiplier (core/secure_noise.h), slightly smaller.
+  // The multiplier an accountant uses for a round with noise multiplier σ: σ itself; with secure noise the
+  // lattice's effective multiplier (core/secure_noise.h), slightly smaller; with adaptive clipping the
+  // multiplier of the round's two Gaussian releases together, (σ^-2 + σ_b^-2)^(-1/2) (docs/theory.md §2).
   double AccountedSigma(double sigma) const;
   // Rounds [0, rounds) of `plan` as an accounting schedule.
   accounting::Schedule ClientSchedule(const RoundPlan& plan, int64_t rounds) const;
   // The rounds of `plan` applied to the global model: [0, prefix) and those in `early`.
   accounting::Schedule AppliedSchedule(const RoundPlan& plan, int64_t prefix, const std::set<int64_t>& early) const;
 };
+
+// (σ^-2 + σ_b^-2)^(-1/2): the one Gaussian that a round's gradient release (multiplier σ) and its adaptive
+// clipping count (noise σ_b, sensitivity 1) are together.
+double CombinedSigma(double sigma, double count_sigma);
 
 // Resolves the privacy setup and fills σ into config.dp.sigma and every plan's noise multipliers:
 // validates the combination (secure noise needs rdp), calibrates σ by `dp.accountant` for dp.epsilon when

@@ -1,5 +1,8 @@
 #include "sim/protocol/client.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/check.h"
 #include "core/noise.h"
 #include "core/random.h"
@@ -101,8 +104,9 @@ void ClientProtocol::ComputeRound(models::Workspace* scratch) {
     for (size_t j = 0; j < batch_.size(); ++j) data_batch_[j] = (*view_rows_)[static_cast<size_t>(batch_[j])];
     rows = data_batch_;
   }
+  round_clip_ = clip_;
   const auto stats = model_.ClippedGradientSum(
-      std::span<const float>(round_model_.data(), round_model_.size()), data_, rows, options_.clip,
+      std::span<const float>(round_model_.data(), round_model_.size()), data_, rows, round_clip_,
       std::span<float>(round_sum_.data(), round_sum_.size()), *scratch);
   clip_totals_.examples += stats.examples;
   clip_totals_.clipped += stats.clipped;
@@ -111,12 +115,24 @@ void ClientProtocol::ComputeRound(models::Workspace* scratch) {
   if (sigma > 0) {
     const std::span<float> sum(round_sum_.data(), round_sum_.size());
     if (options_.noise == NoiseMode::kSecure) {
-      AddSecureRoundNoise(ChooseSecureNoiseLattice(sigma, options_.clip, round_sum_.size()), *entropy_, sum);
+      AddSecureRoundNoise(ChooseSecureNoiseLattice(sigma, round_clip_, round_sum_.size()), *entropy_, sum);
     } else {
       // One draw of N(0, C²σ²I) per round, added to the sum (docs/theory.md §2).
-      AddRoundNoise(StreamKey{options_.seed, client, round, StreamPurpose::kGradientNoise}, options_.clip, sigma,
-                    sum);
+      AddRoundNoise(StreamKey{options_.seed, client, round, StreamPurpose::kGradientNoise}, round_clip_, sigma, sum);
     }
+  }
+  const AdaptiveClipOptions& adaptive = options_.adaptive_clip;
+  if (adaptive.enabled) {
+    // The noisy fraction of unclipped examples (a second Gaussian release of the round, sensitivity 1,
+    // accounted with the gradient's: PrivacySetup::AccountedSigma), over the planned s_i (public), then the
+    // geometric update of Andrew et al. (2021), Algorithm 1.
+    double unclipped = static_cast<double>(stats.examples - stats.clipped);
+    if (adaptive.count_sigma > 0) {
+      RandomStream noise(StreamKey{options_.seed, client, round, StreamPurpose::kClipCount});
+      unclipped += adaptive.count_sigma * noise.NextNormal();
+    }
+    const double fraction = unclipped / static_cast<double>(std::max<int64_t>(1, plan_.sample_sizes[local_round_]));
+    clip_ *= std::exp(-adaptive.lr * (fraction - adaptive.quantile));
   }
 }
 
@@ -133,7 +149,7 @@ UpdateMessage ClientProtocol::CompleteRound() {
   if (round_staleness_ >= static_cast<int64_t>(staleness_.size())) staleness_.resize(round_staleness_ + 1, 0);
   ++staleness_[round_staleness_];
   max_staleness_ = std::max(max_staleness_, round_staleness_);
-  UpdateMessage message{options_.id, local_round_, step, std::move(round_sum_), round_computed_at_};
+  UpdateMessage message{options_.id, local_round_, step, std::move(round_sum_), round_computed_at_, round_clip_};
   if (spare_sums_.empty()) {
     round_sum_.resize(local_model_.size());
   } else {

@@ -43,10 +43,21 @@ enum class NoiseMode {
   kSecure,        // lattice rounding + exact discrete Gaussian from OS entropy (core/secure_noise.h)
 };
 
+// Adaptive clipping (Andrew et al. 2021; docs/theory.md §2, "Adaptive clipping"): after each round
+// C ← C·exp(−lr (b̃ − quantile)), b̃ = (unclipped count + N(0, count_sigma²)) / s_i, the count's noise from
+// the stream (seed, client, round, kClipCount).
+struct AdaptiveClipOptions {
+  bool enabled = false;
+  double quantile = 0.5;
+  double lr = 0.2;
+  double count_sigma = 0.0;  // 0 = the exact count (non-private runs)
+};
+
 struct ClientOptions {
   int64_t id = 0;
   uint64_t seed = 1;       // noise streams (reproducible mode): (seed, id, round, purpose)
-  double clip = 0.1;       // C
+  double clip = 0.1;       // C (adaptive clipping: the initial C)
+  AdaptiveClipOptions adaptive_clip;
   NoiseMode noise = NoiseMode::kReproducible;
   int64_t stop_at_round = -1;  // fault injection: stop silently before this round (-1 = never)
   // The rounds the client's privacy budget permits, computed before training from the public plan
@@ -132,6 +143,9 @@ class ClientProtocol {
   const std::vector<int64_t>& staleness_histogram() const { return staleness_; }
   int64_t max_staleness() const { return max_staleness_; }
   const models::ClipStats& clip_totals() const { return clip_totals_; }
+  // The clip norm the next round uses (dp.clip, or the adaptive clip after the rounds so far): public, a
+  // function of the released noisy counts.
+  double clip() const { return clip_; }
   // ŵ between rounds (during a round it is being computed on; CompleteRound brings it back).
   const Eigen::VectorXf& local_model() const { return local_model_; }
 
@@ -172,6 +186,8 @@ class ClientProtocol {
   std::vector<int64_t> batch_;       // positions in the shard, as sampled
   std::vector<int64_t> data_batch_;  // the same rows of data_ (view shards only)
 
+  double clip_ = options_.clip;  // C of the next round (adaptive clipping moves it)
+  double round_clip_ = 0.0;  // C of the round in flight (sent with its update)
   int64_t gradients_ = 0;
   int64_t planned_gradients_ = 0;
   std::vector<int64_t> staleness_;  // [i − k at round start] → count

@@ -25,6 +25,9 @@ struct UpdateMessage {
   // computed-at global round" metric, which staleness i − k (clamped at 0) cannot show for a client whose
   // local rounds lag the global round (excluded, re-admitted or re-joining clients).
   int64_t computed_at = 0;
+  // C the round clipped to (dp.clip, or the client's adaptive clip norm): a function of released noisy counts
+  // only (adaptive clipping), so public; the server reports the clip trajectory from it.
+  double clip = 0.0;
 };
 
 // (k, v̂_k): the global model once every client's rounds ≤ k−1 are in.

@@ -20,7 +20,8 @@ ServerProtocol::ServerProtocol(int64_t num_clients, const Eigen::VectorXf& initi
       readmissions_(num_clients, 0),
       max_lag_(num_clients, 0),
       lag_sum_(num_clients, 0),
-      updates_of_(num_clients, 0) {
+      updates_of_(num_clients, 0),
+      last_clip_(num_clients, 0.0) {
   ASYNCDP_CHECK(num_clients >= 1);
   blocking_count_ = num_clients;
   at_min_ = num_clients;
@@ -101,6 +102,7 @@ std::optional<BroadcastMessage> ServerProtocol::OnUpdate(const UpdateMessage& me
   max_lag_[c] = std::max(max_lag_[c], lag);
   lag_sum_[c] += lag;
   ++updates_of_[c];
+  last_clip_[c] = message.clip;
   if (message.local_round == prefix_[c]) {
     int64_t prefix = prefix_[c] + 1;
     auto& early = early_[c];

@@ -70,6 +70,8 @@ class ServerProtocol {
   int64_t max_update_lag(int64_t client) const { return max_lag_[client]; }
   int64_t update_lag_sum(int64_t client) const { return lag_sum_[client]; }
   int64_t updates_of(int64_t client) const { return updates_of_[client]; }
+  // C of the client's last applied update (0 before any): the adaptive clip trajectory, public.
+  double last_clip(int64_t client) const { return last_clip_[client]; }
   bool blocking(int64_t client) const { return blocking_[client]; }
   // The client holds up the next broadcast: it blocks and has delivered no round beyond the current
   // global round. A client waiting for a broadcast is silent because of the laggards, not because it
@@ -111,6 +113,7 @@ class ServerProtocol {
   std::vector<bool> rejoining_;  // re-admitted or resumed, not blocking until caught up
   std::vector<int64_t> readmissions_;
   std::vector<int64_t> max_lag_, lag_sum_, updates_of_;
+  std::vector<double> last_clip_;  // C of each client's last applied update
   int64_t updates_at_broadcast_ = 0;  // updates_applied_ when v̂_k was last formed
   // min over blocking clients of prefix_ (the candidate k) and how many blocking clients sit at it. The
   // minimum only grows, so it is rescanned when its last client moves on: at most once per global round,

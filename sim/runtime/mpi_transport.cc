@@ -60,9 +60,9 @@ int Placement::RankOf(int64_t client) const {
   return rank;
 }
 
-// Fields of UpdateMessage: client, local_round, computed_at, step_size, update. Adding one changes the size
-// and stops the build here until the wire format carries it too.
-static_assert(sizeof(UpdateMessage) == 3 * sizeof(int64_t) + sizeof(double) + sizeof(Eigen::VectorXf),
+// Fields of UpdateMessage: client, local_round, computed_at, step_size, clip, update. Adding one changes the
+// size and stops the build here until the wire format carries it too.
+static_assert(sizeof(UpdateMessage) == 3 * sizeof(int64_t) + 2 * sizeof(double) + sizeof(Eigen::VectorXf),
               "UpdateMessage changed: carry the new field in EncodeUpdate/DecodeUpdate");
 
 void EncodeUpdate(const UpdateMessage& message, std::byte* out) {
@@ -70,6 +70,7 @@ void EncodeUpdate(const UpdateMessage& message, std::byte* out) {
   std::memcpy(out + sizeof(int64_t), &message.local_round, sizeof(int64_t));
   std::memcpy(out + 2 * sizeof(int64_t), &message.computed_at, sizeof(int64_t));
   std::memcpy(out + 3 * sizeof(int64_t), &message.step_size, sizeof(double));
+  std::memcpy(out + 3 * sizeof(int64_t) + sizeof(double), &message.clip, sizeof(double));
   std::memcpy(out + kUpdateHeaderBytes, message.update.data(), sizeof(float) * static_cast<size_t>(message.update.size()));
 }
 
@@ -79,6 +80,7 @@ bool DecodeUpdate(const Buffer& bytes, int64_t params, UpdateMessage& message) {
   std::memcpy(&message.local_round, bytes.data() + sizeof(int64_t), sizeof(int64_t));
   std::memcpy(&message.computed_at, bytes.data() + 2 * sizeof(int64_t), sizeof(int64_t));
   std::memcpy(&message.step_size, bytes.data() + 3 * sizeof(int64_t), sizeof(double));
+  std::memcpy(&message.clip, bytes.data() + 3 * sizeof(int64_t) + sizeof(double), sizeof(double));
   if (message.update.size() != params) message.update.resize(params);
   std::memcpy(message.update.data(), bytes.data() + kUpdateHeaderBytes, sizeof(float) * static_cast<size_t>(params));
   return true;

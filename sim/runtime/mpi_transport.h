@@ -44,7 +44,7 @@ struct Placement {
 };
 
 // Bytes of each message kind for a model of `params` floats (docs/mpi.md's traffic model uses these).
-constexpr size_t kUpdateHeaderBytes = 3 * sizeof(int64_t) + sizeof(double);
+constexpr size_t kUpdateHeaderBytes = 3 * sizeof(int64_t) + 2 * sizeof(double);
 constexpr size_t kBroadcastHeaderBytes = sizeof(int64_t);
 inline size_t UpdateBytes(int64_t params) { return kUpdateHeaderBytes + sizeof(float) * static_cast<size_t>(params); }
 inline size_t BroadcastBytes(int64_t params) {

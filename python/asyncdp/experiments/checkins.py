@@ -21,7 +21,7 @@ import pandas as pd
 from .. import account
 from . import env, plots, report
 from .runner import RunSpec, child_cpu_seconds, failed_section, run_all
-from .stats import FAILS, HOLDS, INCONCLUSIVE, family_false_alarm, mean_interval, paired_difference, verdict_below
+from .stats import FAILS, HOLDS, INCONCLUSIVE, family_false_alarm, mean_interval, paired_by_seed, verdict_below
 
 
 @dataclasses.dataclass(frozen=True)
@@ -195,9 +195,7 @@ def _utility_groups(utility: pd.DataFrame, majority: float, scale: str):
     groups = pd.DataFrame(rows)
 
     def pair(a, b):
-        seeds = sorted(set(a["seed"]) & set(b["seed"]))
-        return paired_difference(a.set_index("seed").loc[seeds, "test_accuracy"].to_numpy(float),
-                                 b.set_index("seed").loc[seeds, "test_accuracy"].to_numpy(float))
+        return paired_by_seed(a, b, "test_accuracy")
 
     for e in sorted(utility.loc[utility["method"] == "fixed", "target_epsilon"].unique()):
         fixed = utility[(utility["method"] == "fixed") & (utility["target_epsilon"] == e)]

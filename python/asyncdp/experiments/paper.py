@@ -16,16 +16,14 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
-import json
 import math
-import subprocess
 import time
 
 import numpy as np
 import pandas as pd
 
 from . import env, paper_report, paper_tables
-from .runner import RunSpec, child_cpu_seconds, run_all
+from .runner import RunSpec, child_cpu_seconds, run_all, run_cli
 from .stats import loglog_slope, mean_interval
 
 STEP_CAP = 543  # LeNet: rounds above s = 543 run at η0·543/s (the first-round probes say why)
@@ -100,37 +98,10 @@ def _table_rows(ctx: Context, table: int) -> pd.DataFrame:
     return ctx.settings[ctx.settings["table"] == table]
 
 
-def _reference(binary, out_dir, config, overrides, seed) -> dict:
-    cmd = [str(binary), "reference-optimum", "--config", str(config), "--out", str(out_dir), "--quiet",
-           "--set", f"seed={seed}"]
-    for k, v in overrides.items():
-        if k.startswith(("eval.", "output.", "protocol.worker_threads", "model.threads")):
-            continue
-        cmd += ["--set", f"{k}={_toml(v)}"]
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"reference-optimum failed: {done.stderr.strip()[-300:]}")
-    return json.loads((out_dir / "summary.json").read_text())
-
-
-def _toml(v) -> str:
-    from ..training import _toml_value
-
-    return _toml_value(v, "value")
-
-
 def _utility_graph(binary, out_dir, config, overrides, clips, sigmas, draws) -> dict:
-    cmd = [str(binary), "utility-graph", "--config", str(config), "--clips", clips, "--sigmas", sigmas,
-           "--draws", str(draws), "--out", str(out_dir), "--quiet"]
-    for k, v in overrides.items():
-        if k.startswith(("eval.points", "eval.train_rows", "output.")):
-            continue
-        cmd += ["--set", f"{k}={_toml(v)}"]
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"utility-graph failed: {done.stderr.strip()[-300:]}")
-    return {"summary": json.loads((out_dir / "summary.json").read_text()),
-            "table": pd.read_csv(out_dir / "utility_graph.csv")}
+    summary = run_cli(binary, "utility-graph", config, out_dir, overrides, "--clips", clips, "--sigmas", sigmas,
+                      "--draws", str(draws), skip=("eval.points", "eval.train_rows", "output."))
+    return {"summary": summary, "table": pd.read_csv(out_dir / "utility_graph.csv")}
 
 
 def main(args) -> int:
@@ -166,9 +137,10 @@ def main(args) -> int:
                                                    _overrides(problem, ctx, threads), *ug)
             if problem != "lenet":
                 for seed in convex_seeds:
-                    jobs[("ref", problem, seed)] = pool.submit(_reference, binary, out.path(f"reference/{problem}_s{seed}"),
-                                                               repo / "experiments" / p["config"],
-                                                               _overrides(problem, ctx, threads), seed)
+                    jobs[("ref", problem, seed)] = pool.submit(
+                        run_cli, binary, "reference-optimum", repo / "experiments" / p["config"],
+                        out.path(f"reference/{problem}_s{seed}"), {**_overrides(problem, ctx, threads), "seed": seed},
+                        skip=("eval.", "output.", "protocol.worker_threads", "model.threads"))
         for (kind, problem, seed), future in jobs.items():
             try:
                 value = future.result()

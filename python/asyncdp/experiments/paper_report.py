@@ -11,16 +11,9 @@ import pandas as pd
 
 from . import paper, plots, report
 from .runner import failed_section
-from .stats import (FAILS, HOLDS, INCONCLUSIVE, family_false_alarm, mean_interval, paired_difference,
-                    verdict_above)
+from .stats import FAILS, HOLDS, INCONCLUSIVE, family_false_alarm, mean_interval, paired_by_seed, verdict_above
 
 PAPER_K = {"convex": 50000, "lenet": 360000}
-
-
-def _paired(a: pd.DataFrame, b: pd.DataFrame, column: str):
-    seeds = sorted(set(a["seed"]) & set(b["seed"]))
-    return paired_difference(a.set_index("seed").loc[seeds, column].to_numpy(float),
-                             b.set_index("seed").loc[seeds, column].to_numpy(float))
 
 
 def _iv(frame: pd.DataFrame, column: str, digits: int = 4) -> str:
@@ -43,7 +36,7 @@ class _Verdicts:
 
     def add(self, claim: str, problem: str, a: pd.DataFrame, b: pd.DataFrame, column: str = "tail_accuracy"):
         """Claim: a is above b (paired by seed)."""
-        d = _paired(a, b, column) if len(a) and len(b) else mean_interval([])
+        d = paired_by_seed(a, b, column) if len(a) and len(b) else mean_interval([])
         if self.scale == "tiny":
             v = "no verdict (tiny scale)"
         elif not (self.above_chance(problem, a) and self.above_chance(problem, b)):

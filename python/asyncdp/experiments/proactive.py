@@ -21,7 +21,7 @@ import pandas as pd
 
 from . import env, plots, report
 from .runner import RunSpec, child_cpu_seconds, failed_section, run_all
-from .stats import FAILS, HOLDS, INCONCLUSIVE, family_false_alarm, mean_interval, paired_difference, verdict_above
+from .stats import FAILS, HOLDS, INCONCLUSIVE, family_false_alarm, mean_interval, paired_by_seed, verdict_above
 
 STRATEGIES = {
     "uniform": ("uniform σ (calibrated for the whole plan)", {}),
@@ -172,9 +172,7 @@ def _compare(alloc: pd.DataFrame, majority: float, scale: str) -> pd.DataFrame:
                "accuracy_low": acc.low, "accuracy_high": acc.high, "epsilon_pld_max": g["epsilon_pld"].max(),
                "rows_per_client": int(g["rows_per_client"].iloc[0])}
         if key != "uniform" and not uniform.empty:
-            seeds = sorted(set(g.index) & set(uniform.index))
-            d = paired_difference(g.loc[seeds, "test_accuracy"].to_numpy(float),
-                                  uniform.loc[seeds, "test_accuracy"].to_numpy(float))
+            d = paired_by_seed(g.reset_index(), uniform.reset_index(), "test_accuracy")
             row.update({"minus_uniform": d.mean, "minus_uniform_low": d.low, "minus_uniform_high": d.high})
             if scale == "tiny":
                 row["verdict"] = "no verdict (tiny scale)"

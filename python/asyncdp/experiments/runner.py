@@ -113,6 +113,30 @@ def run_all(specs: Sequence[RunSpec], runs_dir: pathlib.Path, jobs: int, log=pri
     return [results[n] for n in names]
 
 
+def cli_value(value) -> str:
+    """A Python value as the TOML text of a CLI ``--set key=value``."""
+    from ..training import _toml_value
+
+    return _toml_value(value, "value")
+
+
+def run_cli(binary, command: str, config, out_dir: pathlib.Path, overrides: Mapping[str, Any], *args: str,
+            skip: tuple[str, ...] = ()) -> dict:
+    """``asyncdp COMMAND --config CONFIG --set k=v ... ARGS --out OUT --quiet`` for the commands the module does
+    not bind (reference-optimum, utility-graph); returns OUT/summary.json. Overrides whose key starts with
+    one of ``skip`` are left out (keys the command does not read)."""
+    import json
+
+    cmd = [str(binary), command, "--config", str(config), "--out", str(out_dir), "--quiet", *args]
+    for key, value in overrides.items():
+        if not key.startswith(skip):
+            cmd += ["--set", f"{key}={cli_value(value)}"]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"asyncdp {command} exited {done.returncode}: {done.stderr.strip()[-400:]}")
+    return json.loads((out_dir / "summary.json").read_text())
+
+
 def mpi_launcher() -> list[str]:
     """The launcher command: ASYNCDP_MPIRUN (e.g. ``srun`` inside a Slurm allocation), else mpirun with
     Open MPI's flags for running as root and for more ranks than cores (on a cluster the hostfile or the

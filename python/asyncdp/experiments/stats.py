@@ -72,6 +72,13 @@ def paired_difference(a: Sequence[float], b: Sequence[float], level: float = LEV
     return mean_interval(np.asarray(a, dtype=float) - np.asarray(b, dtype=float), level)
 
 
+def paired_by_seed(a, b, column: str, level: float = LEVEL) -> Interval:
+    """Interval of the mean of a − b over the seeds both run groups (DataFrames with a ``seed`` column) ran."""
+    seeds = sorted(set(a["seed"]) & set(b["seed"]))
+    return paired_difference(a.set_index("seed").loc[seeds, column].to_numpy(float),
+                             b.set_index("seed").loc[seeds, column].to_numpy(float), level)
+
+
 def verdict_below(interval: Interval, threshold: float = 0.0) -> str:
     """Verdict on the claim "the mean is below ``threshold``" from its interval."""
     if interval.n < 2 or not math.isfinite(interval.low):

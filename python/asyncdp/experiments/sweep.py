@@ -22,7 +22,7 @@ import pandas as pd
 from .. import calc
 from . import env, plots, report
 from .runner import RunSpec, child_cpu_seconds, failed_section, run_all
-from .stats import (FAILS, HOLDS, INCONCLUSIVE, family_false_alarm, mean_interval, paired_difference,
+from .stats import (FAILS, HOLDS, INCONCLUSIVE, family_false_alarm, mean_interval, paired_by_seed,
                     verdict_above)
 
 TINY = {"data.rows_per_client": 500, "schedule.iterations": 0, "schedule.rounds": 0, "schedule.epochs": 5,
@@ -244,9 +244,7 @@ def _aggregate(ok: pd.DataFrame) -> pd.DataFrame:
 
 
 def _paired(a: pd.DataFrame, b: pd.DataFrame):
-    seeds = sorted(set(a["seed"]) & set(b["seed"]))
-    return paired_difference(a.set_index("seed").loc[seeds, "test_accuracy"].to_numpy(float),
-                             b.set_index("seed").loc[seeds, "test_accuracy"].to_numpy(float))
+    return paired_by_seed(a, b, "test_accuracy")
 
 
 def _checks(ok: pd.DataFrame, grid: pd.DataFrame, majority: float, scale: str) -> list[tuple[str, str, str]]:

@@ -21,7 +21,9 @@ template <typename T>
 concept CarriesABatchSize = requires(T t) { t.batch_size; } || requires(T t) { t.gradients; } ||
                             requires(T t) { t.examples; };
 static_assert(!CarriesABatchSize<UpdateMessage>);
-static_assert(sizeof(UpdateMessage) == 4 * sizeof(int64_t) + sizeof(Eigen::VectorXf),
+// The fields: client, local_round, step_size, update, computed_at and clip — the round's clip norm, dp.clip or
+// the adaptive C_i, a function of released noisy counts (docs/theory.md §2, "Adaptive clipping").
+static_assert(sizeof(UpdateMessage) == 4 * sizeof(int64_t) + sizeof(double) + sizeof(Eigen::VectorXf),
               "UpdateMessage gained a field: check that the accountant covers it (docs/design.md, threat model)");
 
 TEST(ServerProtocol, EarlyRoundsAreExposedUntilThePrefixCatchesUp) {

@@ -15,6 +15,7 @@ TEST(WireFormat, AnUpdateRoundTripsEveryFieldOfUpdateMessage) {
   sent.local_round = 123456789012LL;
   sent.computed_at = 98765;
   sent.step_size = 0.0123456789;
+  sent.clip = 0.0371234;
   sent.update = Eigen::VectorXf::LinSpaced(5, -2.0f, 3.5f);
   Buffer bytes(UpdateBytes(5));
   EncodeUpdate(sent, bytes.data());
@@ -24,6 +25,7 @@ TEST(WireFormat, AnUpdateRoundTripsEveryFieldOfUpdateMessage) {
   EXPECT_EQ(got.local_round, sent.local_round);
   EXPECT_EQ(got.computed_at, sent.computed_at);
   EXPECT_EQ(got.step_size, sent.step_size);
+  EXPECT_EQ(got.clip, sent.clip);
   EXPECT_TRUE(got.update == sent.update);
   EXPECT_EQ(UpdateBytes(5), 3 * sizeof(int64_t) + sizeof(double) + 5 * sizeof(float));
   Buffer short_bytes(UpdateBytes(4));
