@@ -15,12 +15,14 @@
 #   ./run_experiments.sh sweep --config FILE.toml --sample-sizes 1,5,10,26 --epsilons 0.05,0.1,0.5,1
 #                                     [--seeds N] [--mpi P]   a grid of your own; --mpi P spreads the runs
 #                                     over P MPI ranks (ASYNCDP_MPIRUN=srun inside a Slurm allocation)
-#   ./run_experiments.sh audit        empirical privacy audits of 13 configurations (2 deliberately wrong
+#   ./run_experiments.sh audit        empirical privacy audits of 14 configurations (2 deliberately wrong
 #                                     accountants) and 6 training runs, Bonferroni over the rows
 #   ./run_experiments.sh proactive    accuracy/epsilon targets, phases, pause and re-join (Figure 15), and
 #                                     budget allocation strategies at equal epsilon
 #   ./run_experiments.sh checkins     random check-ins: epsilon vs m and p0 beside Poisson at equal
 #                                     participation, DP-SGD on a9a with one record per client, empty steps
+#   ./run_experiments.sh clipping     fixed against adaptive clipping (Andrew et al.) at equal epsilon on a9a
+#                                     and Fashion-MNIST, 5 seeds, with the clip trajectory
 #
 # Common options: --out DIR (default results/<mode>; a folder holding files the tool did not write is
 # refused), --jobs N (runs at a time, default: the cores), --libsvm PATH, --images DIR, --tiny (seconds-long
@@ -47,8 +49,8 @@ if [ $# -gt 0 ] && [[ $1 != -* ]]; then
 fi
 case $MODE in
   help) usage; exit 0 ;;
-  quick | paper | sweep | audit | proactive | checkins) ;;
-  *) usage >&2; die "unknown subcommand '$MODE' (quick, paper, sweep, audit, proactive, checkins)" ;;
+  quick | paper | sweep | audit | proactive | checkins | clipping) ;;
+  *) usage >&2; die "unknown subcommand '$MODE' (quick, paper, sweep, audit, proactive, checkins, clipping)" ;;
 esac
 for arg in "$@"; do
   case $arg in -h | --help) usage; exit 0 ;; esac

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <stdexcept>
 
 #include "core/error.h"
 #include "models/cnn/alexnet.h"
@@ -68,10 +70,34 @@ std::unique_ptr<Model> MakeCnn(const ModelOptions& options, int num_classes, con
 
 }  // namespace
 
-const std::vector<std::string>& ModelKinds() {
-  static const std::vector<std::string> kinds = {"logistic", "logistic_l2", "linear", "svm",    "softmax",
-                                                 "mlp",      "lenet",       "alexnet", "geometric_median"};
+namespace {
+
+std::vector<std::string>& Kinds() {
+  static std::vector<std::string> kinds = {"logistic", "logistic_l2", "linear", "svm",    "softmax",
+                                           "mlp",      "lenet",       "alexnet", "geometric_median"};
   return kinds;
+}
+
+std::map<std::string, ModelFactory>& Registered() {
+  static std::map<std::string, ModelFactory> factories;
+  return factories;
+}
+
+}  // namespace
+
+const std::vector<std::string>& ModelKinds() { return Kinds(); }
+
+void RegisterModel(const std::string& kind, ModelFactory factory) {
+  const bool name_ok = !kind.empty() && std::all_of(kind.begin(), kind.end(), [](char ch) {
+    return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_';
+  });
+  if (!name_ok) throw std::invalid_argument("RegisterModel: kind '" + kind + "' is not [a-z0-9_]+");
+  if (std::find(Kinds().begin(), Kinds().end(), kind) != Kinds().end()) {
+    throw std::invalid_argument("RegisterModel: model.kind '" + kind + "' exists already");
+  }
+  if (!factory) throw std::invalid_argument("RegisterModel: empty factory for '" + kind + "'");
+  Registered().emplace(kind, std::move(factory));
+  Kinds().push_back(kind);
 }
 
 std::unique_ptr<Model> MakeModel(const ModelOptions& options, int64_t num_features, int num_classes,
@@ -79,9 +105,14 @@ std::unique_ptr<Model> MakeModel(const ModelOptions& options, int64_t num_featur
   const std::string& kind = options.kind;
   const auto& kinds = ModelKinds();
   if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) {
-    throw ConfigError("model.kind", "unknown model '" + kind +
-                                        "' (expected logistic, logistic_l2, linear, svm, softmax, mlp, lenet, "
-                                        "alexnet or geometric_median)");
+    std::string known;
+    for (const auto& k : kinds) known += (known.empty() ? "" : ", ") + k;
+    throw ConfigError("model.kind", "unknown model '" + kind + "' (expected one of " + known + ")");
+  }
+  if (const auto it = Registered().find(kind); it != Registered().end()) {
+    std::unique_ptr<Model> model = it->second(options, num_features, num_classes, image);
+    if (!model) throw ConfigError("model.kind", "the factory of '" + kind + "' returned no model");
+    return model;
   }
   if (kind == "lenet" || kind == "alexnet") return MakeCnn(options, num_classes, image);
   if (num_features < 1) {

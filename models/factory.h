@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -60,8 +61,18 @@ struct ModelOptions {
   CnnOptions cnn;
 };
 
-// The kinds above, in that order.
+// The kinds above, in that order, then the registered ones (RegisterModel) in registration order.
 const std::vector<std::string>& ModelKinds();
+
+// Builds a registered model for data with `num_features` columns, `num_classes` classes and image layout
+// `image`; throws ConfigError (key "model.kind" or the option's key) when the data does not fit it.
+using ModelFactory = std::function<std::unique_ptr<Model>(const ModelOptions& options, int64_t num_features,
+                                                          int num_classes, const data::ImageShape& image)>;
+
+// Makes `kind` a model.kind every configuration can name: call it before the configuration is read (at the
+// start of main). Your own model, as docs/models.md describes, with examples/custom_model/ as a complete
+// example. Throws std::invalid_argument for a kind that exists already or is not [a-z0-9_]+.
+void RegisterModel(const std::string& kind, ModelFactory factory);
 
 // Builds the model of options.kind for data with `num_features` columns, `num_classes` classes and
 // image layout `image` (empty for non-image data). Throws ConfigError on invalid options or a mismatch.

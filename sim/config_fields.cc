@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "models/factory.h"
 
 namespace asyncdp::sim {
 namespace {
@@ -101,8 +102,9 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
       // [model]
       {"model.kind", &c.model.kind,
        "Model: logistic (plain convex), logistic_l2 (strongly convex), linear, svm, softmax, mlp, lenet "
-       "(non-convex, 28x28x1), alexnet (32x32x3), geometric_median (convex, unsupervised: ||theta - x||).",
-       {"logistic", "logistic_l2", "linear", "svm", "softmax", "mlp", "lenet", "alexnet", "geometric_median"}},
+       "(non-convex, 28x28x1), alexnet (32x32x3), geometric_median (convex, unsupervised: ||theta - x||); "
+       "or a model registered by the program (models::RegisterModel, docs/models.md).",
+       models::ModelKinds()},
       {"model.l2_lambda", &c.model.l2_lambda, "Regulariser lambda of logistic_l2; 0 = 1/N_c (Table 1).", Closed(0, 1e6)},
       {"model.regularizer_convention", &c.model.regularizer_convention,
        "How lambda/2 ||w||^2 splits over examples (Section 4 and Appendix D, objectives; docs/theory.md §2): per_example puts it whole in each "

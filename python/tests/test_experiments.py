@@ -300,7 +300,7 @@ def test_audit_runs_every_row_at_a_family_wise_confidence_and_draws_log_log_roc_
     assert done.returncode == 0, done.stderr[-3000:]  # tiny: FAULT rows may come out consistent, not a failure
     audits = pd.read_csv(out / "audit.csv")
     train = pd.read_csv(out / "train_audit.csv")
-    assert len(audits) == 13 and len(train) == 6
+    assert len(audits) == 14 and len(train) == 6
     rows = len(audits) + len(train)
     assert audits["confidence"].round(6).eq(round(1 - 0.05 / rows, 6)).all()  # Bonferroni over every row
     assert set(audits["verdict"]) <= {"consistent", "VIOLATION"}
@@ -453,3 +453,26 @@ def test_bad_usage_of_the_front_door_exits_2(tmp_path):
         assert done.returncode == 2, (args, done.stderr)
         assert "error:" in done.stderr, (args, done.stderr)
     assert _run_script(["help"], tmp_path).returncode == 0
+
+
+# -- clipping -----------------------------------------------------------------------------------------------
+
+def test_clipping_compares_fixed_and_adaptive_at_equal_epsilon(tmp_path):
+    out = tmp_path / "clipping"
+    done = _run_script(["clipping", "--out", str(out)], tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    runs = pd.read_csv(out / "runs.csv")
+    assert runs["ok"].all() and len(runs) == (2 + 1) * 2 * 2  # (a9a at 2 eps + LeNet at 1) x 2 modes x 2 seeds
+    for (task, eps), g in runs.groupby(["task", "eps"]):
+        # Equal epsilon: both arms calibrated to the target, the adaptive one with its count included, so its
+        # combined multiplier equals the fixed arm's sigma and its gradient sigma is larger.
+        assert (g["eps_pld"] <= eps * (1 + 1e-6)).all() and (g["eps_pld"] >= eps * 0.99).all()
+        fixed, adaptive = g[g["mode"] == "fixed"], g[g["mode"] == "adaptive"]
+        assert np.allclose(adaptive["accounted_sigma"].to_numpy(), fixed["sigma"].to_numpy(), rtol=1e-3)
+        assert (adaptive["sigma"].to_numpy() > fixed["sigma"].to_numpy()).all()
+    clips = pd.read_csv(out / "plots/clip_trajectory.csv")
+    for panel, part in clips.groupby("panel"):
+        assert set(part.loc[part["kind"] == "curve", "series"]) == {"adaptive C (mean over clients)"}
+        assert (part["kind"] == "baseline").sum() == 1  # the fixed C
+    report = (out / "REPORT.md").read_text()
+    assert "majority class" in report and "accounted multiplier" in report

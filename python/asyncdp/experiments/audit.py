@@ -70,6 +70,9 @@ AUDITS = [
         "consistent", ("--canary", "mislabelled", "--view", "final-model")),
     Row("poisson_full_T10_one_run", "as poisson_full_T10, one-run audit with 1,000 canaries", "consistent",
         ("--mode", "one-run", "--canaries", "1000")),
+    Row("poisson_full_T10_adaptive_clip", "as poisson_full_T10, adaptive clipping (count noise σ_b = 3, "
+        "accounted with the gradient as one Gaussian)", "consistent",
+        _s("dp.clip_mode=adaptive", "dp.clip_count_sigma=3")),
     Row("FAULT_noise_0.7sigma", "fault: noise 0.7σ accounted as σ (as poisson_full_T10)", "VIOLATION",
         ("--test-noise-scale", "0.7")),
     Row("FAULT_old_fixed_size_pair", "fault: fixed_q0.5_T1_opposite accounted with the old pair (1−q)N(0)+qN(1)",
