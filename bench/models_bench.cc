@@ -15,6 +15,7 @@
 #include "core/noise.h"
 #include "core/sampling.h"
 #include "data/load.h"
+#include "huber_regression.h"  // examples/custom_model: a model of your own (docs/models.md)
 #include "models/factory.h"
 
 namespace asyncdp {
@@ -81,6 +82,13 @@ models::ModelOptions Options(const std::string& kind) {
 void BM_LogisticA9a(benchmark::State& state) { RunClippedGradSum(state, A9a(), Options("logistic"), 0.1); }
 void BM_LogisticL2A9a(benchmark::State& state) { RunClippedGradSum(state, A9a(), Options("logistic_l2"), 0.1); }
 void BM_SvmA9a(benchmark::State& state) { RunClippedGradSum(state, A9a(), Options("svm"), 0.1); }
+// The example model of docs/models.md, registered as a user program would, beside the built-in logistic
+// regression on the same data, batch and C: what a straightforward model of your own costs.
+void BM_HuberExampleA9a(benchmark::State& state) {
+  static const bool registered = (example::RegisterHuberRegression(), true);
+  (void)registered;
+  RunClippedGradSum(state, A9a(), Options("huber"), 0.1);
+}
 void BM_SoftmaxFashion(benchmark::State& state) {
   RunClippedGradSum(state, FashionMnistTest(), Options("softmax"), 0.1);
 }
@@ -112,6 +120,7 @@ void BM_AddRoundNoise(benchmark::State& state) {
 BENCHMARK(BM_LogisticA9a)->Name("BM_ClippedGradSum/logistic_a9a")->Arg(26)->Arg(256);
 BENCHMARK(BM_LogisticL2A9a)->Name("BM_ClippedGradSum/logistic_l2_a9a")->Arg(26)->Arg(256);
 BENCHMARK(BM_SvmA9a)->Name("BM_ClippedGradSum/svm_a9a")->Arg(26);
+BENCHMARK(BM_HuberExampleA9a)->Name("BM_ClippedGradSum/huber_example_a9a")->Arg(26)->Arg(256);
 BENCHMARK(BM_SoftmaxFashion)->Name("BM_ClippedGradSum/softmax_fashion")->Arg(64)->Arg(256);
 BENCHMARK(BM_MlpFashion)->Name("BM_ClippedGradSum/mlp128_fashion")->Arg(64)->Arg(256);
 BENCHMARK_CAPTURE(BM_Sample, poisson, SamplingModel::kPoisson)->Arg(26)->Arg(256);
