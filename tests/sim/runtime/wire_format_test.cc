@@ -27,7 +27,7 @@ TEST(WireFormat, AnUpdateRoundTripsEveryFieldOfUpdateMessage) {
   EXPECT_EQ(got.step_size, sent.step_size);
   EXPECT_EQ(got.clip, sent.clip);
   EXPECT_TRUE(got.update == sent.update);
-  EXPECT_EQ(UpdateBytes(5), 3 * sizeof(int64_t) + sizeof(double) + 5 * sizeof(float));
+  EXPECT_EQ(UpdateBytes(5), 3 * sizeof(int64_t) + 2 * sizeof(double) + 5 * sizeof(float));  // + step size, clip
   Buffer short_bytes(UpdateBytes(4));
   EXPECT_FALSE(DecodeUpdate(short_bytes, 5, got));
 }
