@@ -318,7 +318,7 @@ def _report(args, libsvm, sc, eps_vs_m, bounds, groups, checks, empty, figures, 
               report.table(["method", "target ε", "seeds", "ε (largest reported)", "σ", "test accuracy [95%]"],
                            [[r["label"], f(r["target_epsilon"]), r["n"],
                              "no bound" if r["method"] == "averaged" else f(r["epsilon_max"]), f(r["sigma"]),
-                             _iv(r)] for r in groups.to_dict("records")]),
+                             report.interval_cell(r)] for r in groups.to_dict("records")]),
               "", report.table(["claim", "paired difference [95%]", "verdict"],
                                [[c["claim"], c["measured"], report.verdict(c["verdict"])]
                                 for c in checks.to_dict("records")]),
@@ -334,7 +334,3 @@ def _report(args, libsvm, sc, eps_vs_m, bounds, groups, checks, empty, figures, 
     return "\n".join(line for line in lines if line is not None)
 
 
-def _iv(r: dict) -> str:
-    if r["n"] < 2 or not math.isfinite(r["accuracy_low"]):
-        return f"{r['accuracy']:.4f} (n = {r['n']})"
-    return f"**{r['accuracy']:.4f}** [{r['accuracy_low']:.4f}, {r['accuracy_high']:.4f}]"

@@ -122,7 +122,7 @@ def main(args) -> int:
                             "test accuracy [95%]", "majority class", "final clip (mean)"],
                            [[r["task"], f"{r['eps']:g}", MODES[r["mode"]], r["n"], f"{r['sigma']:.4g}",
                              f"{r['accounted_sigma']:.4g}", f"{r['eps_pld_max']:.4g}",
-                             mean_interval([]).text() if r["n"] == 0 else _iv(r), f"{r['majority']:.4f}",
+                             mean_interval([]).text() if r["n"] == 0 else report.interval_cell(r), f"{r['majority']:.4f}",
                              f"{r['final_clip']:.4g}"] for r in groups.to_dict("records")]), "",
               report.table(["claim", "paired difference [95%]", "verdict"],
                            [[c["claim"], c["measured"], report.verdict(c["verdict"])] for c in checks.to_dict("records")]),
@@ -136,10 +136,6 @@ def main(args) -> int:
     return 0 if runs["ok"].all() else 1
 
 
-def _iv(r: dict) -> str:
-    if r["n"] < 2 or not math.isfinite(r["accuracy_low"]):
-        return f"{r['accuracy']:.4f} (n = {r['n']})"
-    return f"**{r['accuracy']:.4f}** [{r['accuracy_low']:.4f}, {r['accuracy_high']:.4f}]"
 
 
 def _figures(out, results, majority, scale) -> dict:

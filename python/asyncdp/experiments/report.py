@@ -27,6 +27,16 @@ def verdict(text: str) -> str:
     return f"**{text}**" if text in (HOLDS, FAILS, INCONCLUSIVE) else text
 
 
+def interval_cell(row: dict, column: str = "accuracy", bold: bool = True) -> str:
+    """A group's mean of ``column`` with its 95% interval from the columns ``<column>_low/_high``, as every
+    results table prints it: "**m** [lo, hi]", or "m (n = 1)" without an interval."""
+    mean, low, n = row[column], row.get(f"{column}_low", math.nan), row.get("n", 0)
+    if n < 2 or low is None or not math.isfinite(low):
+        return f"{mean:.4f} (n = {n})"
+    text = f"{mean:.4f}"
+    return f"{'**' + text + '**' if bold else text} [{low:.4f}, {row[f'{column}_high']:.4f}]"
+
+
 def image(alt: str, path: str) -> str:
     return f"![{alt}]({path})"
 

@@ -174,7 +174,7 @@ def main(args) -> int:
         report.table(["kind", "s", "target ε", "n", "σ", "test accuracy [95%]", "ε RDP", "ε PLD", "ε GDP", "ε (6)",
                       "wall s"],
                      [[r["kind"], r["sample_size"], _e(r["epsilon_target"]), r["n"], f"{r['sigma']:.5g}",
-                       _iv(r), _e(r["eps_rdp"]), _e(r["eps_pld"]), _e(r["eps_gdp"]), _e(r["eps_proactive"]),
+                       report.interval_cell(r), _e(r["eps_rdp"]), _e(r["eps_pld"]), _e(r["eps_gdp"]), _e(r["eps_proactive"]),
                        f"{r['wall_seconds']:.1f}"] for r in grid.to_dict("records")]),
         "",
         report.image("accuracy vs sample size", figures["accuracy_vs_sample_size"]),
@@ -226,10 +226,6 @@ def _e(x) -> str:
     return "∞" if isinstance(x, float) and math.isinf(x) else ("n/a" if x is None or x != x else f"{x:.4g}")
 
 
-def _iv(row) -> str:
-    if row["n"] < 2:
-        return f"{row['accuracy']:.4f} (n = {row['n']})"
-    return f"**{row['accuracy']:.4f}** [{row['accuracy_low']:.4f}, {row['accuracy_high']:.4f}]"
 
 
 def _aggregate(ok: pd.DataFrame) -> pd.DataFrame:
