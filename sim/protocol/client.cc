@@ -132,7 +132,9 @@ void ClientProtocol::ComputeRound(models::Workspace* scratch) {
       unclipped += adaptive.count_sigma * noise.NextNormal();
     }
     const double fraction = unclipped / static_cast<double>(std::max<int64_t>(1, plan_.sample_sizes[local_round_]));
-    clip_ *= std::exp(-adaptive.lr * (fraction - adaptive.quantile));
+    // Kept finite and positive (post-processing of the public trajectory, no privacy cost): a clip that
+    // underflowed to 0 or overflowed to infinity would stop clipping or make the noise infinite.
+    clip_ = std::clamp(clip_ * std::exp(-adaptive.lr * (fraction - adaptive.quantile)), 1e-12, 1e12);
   }
 }
 
