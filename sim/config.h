@@ -101,6 +101,11 @@ struct DpConfig {
   double clip_quantile = 0.5;
   double clip_lr = 0.2;
   double clip_count_sigma = 0.0;     // std of the count's noise (sensitivity 1); > 0 with DP
+  // The unit of privacy (docs/theory.md §4, "User-level DP"): record (a record of a client's data set, the
+  // paper's) or client (a client's whole data set: each round's update is clipped as a whole to client_clip
+  // and noised N(0, σ² client_clip² I) by the client).
+  std::string unit = "record";
+  double client_clip = 0.0;          // C_u of unit = client
 };
 
 struct ScheduleConfig {

@@ -254,6 +254,15 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "Standard deviation of the Gaussian noise on a round's count of unclipped examples (sensitivity 1; "
        "adaptive clipping). Required (> 0) with DP; the round is then accounted as one Gaussian mechanism of "
        "multiplier (sigma^-2 + clip_count_sigma^-2)^(-1/2).", Closed(0, 1e9)},
+      {"dp.unit", &c.dp.unit,
+       "Unit of privacy: record (neighbouring data sets differ in one record of one client: record-level DP, the "
+       "paper's) or client (they differ in one client's whole data set: user-level DP; each round's update is "
+       "clipped as a whole to dp.client_clip and noised N(0, sigma^2 client_clip^2 I) by the client, and a "
+       "client's epsilon composes all its rounds without sampling amplification; docs/theory.md §4).",
+       {"record", "client"}},
+      {"dp.client_clip", &c.dp.client_clip,
+       "C_u, the L2 norm a client's whole round update is clipped to with dp.unit = \"client\" (its records are "
+       "still clipped to dp.clip first).", Closed(0, 1e9)},
       // [schedule]
       {"schedule.sample_sizes", &c.schedule.sample_sizes,
        "Sample-size sequence: constant (s), list (explicit, last repeats), linear (s_0 + slope i).",

@@ -204,6 +204,24 @@ void ValidateClipping(const TrainConfig& c) {
           "the training-run audit plants canaries scaled to a fixed C; audit adaptive clipping with `asyncdp audit`");
 }
 
+// User-level DP (dp.unit = "client"): what its accounting covers.
+void ValidateUnit(const TrainConfig& c) {
+  if (c.dp.unit != "client") return;
+  const auto require = [](bool ok, const std::string& key, const std::string& what) {
+    if (!ok) throw ConfigError(key, what);
+  };
+  require(c.dp.client_clip > 0, "dp.client_clip", "required (> 0) with dp.unit = \"client\": the norm a round's "
+                                                  "whole update is clipped to");
+  require(c.dp.sampling == "poisson", "dp.sampling",
+          "user-level DP composes every round of a client (no amplification by the record sampler); the "
+          "record-level guarantee beside it assumes Poisson sampling: leave dp.sampling = \"poisson\"");
+  require(!c.dp.secure_noise, "dp.secure_noise", "user-level DP is accounted for continuous Gaussian noise only");
+  require(c.dp.clip_mode == "fixed", "dp.clip_mode", "adaptive clipping is accounted per record, not per client");
+  require(c.targets.accuracy == 0 && c.targets.client_accuracy.empty(), "targets.accuracy",
+          "the proactive phases are planned for record-level DP");
+  require(c.audit.canaries == 0, "audit.canaries", "the training-run audit plants record canaries (record-level)");
+}
+
 // The proactive framework's keys (targets.*, proactive.*) and dp.sigma_schedule.
 void ValidateTargets(const TrainConfig& c) {
   const auto require = [](bool ok, const std::string& key, const std::string& what) {
@@ -339,6 +357,7 @@ void ValidateConfig(const TrainConfig& c, bool refuse_unused_keys) {
   ValidateTargets(c);
   ValidateAllocation(c);
   ValidateClipping(c);
+  ValidateUnit(c);
   require(!c.dp.enabled || c.dp.sigma > 0 || c.dp.epsilon > 0 || c.targets.accuracy > 0, "dp.sigma",
           "DP is enabled: set dp.sigma > 0, or dp.epsilon > 0 to calibrate sigma (or dp.enabled = false)");
   if (c.dp.enabled && c.dp.sigma > 0) {

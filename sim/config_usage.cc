@@ -56,7 +56,7 @@ const std::vector<UsageRule>& Rules() {
         "protocol.staleness_exponent", "protocol.server_step", "clients.straggler_ids", "clients.dropout_ids",
         "clients.delay_ids", "dp.sampling", "dp.sigma_schedule", "dp.allocation_steps", "dp.allocation_k",
         "dp.halt_at_budget", "dp.accountant", "dp.clip_mode", "dp.clip_quantile", "dp.clip_lr",
-        "dp.clip_count_sigma", "schedule.sample_sizes", "schedule.sample_size",
+        "dp.clip_count_sigma", "dp.unit", "dp.client_clip", "schedule.sample_sizes", "schedule.sample_size",
         "schedule.sample_size_list", "schedule.sample_size_slope", "schedule.iterations", "schedule.epochs",
         "schedule.rounds", "schedule.divide_round_update_by_sample_size", "schedule.step_cap_sample_size",
         "eval.reference_optimum",
@@ -67,6 +67,8 @@ const std::vector<UsageRule>& Rules() {
                      "record per client, the check-in as its sampler and the random-allocation accountant "
                      "([checkin] configures it; docs/random_allocation.md)");
        }},
+      {{"dp.client_clip"},
+       [](const TrainConfig& c) { return When(c.dp.unit != "client", "dp.unit is not \"client\""); }},
       {{"dp.clip_quantile", "dp.clip_lr", "dp.clip_count_sigma"},
        [](const TrainConfig& c) { return When(c.dp.clip_mode != "adaptive", "dp.clip_mode is not \"adaptive\""); }},
       {{"checkin."},

@@ -12,8 +12,15 @@ nlohmann::json NumberOrNull(double x) { return std::isfinite(x) ? nlohmann::json
 
 std::string ThreatModel(const Experiment& e) {
   std::string text =
-      "Record-level DP of each client's local data set against (a) the server, which sees every (i, U) a client "
-      "sends (U = clipped sum + noise; no batch size or other data-dependent value), and (b) anyone who sees "
+      e.privacy.user_level
+          ? "User-level DP: each client's whole local data set, against (a) the server, which sees every (i, U) "
+            "the client sends (U = its round's clipped sum, clipped as a whole to dp.client_clip, plus noise "
+            "N(0, sigma^2 client_clip^2 I) added by the client; every round of a participating client is seen, so "
+            "no sampling amplification applies at the user level), and (b) anyone who sees "
+          : "Record-level DP of each client's local data set against (a) the server, which sees every (i, U) a "
+            "client sends (U = clipped sum + noise; no batch size or other data-dependent value), and (b) anyone "
+            "who sees ";
+  text +=
       "the outputs (global models, the released columns of metrics.csv/clients.csv, summary.json except "
       "\"diagnostics\"). Assumes the batch-sampling and noise randomness is secret from both";
   text += e.privacy.secure_noise
@@ -52,8 +59,12 @@ nlohmann::json PrivacySummaryJson(const Experiment& e, const accounting::Populat
   out["neighbours"] = std::string(ToString(NaturalNeighbours(e.sampling)));
   out["noise"] = p.secure_noise ? "secure: lattice rounding + discrete Gaussian from OS entropy (not reproducible)"
                                 : "gaussian: Philox stream keyed by the seed (reproducible)";
-  out["scope"] = "per client: record-level DP of each client's local data set; every epsilon is the maximum over "
-                 "clients, for each accountant separately";
+  out["unit"] = p.user_level ? "client" : "record";
+  out["scope"] = p.user_level
+                     ? "per client: user-level DP of each client's whole local data set (neighbours add or remove "
+                       "one client); every epsilon is the maximum over clients, for each accountant separately"
+                     : "per client: record-level DP of each client's local data set; every epsilon is the maximum "
+                       "over clients, for each accountant separately";
   out["public"] = kPublicAssumption;
   out["threat_model"] = ThreatModel(e);
   if (!p.enabled) {

@@ -43,6 +43,7 @@ ScheduleKey KeyOf(const accounting::Schedule& schedule) {
 }  // namespace
 
 double PrivacySetup::AccountedSigma(double sigma) const {
+  sigma *= sigma_scale;
   if (clip_count_sigma > 0) return CombinedSigma(sigma, clip_count_sigma);
   if (!secure_noise) return sigma;
   return ChooseSecureNoiseLattice(sigma, clip, dimension).effective_sigma;
@@ -56,8 +57,25 @@ double CombinedSigma(double sigma, double count_sigma) {
   return 1.0 / std::sqrt(1.0 / (sigma * sigma) + 1.0 / (count_sigma * count_sigma));
 }
 
+accounting::Schedule PrivacySetup::ForUnit(accounting::Schedule schedule) const {
+  if (!user_level) return schedule;
+  // docs/theory.md §4, "User-level DP": neighbours differ in a whole client, and the server sees every
+  // round that client sends: T Gaussian releases (sensitivity C_u, noise σ C_u), composed without
+  // amplification.
+  for (accounting::RoundGroup& g : schedule) g.q = 1.0;
+  return accounting::CompactSchedule(schedule);
+}
+
+PrivacySetup PrivacySetup::RecordLevel() const {
+  PrivacySetup record = *this;
+  record.user_level = false;
+  record.sigma_scale = sigma_scale * client_clip / clip;
+  record.epsilon_budget = std::numeric_limits<double>::infinity();
+  return record;
+}
+
 accounting::Schedule PrivacySetup::ClientSchedule(const RoundPlan& plan, int64_t rounds) const {
-  return plan.PrivacySchedule(rounds, [this](double sigma) { return AccountedSigma(sigma); });
+  return ForUnit(plan.PrivacySchedule(rounds, [this](double sigma) { return AccountedSigma(sigma); }));
 }
 
 accounting::Schedule PrivacySetup::AppliedSchedule(const RoundPlan& plan, int64_t prefix,
@@ -68,7 +86,7 @@ accounting::Schedule PrivacySetup::AppliedSchedule(const RoundPlan& plan, int64_
     // superset of the applied rounds: more rounds never lower epsilon).
     return ClientSchedule(plan, std::max(prefix, *early.rbegin() + 1));
   }
-  return plan.PrivacySchedule(prefix, early, [this](double sigma) { return AccountedSigma(sigma); });
+  return ForUnit(plan.PrivacySchedule(prefix, early, [this](double sigma) { return AccountedSigma(sigma); }));
 }
 
 PrivacySetup ResolvePrivacy(TrainConfig& config, std::vector<RoundPlan>& plans, SamplingModel sampling,
@@ -87,6 +105,10 @@ PrivacySetup ResolvePrivacy(TrainConfig& config, std::vector<RoundPlan>& plans, 
   p.clip = config.dp.clip;
   p.dimension = dimension;
   if (config.dp.clip_mode == "adaptive") p.clip_count_sigma = config.dp.clip_count_sigma;
+  if (config.dp.unit == "client") {
+    p.user_level = true;
+    p.client_clip = config.dp.client_clip;
+  }
   for (const RoundPlan& plan : plans) p.budget_rounds.push_back(plan.rounds());
   if (!p.enabled) return p;
   if (const std::string why = accounting::MakeAccountant(p.accountant, p.options)->Limitation(); !why.empty()) {
@@ -106,7 +128,7 @@ PrivacySetup ResolvePrivacy(TrainConfig& config, std::vector<RoundPlan>& plans, 
       // compose exactly, so every allocation spends exactly dp.epsilon).
       RoundPlan profile = plan;
       SetNoise(profile, 1.0, config.dp.sigma_schedule);
-      accounting::Schedule relative = profile.PrivacySchedule(profile.rounds(), [](double m) { return m; });
+      accounting::Schedule relative = p.ForUnit(profile.PrivacySchedule(profile.rounds(), [](double m) { return m; }));
       if (seen.emplace(KeyOf(relative), true).second) clients.push_back(std::move(relative));
     }
     const accounting::CalibrationResult r =

@@ -31,14 +31,24 @@ struct PrivacySetup {
   std::vector<int64_t> budget_rounds;  // per client: rounds its budget permits (its plan length if none)
   bool secure_noise = false;
   double clip = 0.0;         // C (secure noise: the lattice depends on it)
+  double client_clip = 0.0;  // C_u (user-level DP)
   int64_t dimension = 0;     // parameters d (secure noise: the rounding's sensitivity grows with sqrt(d))
   // Adaptive clipping: the noise std of each round's count of unclipped examples (sensitivity 1); 0 = off.
   double clip_count_sigma = 0.0;
+  // User-level DP (dp.unit = "client"): a client's rounds are composed at rate 1 (the server sees every one;
+  // the record sampler does not hide a whole client). sigma_scale multiplies every σ before accounting: 1,
+  // or C_u / C for the record-level view of a user-level run (noise σ C_u, record sensitivity C).
+  bool user_level = false;
+  double sigma_scale = 1.0;
 
   // The multiplier an accountant uses for a round with noise multiplier σ: σ itself; with secure noise the
   // lattice's effective multiplier (core/secure_noise.h), slightly smaller; with adaptive clipping the
   // multiplier of the round's two Gaussian releases together, (σ^-2 + σ_b^-2)^(-1/2) (docs/theory.md §2).
   double AccountedSigma(double sigma) const;
+  // A plan's subsampled-Gaussian rounds as this setup accounts them: unchanged, or at rate 1 (user level).
+  accounting::Schedule ForUnit(accounting::Schedule schedule) const;
+  // The record-level view of a user-level setup (record sensitivity C under noise σ C_u, Poisson rates).
+  PrivacySetup RecordLevel() const;
   // Rounds [0, rounds) of `plan` as an accounting schedule.
   accounting::Schedule ClientSchedule(const RoundPlan& plan, int64_t rounds) const;
   // The rounds of `plan` applied to the global model: [0, prefix) and those in `early`.

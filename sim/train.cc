@@ -211,6 +211,16 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
         "the rounds that ran, composed: not a guarantee (with accuracy targets the rounds run depend on the "
         "clients' outputs); privacy.epsilon, of every round of each admitted plan, is";
   }
+  if (experiment.privacy.enabled && experiment.privacy.user_level) {
+    // Side by side (docs/theory.md §4): the record-level guarantee of the same run — a record moves a
+    // client's clipped update by at most C under noise σ C_u, with the record sampler's amplification.
+    const nlohmann::json record =
+        PrivacySummaryJson(experiment, AccountRun(experiment.privacy.RecordLevel(), experiment.plans, accounted));
+    s["privacy"]["epsilon_record_level"] = record["epsilon"];
+    s["privacy"]["epsilon_record_level"]["note"] =
+        "record-level DP of the same run (add/remove one record, Poisson sampling, noise multiplier sigma * "
+        "client_clip / clip); privacy.epsilon, the headline, is user-level (add/remove one client's data set)";
+  }
   s["epsilon"] = s["privacy"]["epsilon"];
   s["delta"] = experiment.delta;
   s["sigma"] = experiment.sigma;

@@ -111,6 +111,14 @@ void ClientProtocol::ComputeRound(models::Workspace* scratch) {
   clip_totals_.examples += stats.examples;
   clip_totals_.clipped += stats.clipped;
   clip_totals_.norm_sum += stats.norm_sum;
+  double noise_clip = round_clip_;
+  if (options_.client_clip > 0) {
+    // User-level DP: the client's whole contribution of the round, clipped to C_u (a projection onto the
+    // ball, 1-Lipschitz: a record still moves it by at most C), noised at the scale of C_u.
+    const double norm = round_sum_.norm();
+    if (norm > options_.client_clip) round_sum_ *= static_cast<float>(options_.client_clip / norm);
+    noise_clip = options_.client_clip;
+  }
   const double sigma = plan_.noise_multipliers[local_round_];
   if (sigma > 0) {
     const std::span<float> sum(round_sum_.data(), round_sum_.size());
@@ -118,7 +126,7 @@ void ClientProtocol::ComputeRound(models::Workspace* scratch) {
       AddSecureRoundNoise(ChooseSecureNoiseLattice(sigma, round_clip_, round_sum_.size()), *entropy_, sum);
     } else {
       // One draw of N(0, C²σ²I) per round, added to the sum (docs/theory.md §2).
-      AddRoundNoise(StreamKey{options_.seed, client, round, StreamPurpose::kGradientNoise}, round_clip_, sigma, sum);
+      AddRoundNoise(StreamKey{options_.seed, client, round, StreamPurpose::kGradientNoise}, noise_clip, sigma, sum);
     }
   }
   const AdaptiveClipOptions& adaptive = options_.adaptive_clip;

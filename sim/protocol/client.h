@@ -58,6 +58,9 @@ struct ClientOptions {
   uint64_t seed = 1;       // noise streams (reproducible mode): (seed, id, round, purpose)
   double clip = 0.1;       // C (adaptive clipping: the initial C)
   AdaptiveClipOptions adaptive_clip;
+  // User-level DP (dp.unit = "client"): > 0 clips the round's whole sum to this norm, and the noise is
+  // N(0, σ² client_clip² I); 0 = record-level (noise N(0, σ² C² I)).
+  double client_clip = 0.0;
   NoiseMode noise = NoiseMode::kReproducible;
   int64_t stop_at_round = -1;  // fault injection: stop silently before this round (-1 = never)
   // The rounds the client's privacy budget permits, computed before training from the public plan
