@@ -85,3 +85,13 @@ def test_user_level_keys_are_validated():
         asyncdp.train(_config(dp__sigma=1.0, dp__clip_mode="adaptive", dp__clip_count_sigma=2.0))
     with pytest.raises(asyncdp.ConfigError, match="dp.unit"):
         asyncdp.train(_config(dp__sigma=1.0, dp__unit="household"))
+
+
+def test_the_example_configuration_runs_and_reports_both_guarantees():
+    from conftest import SOURCE_DIR
+
+    run = asyncdp.train(SOURCE_DIR / "experiments" / "user_level_a9a.toml", schedule__rounds=20, eval__points=1)
+    privacy = run.summary["privacy"]
+    assert privacy["unit"] == "client"
+    assert run.summary["epsilon"]["pld"] == pytest.approx(4.0, rel=1e-2)
+    assert 0 < privacy["epsilon_record_level"]["pld"] < run.summary["epsilon"]["pld"]
