@@ -112,6 +112,37 @@ TEST(MpiRuntimeTest, Table3Over3And4RanksMatchesThreadsRuntime) {
   }
 }
 
+// Adaptive clipping (the clip travels in every update) and user-level DP (the client clips and noises its whole
+// update) over MPI: the same outcome and the same accounting as the threads runtime.
+TEST(MpiRuntimeTest, AdaptiveClippingAndUserLevelDpMatchTheThreadsRuntime) {
+  ASSERT_FALSE(testing::SharedFile("datasets/libsvm/a9a.gz").empty());
+  TempDir dir;
+  const std::string adaptive = "--set dp.clip_mode=\"adaptive\" --set dp.clip_count_sigma=2 ";
+  const std::string user = "--set dp.unit=\"client\" --set dp.client_clip=1 --set dp.sigma=5 ";
+  for (const std::string& mode : {adaptive, user}) {
+    SCOPED_TRACE(mode);
+    const std::string threads_dir = dir.Path("threads"), mpi_dir = dir.Path("mpi");
+    fs::remove_all(threads_dir);
+    fs::remove_all(mpi_dir);
+    const CliResult threads = testing::RunCommand(
+        Quoted(testing::AsyncdpBinary()) + " " +
+            Table3(kOneEpoch + mode + "--set protocol.runtime=\"threads\" --out " + Quoted(threads_dir)),
+        dir);
+    ASSERT_EQ(threads.exit_code, 0) << threads.err;
+    const CliResult mpi =
+        testing::RunCommand(Mpirun(3) + Table3(kOneEpoch + mode + "--set protocol.runtime=\"mpi\" --out " + Quoted(mpi_dir)), dir);
+    ASSERT_EQ(mpi.exit_code, 0) << mpi.err;
+    const auto reference = Summary(threads_dir);
+    const auto s = Summary(mpi_dir);
+    EXPECT_FALSE(s["truncated"].get<bool>());
+    EXPECT_EQ(s["rounds_per_client"], reference["rounds_per_client"]);
+    EXPECT_EQ(s["epsilon"], reference["epsilon"]);
+    EXPECT_EQ(s["privacy"], reference["privacy"]);
+    EXPECT_EQ(FirstLine(mpi_dir + "/metrics.csv"), FirstLine(threads_dir + "/metrics.csv"));  // the clip column too
+    EXPECT_NEAR(s["test_accuracy"].get<double>(), reference["test_accuracy"].get<double>(), 0.02);
+  }
+}
+
 TEST(MpiRuntimeTest, StalenessNeverExceedsTauWithAStraggler) {
   TempDir dir;
   for (int tau : {0, 2}) {

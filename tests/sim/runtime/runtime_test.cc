@@ -44,6 +44,39 @@ TEST_P(BothRuntimes, ObservedStalenessNeverExceedsTau) {
   }
 }
 
+// Adaptive clipping and user-level DP on the threads runtime and on the virtual clock: every client runs its
+// whole plan, the accounting (a function of the public plan) is identical, and the clip trajectory is
+// published by both.
+TEST_P(BothRuntimes, AdaptiveClippingAndUserLevelDpAgreeWithTheVirtualClock) {
+  for (int mode = 0; mode < 2; ++mode) {
+    SCOPED_TRACE(mode);
+    TrainConfig c = SmallA9aConfig(3, 300);
+    if (mode == 0) {
+      c.dp.clip_mode = "adaptive";
+      c.dp.clip_count_sigma = 2.0;
+    } else {
+      c.dp.unit = "client";
+      c.dp.client_clip = 1.0;
+    }
+    TrainConfig reference_config = c;
+    c.protocol.runtime = GetParam();
+    reference_config.protocol.runtime = "virtual";
+    const TrainResult r = RunTraining(c, {.progress = false});
+    const TrainResult reference = RunTraining(reference_config, {.progress = false});
+    EXPECT_FALSE(r.summary["truncated"].get<bool>());
+    EXPECT_EQ(r.summary["rounds_per_client"], reference.summary["rounds_per_client"]);
+    EXPECT_EQ(r.summary["epsilon"], reference.summary["epsilon"]);
+    EXPECT_EQ(r.summary["privacy"]["epsilon"], reference.summary["privacy"]["epsilon"]);
+    const bool adaptive = mode == 0;
+    EXPECT_EQ(r.metrics_csv.find(",clip\n") != std::string::npos, adaptive);
+    if (adaptive) {
+      for (const MetricsRow& row : r.metrics) EXPECT_GT(row.clip, 0.0);
+    } else {
+      EXPECT_TRUE(r.summary["privacy"].contains("epsilon_record_level"));
+    }
+  }
+}
+
 TEST_P(BothRuntimes, UnboundedRuleStillTerminatesAndRecordsStaleness) {
   TrainConfig c = SmallA9aConfig(3, 300);
   c.protocol.runtime = GetParam();
