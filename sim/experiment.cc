@@ -343,10 +343,9 @@ std::vector<std::unique_ptr<ClientProtocol>> MakeClients(const Experiment& e) {
     options.id = static_cast<int64_t>(c);
     options.seed = e.config.seed;
     options.clip = e.config.dp.clip;
-    if (e.config.dp.unit == "client") options.client_clip = e.config.dp.client_clip;
-    if (e.config.dp.clip_mode == "adaptive") {
-      options.adaptive_clip = {true, e.config.dp.clip_quantile, e.config.dp.clip_lr,
-                               e.privacy.enabled ? e.config.dp.clip_count_sigma : 0.0};
+    if (e.privacy.user_level) options.client_clip = e.privacy.client_clip;
+    if (e.privacy.adaptive_clip) {
+      options.adaptive_clip = {true, e.config.dp.clip_quantile, e.config.dp.clip_lr, e.privacy.clip_count_sigma};
     }
     options.noise = secure ? NoiseMode::kSecure : NoiseMode::kReproducible;
     options.stop_at_round = e.faults.clients[c].dropout_round;

@@ -64,7 +64,7 @@ void MetricsRecorder::Record(const ServerProtocol& server, const RunClock& clock
   row.time = clock.time;
   row.gradients = clock.gradients;
   row.epsilon = EpsilonSoFar(server);
-  if (experiment_.config.dp.clip_mode == "adaptive") {
+  if (experiment_.privacy.adaptive_clip) {
     double sum = 0.0;
     int64_t clients = 0;
     for (size_t c = 0; c < experiment_.plans.size(); ++c) {
@@ -117,7 +117,7 @@ void MetricsRecorder::OnFinish(const ServerProtocol& server, const RunClock& clo
 std::string MetricsRecorder::ToCsv(const std::string& time_unit, bool diagnostics) const {
   const bool reference = diagnostics && experiment_.reference.has_value();
   const bool gradient_norm = diagnostics && experiment_.config.eval.gradient_norm;
-  const bool adaptive = experiment_.config.dp.clip_mode == "adaptive";
+  const bool adaptive = experiment_.privacy.adaptive_clip;
   std::string out = fmt::format("global_round,{},gradients,epsilon,test_loss,test_accuracy", time_unit);
   if (adaptive) out += ",clip";
   if (diagnostics) out += ",diag_train_loss";

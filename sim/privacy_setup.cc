@@ -104,7 +104,8 @@ PrivacySetup ResolvePrivacy(TrainConfig& config, std::vector<RoundPlan>& plans, 
   p.delta = delta;
   p.clip = config.dp.clip;
   p.dimension = dimension;
-  if (config.dp.clip_mode == "adaptive") p.clip_count_sigma = config.dp.clip_count_sigma;
+  p.adaptive_clip = config.dp.clip_mode == "adaptive";
+  if (p.adaptive_clip && p.enabled) p.clip_count_sigma = config.dp.clip_count_sigma;
   if (config.dp.unit == "client") {
     p.user_level = true;
     p.client_clip = config.dp.client_clip;

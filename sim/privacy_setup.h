@@ -33,7 +33,9 @@ struct PrivacySetup {
   double clip = 0.0;         // C (secure noise: the lattice depends on it)
   double client_clip = 0.0;  // C_u (user-level DP)
   int64_t dimension = 0;     // parameters d (secure noise: the rounding's sensitivity grows with sqrt(d))
-  // Adaptive clipping: the noise std of each round's count of unclipped examples (sensitivity 1); 0 = off.
+  // Adaptive clipping (dp.clip_mode = "adaptive", resolved once here): on, and the noise std of each round's
+  // count of unclipped examples (sensitivity 1; 0 without DP).
+  bool adaptive_clip = false;
   double clip_count_sigma = 0.0;
   // User-level DP (dp.unit = "client"): a client's rounds are composed at rate 1 (the server sees every one;
   // the record sampler does not hide a whole client). sigma_scale multiplies every σ before accounting: 1,

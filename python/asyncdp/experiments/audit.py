@@ -258,7 +258,7 @@ def _figures(out, audits: pd.DataFrame, scale: str) -> dict:
 def _report(args, libsvm, audits, train, runs_per_side, canaries, confidence, k, figures, seconds, cpu, unexpected,
             failures) -> list[str]:
     def f(x):
-        return "–" if x is None or (isinstance(x, float) and not math.isfinite(x)) else f"{x:.3g}"
+        return report.cell(x, 3)
 
     def verdict(r):
         return r["verdict"] + (" **UNEXPECTED**" if r["verdict"] != r["expected"] else "")

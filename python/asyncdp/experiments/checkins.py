@@ -262,8 +262,7 @@ def _figures(out, eps_vs_m, utility, empty, majority, sc, scale):
 
 
 def _report(args, libsvm, sc, eps_vs_m, bounds, groups, checks, empty, figures, majority, run_seconds, cpu, seeds):
-    def f(x, d=4):
-        return "–" if x is None or (isinstance(x, float) and not math.isfinite(x)) else f"{x:.{d}g}"
+    f = report.cell
 
     lines = ["# Random check-ins: privacy by random allocation, utility on a9a", "",
              report.provenance("./run_experiments.sh checkins" + (" --tiny" if args.scale == "tiny" else ""),

@@ -4,7 +4,6 @@ is computed from the table it summarises."""
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pandas as pd
@@ -20,8 +19,7 @@ def _iv(frame: pd.DataFrame, column: str, digits: int = 4) -> str:
     return mean_interval(frame[column]).text(digits) if len(frame) and column in frame else "n/a"
 
 
-def _f(x, digits=4) -> str:
-    return "–" if x is None or (isinstance(x, float) and not math.isfinite(x)) else f"{x:.{digits}g}"
+_f = report.cell
 
 
 class _Verdicts:

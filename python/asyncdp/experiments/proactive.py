@@ -199,8 +199,7 @@ def _allocation_figure(out, results, majority: float, data: str, scale: str) -> 
 
 
 def _report(args, libsvm, flow, alloc, comparisons, figures, majority, run_seconds, cpu, fashion_note, seeds) -> str:
-    def f(x, d=4):
-        return "–" if x is None or (isinstance(x, float) and not math.isfinite(x)) else f"{x:.{d}g}"
+    f = report.cell
 
     admitted = flow[flow["admitted"]]
     lines = ["# Proactive framework: targets, phases and budget allocation", "",

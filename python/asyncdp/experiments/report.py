@@ -51,7 +51,13 @@ def provenance(command: str, scale: str, jobs: int) -> str:
             "every run with its configuration file, overrides and seed.")
 
 
-def fmt(x: float, digits: int = 4) -> str:
+def fmt(x: float, digits: int = 4, missing: str = "n/a") -> str:
+    """A number with ``digits`` significant digits; ``missing`` for None or a non-finite value."""
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "n/a"
+        return missing
     return f"{x:.{digits}g}"
+
+
+def cell(x: float, digits: int = 4) -> str:
+    """A table cell: fmt, with "–" where a table has no number."""
+    return fmt(x, digits, "–")
