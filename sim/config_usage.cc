@@ -56,16 +56,23 @@ const std::vector<UsageRule>& Rules() {
         "protocol.staleness_exponent", "protocol.server_step", "clients.straggler_ids", "clients.dropout_ids",
         "clients.delay_ids", "dp.sampling", "dp.sigma_schedule", "dp.allocation_steps", "dp.allocation_k",
         "dp.halt_at_budget", "dp.accountant", "dp.clip_mode", "dp.clip_quantile", "dp.clip_lr",
-        "dp.clip_count_sigma", "dp.unit", "dp.client_clip", "schedule.sample_sizes", "schedule.sample_size",
+        "dp.clip_count_sigma", "schedule.sample_sizes", "schedule.sample_size",
         "schedule.sample_size_list", "schedule.sample_size_slope", "schedule.iterations", "schedule.epochs",
         "schedule.rounds", "schedule.divide_round_update_by_sample_size", "schedule.step_cap_sample_size",
-        "eval.reference_optimum",
-        "eval.gradient_norm", "audit.canaries", "data.partition", "data.rows_per_client", "output.trace"},
+        "eval.reference_optimum", "eval.gradient_norm", "audit.canaries", "output.trace"},
        [](const TrainConfig& c) {
          return When(CheckIns(c),
-                     "protocol.participation = \"check_in\" runs random check-ins on the virtual clock with one "
-                     "record per client, the check-in as its sampler and the random-allocation accountant "
-                     "([checkin] configures it; docs/random_allocation.md)");
+                     "protocol.participation = \"check_in\" runs random check-ins on the virtual clock, the "
+                     "check-in as its sampler and the random-allocation accountant ([checkin] configures it; "
+                     "docs/random_allocation.md)");
+       }},
+      // Check-ins at the record level give client j the j-th training record; only user-level check-ins
+      // (dp.unit = "client") partition the rows into client data sets.
+      {{"data.partition", "data.rows_per_client", "data.dirichlet_alpha"},
+       [](const TrainConfig& c) {
+         return When(CheckIns(c) && c.dp.unit != "client",
+                     "record-level check-ins give each client one record (client j holds training row j); set "
+                     "dp.unit = \"client\" for clients holding data sets");
        }},
       {{"dp.client_clip"},
        [](const TrainConfig& c) { return When(c.dp.unit != "client", "dp.unit is not \"client\""); }},

@@ -95,3 +95,69 @@ def test_the_example_configuration_runs_and_reports_both_guarantees():
     assert privacy["unit"] == "client"
     assert run.summary["epsilon"]["pld"] == pytest.approx(4.0, rel=1e-2)
     assert 0 < privacy["epsilon_record_level"]["pld"] < run.summary["epsilon"]["pld"]
+
+
+def _checkin_config(**extra):
+    cfg = {"seed": 3, "data": {"train": str(shared_file("datasets/libsvm/a9a.gz")),
+                               "test": str(shared_file("datasets/libsvm/a9a.t.gz")), "eval_rows": 2000},
+           "model": {"kind": "logistic"}, "clients": {"count": 500},
+           "protocol": {"participation": "check_in"},
+           "checkin": {"variant": "fixed_window", "steps": 500, "windows": 2, "p0": 0.5, "batch_steps": 5},
+           "schedule": {"step_rule": "constant", "eta0": 0.5}, "eval": {"points": 1},
+           "dp": {"unit": "client", "client_clip": 1.0, "clip": 0.1, "sigma": 2.0, "delta": 1e-5}}
+    for key, value in extra.items():
+        section, name = key.split("__")
+        if value is None:
+            cfg.setdefault(section, {}).pop(name, None)
+        else:
+            cfg.setdefault(section, {})[name] = value
+    return cfg
+
+
+def test_user_level_check_ins_are_accounted_as_random_allocation_with_one_record_per_client():
+    # Each of the n = 500 clients holds ~65 rows; a checked-in client sends its whole data set's update,
+    # clipped to C_u and noised at C_u. At the user level a client is the "record" of the random check-ins
+    # of Balle et al.: the bound is the random-allocation accountant's for the one-client rule, i.e. the
+    # Gaussian randomizer at sensitivity 2 C_u (multiplier sigma / 2) over m = 500 steps, E = 2, p0 = 0.5.
+    sigma, delta = 2.0, 1e-5
+    run = asyncdp.train(_checkin_config())
+    s = run.summary
+    assert s["privacy"]["unit"] == "client" and "whole data set" in s["privacy"]["scope"]
+    assert s["checkin"]["records_held"] == 32561
+    # Every checked-in client that is used contributes all its rows.
+    assert s["checkin"]["records_used"] > 40 * s["checkin"]["client_updates_used"]
+    reference = asyncdp.account(sigma=sigma / 2, delta=delta, sampling="random_allocation", m=500, k=1,
+                                windows=2, p0=0.5).random_allocation.epsilon
+    assert s["epsilon"] == pytest.approx(reference, rel=1e-9)
+    # Record level beside it: a record moves the update by at most C = 0.1 under noise sigma C_u, i.e.
+    # multiplier sigma C_u / C = 20 in the same reduction, far below the user-level bound.
+    record = s["privacy"]["epsilon_record_level"]["epsilon"]
+    record_reference = asyncdp.account(sigma=sigma * 1.0 / 0.1 / 2, delta=delta, sampling="random_allocation",
+                                       m=500, k=1, windows=2, p0=0.5).random_allocation.epsilon
+    assert record == pytest.approx(min(record_reference, reference), rel=1e-9)
+    assert record < s["epsilon"] / 5
+
+
+def test_a_checked_in_client_update_is_clipped_as_a_whole():
+    # One client holding every row, one step, no noise: theta_1 = theta_0 - eta clip_{C_u}(sum of clip_C g).
+    # theta_0 comes from two unclipped runs at eta 1 and 2 (theta_1 is affine in eta).
+    def final(eta, client_clip):
+        return asyncdp.train(_checkin_config(
+            clients__count=1, dp__enabled=False, dp__sigma=None, dp__delta=None, dp__client_clip=client_clip,
+            checkin__steps=1, checkin__windows=1, checkin__p0=1.0, checkin__batch_steps=1,
+            schedule__eta0=eta, eval__points=0)).final_model
+    one, two = final(1.0, 1e9), final(2.0, 1e9)
+    theta0 = 2 * one - two
+    unclipped = theta0 - one
+    assert np.linalg.norm(unclipped) > 10  # 32,561 rows at C = 0.1: the sum is far outside the ball
+    clipped = theta0 - final(1.0, 0.5)
+    np.testing.assert_allclose(np.linalg.norm(clipped), 0.5, rtol=1e-4)
+    np.testing.assert_allclose(clipped, unclipped * 0.5 / np.linalg.norm(unclipped), atol=2e-4)  # float32 at |theta| ~ 100
+
+
+def test_user_level_check_ins_refuse_what_has_no_theorem():
+    # The average rule has no bound at any level; the user level needs C_u.
+    run = asyncdp.train(_checkin_config(checkin__variant="averaged"))
+    assert run.summary["privacy"]["bound"] == "no_bound" and run.summary["epsilon"] is None
+    with pytest.raises(asyncdp.ConfigError, match="dp.client_clip"):
+        asyncdp.train(_checkin_config(dp__client_clip=0.0))

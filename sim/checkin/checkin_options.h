@@ -1,7 +1,10 @@
 // Typed options of the random check-in protocols (Balle, Kairouz, McMahan, Thakkar, Thakurta, "Privacy
 // amplification via random check-ins", NeurIPS 2020), resolved once from the [checkin] section.
 //
-// n clients hold one record each. In every window each client flips a coin with probability p0 and, if it
+// n clients hold one record each (record level), or at the user level (dp.unit = "client") each client holds
+// its share of the training rows (data.partition, data.rows_per_client) and a checked-in client sends its
+// whole data set's clipped gradient sum, clipped as a whole to C_u = dp.client_clip and noised at C_u. In
+// every window each client flips a coin with probability p0 and, if it
 // comes up, checks in to one step chosen uniformly in its window (§2, Def. 3.1):
 //   fixed_window   window = all m steps for everyone (Alg. 1, §3);
 //   averaged       the same check-ins (Alg. 2, §4);
@@ -36,6 +39,10 @@ struct CheckInOptions {
   int64_t window_length = 0;   // W (sliding)
   int64_t warmup = 0;          // first update step (sliding; 0 otherwise)
   uint64_t seed = 1;
+  // User level (dp.unit = "client"): C_u > 0, the norm a client's update is clipped to as a whole (its
+  // noise is N(0, sigma^2 C_u^2 I)); 0 = record level, one record per client, noise at C.
+  double client_clip = 0.0;
+  bool user_level() const { return client_clip > 0.0; }
 };
 
 // Reads config.checkin and clients.count; throws ConfigError naming the checkin.* key for a value out of

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 
 #include "core/error.h"
 #include "core/step_size.h"
@@ -24,40 +25,58 @@ namespace asyncdp::sim::checkin {
 namespace {
 
 struct Data {
-  data::Dataset records;  // row j = client j's record
+  data::Dataset train;                          // the training rows clients hold
+  std::vector<std::vector<int64_t>> client_rows;  // client j's rows of `train`
   data::Dataset test;
-  int64_t train_rows = 0;  // training rows loaded (one per client is used)
+  int64_t train_rows = 0;  // training rows loaded
+  int64_t used_rows = 0;   // rows some client holds
 };
 
-Data LoadCheckInData(const TrainConfig& config) {
+Data LoadCheckInData(const TrainConfig& config, const CheckInOptions& o) {
   data::DataLoadOptions options;
   options.format = data::ParseDataFormat(config.data.format, "data.format");
   options.num_features = config.data.features;
   data::Dataset all = data::LoadDataset(config.data.train, options);
   Data d;
-  data::Dataset train;
   if (config.data.test.empty()) {
     const auto split = data::SplitTrainTest(all.rows(), config.data.test_fraction, config.seed);
-    train = data::Subset(all, split.train);
+    d.train = data::Subset(all, split.train);
     d.test = data::Subset(all, split.test);
   } else {
-    train = std::move(all);
-    d.test = train.format == "libsvm" ? data::ReadLibsvmLike(config.data.test, train)
-                                      : data::LoadDataset(config.data.test, options);
-    if (d.test.features() != train.features()) {
+    d.train = std::move(all);
+    d.test = d.train.format == "libsvm" ? data::ReadLibsvmLike(config.data.test, d.train)
+                                        : data::LoadDataset(config.data.test, options);
+    if (d.test.features() != d.train.features()) {
       throw ConfigError("data.test", "test data has " + std::to_string(d.test.features()) +
-                                         " features, training data " + std::to_string(train.features()));
+                                         " features, training data " + std::to_string(d.train.features()));
     }
   }
-  d.train_rows = train.rows();
-  if (train.rows() < config.clients.count) {
-    throw ConfigError("clients.count", "check-ins give each client one record: " +
-                                           std::to_string(config.clients.count) + " clients but " +
-                                           std::to_string(train.rows()) + " training rows");
+  d.train_rows = d.train.rows();
+  if (d.train.rows() < o.clients) {
+    throw ConfigError("clients.count", fmt::format("{} clients but {} training rows: every client needs a record",
+                                                   o.clients, d.train.rows()));
   }
-  std::vector<int64_t> rows(static_cast<size_t>(config.clients.count));
-  std::iota(rows.begin(), rows.end(), int64_t{0});
-  d.records = data::Subset(train, rows);
+  if (o.user_level()) {
+    // User level: the clients' data sets, as asynchronous rounds partition them (data.partition,
+    // data.rows_per_client).
+    data::PartitionOptions partition;
+    partition.scheme = data::ParsePartitionScheme(config.data.partition);
+    partition.num_clients = static_cast<int>(o.clients);
+    partition.dirichlet_alpha = config.data.dirichlet_alpha;
+    partition.seed = config.seed;
+    d.client_rows = data::PartitionRows(d.train.labels, d.train.num_classes(), partition);
+    for (auto& rows : d.client_rows) {
+      if (config.data.rows_per_client > 0 && static_cast<int64_t>(rows.size()) > config.data.rows_per_client) {
+        rows.resize(static_cast<size_t>(config.data.rows_per_client));
+      }
+      d.used_rows += static_cast<int64_t>(rows.size());
+    }
+  } else {
+    // Record level (Balle et al.): client j holds training row j.
+    d.client_rows.resize(static_cast<size_t>(o.clients));
+    for (int64_t j = 0; j < o.clients; ++j) d.client_rows[static_cast<size_t>(j)] = {j};
+    d.used_rows = o.clients;
+  }
   if (config.data.eval_rows > 0 && d.test.rows() > config.data.eval_rows) {
     std::vector<int64_t> first(static_cast<size_t>(config.data.eval_rows));
     std::iota(first.begin(), first.end(), int64_t{0});
@@ -72,7 +91,8 @@ struct Counters {
   int64_t discarded = 0;
   int64_t out_of_range = 0;
   int64_t participating = 0;  // summed over windows
-  int64_t used = 0;
+  int64_t used = 0;     // client updates used
+  int64_t records = 0;  // records whose gradients were used
 };
 
 nlohmann::json BoundsJson(const accounting::RandomAllocationResult& r) {
@@ -96,19 +116,21 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
   TrainConfig config = input;
   const CheckInOptions o = ResolveCheckInOptions(config);
   if (config.dp.secure_noise) throw ConfigError("dp.secure_noise", "not supported with check-ins");
-  Data data = LoadCheckInData(config);
+  Data data = LoadCheckInData(config, o);
   const int64_t n = o.clients;
-  if (config.model.l2_lambda == 0.0) config.model.l2_lambda = 1.0 / static_cast<double>(n);
+  // λ = 1/(records used), as for asynchronous rounds (Table 1).
+  if (config.model.l2_lambda == 0.0) config.model.l2_lambda = 1.0 / static_cast<double>(data.used_rows);
+  // δ = 1/n by default: the unit of privacy is a client (its one record, or its data set at the user level),
+  // so a small population makes the guarantee void — refused as for asynchronous rounds (CheckDeltaValue).
   if (config.dp.delta == 0.0) config.dp.delta = 1.0 / static_cast<double>(n);
   const double delta = config.dp.delta;
-  // One record per client: δ = 1/n by default, so a small population makes the guarantee void — refused as
-  // for asynchronous rounds (the same rule, CheckDeltaValue).
-  if (config.dp.enabled) CheckDeltaValue(delta, fmt::format("the default is 1/n with n = {} clients of one record", n));
-  if (data.train_rows > n) {
-    spdlog::warn("check-ins use one record per client: {} of the {} training rows (clients.count = {}); the "
-                 "rest are not used", n, data.train_rows, n);
+  if (config.dp.enabled) CheckDeltaValue(delta, fmt::format("the default is 1/n with n = {} clients", n));
+  if (data.train_rows > data.used_rows) {
+    spdlog::warn("check-ins: the clients hold {} of the {} training rows ({}); the rest are not used",
+                 data.used_rows, data.train_rows,
+                 o.user_level() ? "data.rows_per_client caps each client" : "one record per client, clients.count = " + std::to_string(n));
   }
-  std::unique_ptr<models::Model> model = MakeModelFromConfig(config.model, data.records, 1);
+  std::unique_ptr<models::Model> model = MakeModelFromConfig(config.model, data.train, data.used_rows / n);
 
   double sigma = 0.0;
   bool calibrated = false;
@@ -124,8 +146,14 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
     }
   }
   CheckInPrivacy privacy;
+  // User level: the record-level guarantee of the same run beside it (docs/theory.md §4). A record moves
+  // its client's update by at most C under noise sigma C_u: the same reduction at multiplier sigma C_u / C
+  // (conservative: the reduction charges sensitivity 2C), and never above the user-level bound, which
+  // implies it.
+  std::optional<CheckInPrivacy> record_level;
   if (sigma > 0.0) {
     privacy = AccountCheckIns(o, sigma, delta);
+    if (o.user_level() && privacy.bounded) record_level = AccountCheckIns(o, sigma * o.client_clip / config.dp.clip, delta);
   } else {
     privacy.reason = "no noise (dp.enabled = false or sigma = 0): not private";
   }
@@ -136,7 +164,8 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
   step_size.beta = config.schedule.beta;
   ValidateStepSizeOptions(step_size, "schedule");
   const double clip = config.dp.clip;
-  CheckInServer server(o, *model, data.records, model->InitialParams(config.seed), step_size, clip, sigma);
+  CheckInServer server(o, *model, data.train, data.client_rows, model->InitialParams(config.seed), step_size, clip,
+                       sigma);
 
   const int64_t total_steps = o.steps * o.windows;
   const int64_t points = std::max<int64_t>(config.eval.points, 0);
@@ -154,7 +183,7 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
     MetricsRow row;
     row.global_round = step;
     row.time = static_cast<double>(step);
-    row.gradients = counters.used;
+    row.gradients = counters.records;
     row.epsilon = epsilon_text;
     row.train_loss = std::numeric_limits<double>::quiet_NaN();
     row.test_loss = eval.loss;
@@ -182,6 +211,7 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
       counters.dummy_updates += outcome.dummy ? 1 : 0;
       counters.discarded += outcome.discarded;
       counters.used += outcome.used;
+      counters.records += outcome.records;
       while (next_eval < eval_at.size() && eval_at[next_eval] == global_step + 1) {
         record(global_step + 1);
         ++next_eval;
@@ -206,7 +236,12 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
   s["test_accuracy"] = last.test_accuracy;
   s["test_loss"] = last.test_loss;
   nlohmann::json p = {{"neighbors", "add_remove"},
-                      {"unit", "one client = one record (central DP for the population)"},
+                      {"unit", o.user_level() ? "client" : "record"},
+                      {"scope", o.user_level()
+                                    ? "user-level DP: add or remove one client's whole data set, the population "
+                                      "size n public (central DP for the population)"
+                                    : "one client = one record: add or remove one client's record, the "
+                                      "population size n public (central DP for the population)"},
                       {"delta", delta},
                       {"sigma", sigma},
                       {"sigma_calibrated", calibrated}};
@@ -221,6 +256,16 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
                          {"p0", privacy.accounted.participation},
                          {"sigma", privacy.accounted.sigma}};
     p["bounds"] = BoundsJson(*privacy.bounds);
+    if (record_level) {
+      const double record = std::min(record_level->epsilon, privacy.epsilon);
+      p["epsilon_record_level"] = {
+          {"epsilon", std::isfinite(record) ? nlohmann::json(record) : nlohmann::json(nullptr)},
+          {"accounted_sigma", record_level->accounted.sigma},
+          {"note", "record-level DP of the same run (add/remove one record of a client: it moves the client's "
+                   "update by at most C under noise sigma * client_clip, accounted by the same reduction at "
+                   "multiplier sigma * client_clip / clip, and capped by the user-level bound, which implies "
+                   "it); privacy.epsilon, the headline, is user-level"}};
+    }
   } else {
     p["epsilon"] = nullptr;
     p["bound"] = "no_bound";
@@ -231,6 +276,7 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
   s["delta"] = delta;
   s["sigma"] = sigma;
   s["clip"] = clip;
+  if (o.user_level()) s["client_clip"] = o.client_clip;
   nlohmann::json c = {{"variant", std::string(ToString(o.variant))},
                       {"step_rule", std::string(ToString(o.step_rule))},
                       {"clients", n},
@@ -244,7 +290,9 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
                       {"discarded_out_of_range", counters.out_of_range},
                       {"empty_steps", counters.empty_steps},
                       {"dummy_updates", counters.dummy_updates},
-                      {"records_used", counters.used},
+                      {"client_updates_used", counters.used},
+                      {"records_used", counters.records},
+                      {"records_held", data.used_rows},
                       {"model_updates", server.updates()}};
   if (o.variant != Variant::kSlidingWindow) {
     const double windows = static_cast<double>(o.windows);

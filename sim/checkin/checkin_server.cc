@@ -6,43 +6,61 @@
 #include "core/random.h"
 
 namespace asyncdp::sim::checkin {
+namespace {
 
-CheckInServer::CheckInServer(const CheckInOptions& options, const models::Model& model,
-                             const data::Dataset& records, Eigen::VectorXf initial, StepSizeOptions step_size,
-                             double clip, double sigma)
+std::span<float> Span(Eigen::VectorXf& v) { return {v.data(), static_cast<size_t>(v.size())}; }
+
+}  // namespace
+
+CheckInServer::CheckInServer(const CheckInOptions& options, const models::Model& model, const data::Dataset& data,
+                             std::vector<std::vector<int64_t>> client_rows, Eigen::VectorXf initial,
+                             StepSizeOptions step_size, double clip, double sigma)
     : options_(options),
       model_(model),
-      records_(records),
+      data_(data),
+      client_rows_(std::move(client_rows)),
       step_size_(step_size),
       clip_(clip),
       sigma_(sigma),
       theta_(std::move(initial)),
       step_update_(Eigen::VectorXf::Zero(theta_.size())),
+      client_update_(Eigen::VectorXf::Zero(theta_.size())),
       accumulator_(Eigen::VectorXf::Zero(theta_.size())),
-      workspace_(model.NewWorkspace(256)) {}
+      workspace_(model.NewWorkspace(256)) {}  // larger client data sets are processed in chunks
+
+int64_t CheckInServer::AddClientUpdate(int32_t client) {
+  const std::vector<int64_t>& rows = client_rows_[static_cast<size_t>(client)];
+  if (!options_.user_level()) {
+    model_.ClippedGradientSum(Span(theta_), data_, rows, clip_, Span(step_update_), *workspace_);
+    return static_cast<int64_t>(rows.size());
+  }
+  client_update_.setZero();
+  model_.ClippedGradientSum(Span(theta_), data_, rows, clip_, Span(client_update_), *workspace_);
+  // The client's whole update is projected onto the ball of radius C_u (docs/theory.md §4, user level).
+  const double norm = client_update_.norm();
+  if (norm > options_.client_clip) client_update_ *= static_cast<float>(options_.client_clip / norm);
+  step_update_ += client_update_;
+  return static_cast<int64_t>(rows.size());
+}
 
 StepOutcome CheckInServer::OnStep(int64_t window, int64_t global_step, std::span<const int32_t> checked_in) {
   StepOutcome out;
   out.empty = checked_in.empty();
   const StreamKey noise_key = GradientNoiseKey(options_.seed, kServerNoiseStream, static_cast<uint32_t>(global_step));
-  batch_.clear();
+  // The randomizer's noise scale: C per record, C_u per client at the user level.
+  const double noise_clip = options_.user_level() ? options_.client_clip : clip_;
+  step_update_.setZero();
   if (options_.step_rule == StepRule::kOneClient) {
     if (!checked_in.empty()) {
       RandomStream pick(StreamKey{options_.seed, static_cast<uint32_t>(global_step), static_cast<uint32_t>(window),
                                   StreamPurpose::kCheckInSelection});
-      batch_.push_back(checked_in[pick.NextBelow(checked_in.size())]);
+      out.records = AddClientUpdate(checked_in[pick.NextBelow(checked_in.size())]);
       out.used = 1;
       out.discarded = static_cast<int64_t>(checked_in.size()) - 1;
     } else {
       out.dummy = true;
     }
-    step_update_.setZero();
-    if (!batch_.empty()) {
-      model_.ClippedGradientSum(std::span<const float>(theta_.data(), static_cast<size_t>(theta_.size())), records_,
-                              batch_, clip_, std::span<float>(step_update_.data(), static_cast<size_t>(step_update_.size())),
-                              *workspace_);
-    }
-    if (sigma_ > 0.0) AddRoundNoise(noise_key, clip_, sigma_, std::span<float>(step_update_.data(), static_cast<size_t>(step_update_.size())));
+    if (sigma_ > 0.0) AddRoundNoise(noise_key, noise_clip, sigma_, Span(step_update_));
     accumulator_ += step_update_;
     if (++accumulated_steps_ == options_.batch_steps) {
       Apply(static_cast<double>(options_.batch_steps));
@@ -52,19 +70,27 @@ StepOutcome CheckInServer::OnStep(int64_t window, int64_t global_step, std::span
   }
   // Average rule: skip empty steps; otherwise the mean of the checked-in clients' noisy updates.
   if (checked_in.empty()) return out;
-  batch_.assign(checked_in.begin(), checked_in.end());
-  out.used = static_cast<int64_t>(batch_.size());
-  step_update_.setZero();
-  model_.ClippedGradientSum(std::span<const float>(theta_.data(), static_cast<size_t>(theta_.size())), records_,
-                              batch_, clip_, std::span<float>(step_update_.data(), static_cast<size_t>(step_update_.size())),
-                              *workspace_);
+  if (options_.user_level()) {
+    for (const int32_t client : checked_in) out.records += AddClientUpdate(client);
+  } else {
+    // Record level: one record per client, so the clients' clipped gradients are one clipped-gradient sum.
+    batch_.clear();
+    for (const int32_t client : checked_in) {
+      const auto& rows = client_rows_[static_cast<size_t>(client)];
+      batch_.insert(batch_.end(), rows.begin(), rows.end());
+    }
+    model_.ClippedGradientSum(Span(theta_), data_, batch_, clip_, Span(step_update_), *workspace_);
+    out.records = static_cast<int64_t>(batch_.size());
+  }
+  out.used = static_cast<int64_t>(checked_in.size());
   if (sigma_ > 0.0) {
-    AddRoundNoise(noise_key, clip_, sigma_ * std::sqrt(static_cast<double>(batch_.size())),
-                  std::span<float>(step_update_.data(), static_cast<size_t>(step_update_.size())));
+    // |S_i| independent N(0, sigma^2 c^2 I) draws, drawn as one N(0, |S_i| sigma^2 c^2 I).
+    AddRoundNoise(noise_key, noise_clip, sigma_ * std::sqrt(static_cast<double>(checked_in.size())),
+                  Span(step_update_));
   }
   accumulator_ = step_update_;
   accumulated_steps_ = 1;
-  Apply(static_cast<double>(batch_.size()));
+  Apply(static_cast<double>(checked_in.size()));
   out.model_updated = true;
   return out;
 }

@@ -3,7 +3,10 @@
 //
 // one_client (Alg. 1): j uniform in S_i (stream {seed, step, window, kCheckInSelection}); the step's noisy
 //   update is g~ = clip_C(grad l(theta; d_j)) + N(0, sigma^2 C^2 I) (the local randomizer A_ldp), or for an
-//   empty step the dummy A_ldp(0) = N(0, sigma^2 C^2 I); the others in S_i are discarded. g~ is summed into
+//   empty step the dummy A_ldp(0) = N(0, sigma^2 C^2 I); the others in S_i are discarded. At the user level
+//   (options.client_clip = C_u > 0) client j's data set D_j replaces d_j and
+//   A_ldp(D_j) = clip_{C_u}(sum_{d in D_j} clip_C(grad l(theta; d))) + N(0, sigma^2 C_u^2 I), the dummy
+//   N(0, sigma^2 C_u^2 I). g~ is summed into
 //   the accumulator; every b steps (ModelUpdate) theta <- theta - eta_t * accumulator / b.
 // average (Alg. 2): every client in S_i sends A_ldp(its gradient); theta <- theta - eta_t * their mean; an
 //   empty step is skipped. The sum of |S_i| independent N(0, sigma^2 C^2 I) draws is drawn as one
@@ -30,15 +33,18 @@ struct StepOutcome {
   bool empty = false;          // nobody checked in
   bool dummy = false;          // one_client: the dummy update A_ldp(0) was applied
   bool model_updated = false;  // theta changed at this step
-  int64_t used = 0;            // clients whose record was used
+  int64_t used = 0;            // clients whose update was used
+  int64_t records = 0;         // records whose gradients entered the step
   int64_t discarded = 0;       // checked-in clients not used (one_client: |S_i| - 1)
 };
 
 class CheckInServer {
  public:
-  // `records`: row j is client j's record. clip C, sigma the noise multiplier (0 = no noise).
-  CheckInServer(const CheckInOptions& options, const models::Model& model, const data::Dataset& records,
-                Eigen::VectorXf initial, StepSizeOptions step_size, double clip, double sigma);
+  // Client j's data set is the rows client_rows[j] of `data` (one row at the record level). clip C, sigma
+  // the noise multiplier (0 = no noise).
+  CheckInServer(const CheckInOptions& options, const models::Model& model, const data::Dataset& data,
+                std::vector<std::vector<int64_t>> client_rows, Eigen::VectorXf initial, StepSizeOptions step_size,
+                double clip, double sigma);
 
   // Step `global_step` (0-based over all windows) of window `window`, checked-in clients `checked_in`.
   StepOutcome OnStep(int64_t window, int64_t global_step, std::span<const int32_t> checked_in);
@@ -52,15 +58,20 @@ class CheckInServer {
 
  private:
   void Apply(double divisor);
+  // Adds client j's update before noise (clip_C per record, then clip_{C_u} of the sum at the user level)
+  // to step_update_; returns its record count.
+  int64_t AddClientUpdate(int32_t client);
 
   CheckInOptions options_;
   const models::Model& model_;
-  const data::Dataset& records_;
+  const data::Dataset& data_;
+  std::vector<std::vector<int64_t>> client_rows_;
   StepSizeOptions step_size_;
   double clip_;
   double sigma_;
   Eigen::VectorXf theta_;
   Eigen::VectorXf step_update_;   // this step's noisy update
+  Eigen::VectorXf client_update_; // user level: one client's update before its clip
   Eigen::VectorXf accumulator_;   // one_client: sum of the noisy updates since the last model update
   int64_t accumulated_steps_ = 0;
   int64_t updates_ = 0;

@@ -200,6 +200,13 @@ TEST(ConfigUsage, TheIssuesIgnoredSettingsAreRefused) {
   checkin = CheckIns();
   checkin.dp.sampling = "fixed_size_without_replacement";
   expect_refused(checkin, "dp.sampling", "check_in");
+  // Record-level check-ins give client j row j: a partition is not read (user-level check-ins read it).
+  checkin = CheckIns();
+  checkin.data.rows_per_client = 10;
+  expect_refused(checkin, "data.rows_per_client", "one record");
+  checkin.dp.unit = "client";
+  checkin.dp.client_clip = 1.0;
+  EXPECT_NO_THROW(RefuseUnusedKeys(checkin));
   // Check-ins with 5 clients: δ = 1/n = 0.2 is void.
   checkin = CheckIns();
   checkin.clients.count = 5;
