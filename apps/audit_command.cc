@@ -112,6 +112,7 @@ void RegisterAuditCommand(CLI::App& app) {
   cmd->add_option(
          "--canary", args->canary,
          "dirac (gradient canary, other records train normally) | opposite (replace-one worst case) | "
+         "client (user-level: the client's whole data set, dp.unit = client) | "
          "mislabelled (a real record with another label; needs --view final-model)")
       ->capture_default_str();
   cmd->add_option("--statistic", args->statistic,

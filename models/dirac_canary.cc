@@ -91,13 +91,17 @@ ClipStats DiracCanaryModel::ClippedGradientSum(std::span<const float> params, co
     if (!norms.empty()) norms[position] = static_cast<float>(norm);
   };
 
-  if (options_.other_records == OtherRecords::kOpposite) {
+  if (options_.other_records != OtherRecords::kBaseModel) {
+    // The wrapped model is not evaluated: every row's gradient is a multiple of e_canary.
     std::fill(base_sum.begin(), base_sum.end(), 0.0f);
+    const double other = options_.other_records == OtherRecords::kOpposite ? -clipped
+                         : options_.other_records == OtherRecords::kCanary ? clipped
+                                                                            : 0.0;
     ClipStats stats;
     double coordinate = 0.0;
     for (size_t p = 0; p < batch.size(); ++p) {
       ASYNCDP_CHECK(batch[p] >= 0 && batch[p] < data.rows());
-      coordinate += CanaryOfRow(batch[p]) >= 0 ? clipped : -clipped;
+      coordinate += CanaryOfRow(batch[p]) >= 0 ? clipped : other;
       add_canary_like(stats, p);
     }
     canary_sum[0] = static_cast<float>(coordinate);

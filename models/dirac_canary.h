@@ -38,6 +38,10 @@ namespace asyncdp::models {
 enum class OtherRecords {
   kBaseModel,  // non-canary rows: the wrapped model's gradients (the realistic white-box audit)
   kOpposite,   // non-canary rows: gradient -norm * e_canary, wrapped model unused (worst-case batch)
+  kCanary,     // every row: gradient +norm * e_canary, wrapped model unused (a whole-client canary: the
+               // client's data set is the canary, for user-level audits)
+  kZero,       // every row: gradient 0 (the whole-client canary's "out" side: the client's data set removed,
+               // its update clip(0) + noise)
 };
 
 struct DiracCanaryOptions {

@@ -156,7 +156,9 @@ AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
           ? e.sampling
           : ParseSamplingModel(options.accounted_sampling, "--test-accounted-sampling");
   report.accounted_sampling = std::string(ToString(accounted_sampling));
-  report.neighbours = std::string(ToString(NaturalNeighbours(e.sampling)));
+  report.neighbours = options.canary == CanaryKind::kWholeClient
+                          ? "add/remove one client's data set (user level)"
+                          : std::string(ToString(NaturalNeighbours(e.sampling)));
   report.statistic = std::string(ToString(canary.score_rule().statistic));
   report.delta = e.delta;
   report.sigma = e.sigma;
@@ -207,7 +209,8 @@ AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
   }
   report.rounds = rounds;
 
-  const Accounted accounted = AccountClient(e, options.client, rounds, accounted_sampling);
+  const Accounted accounted =
+      AccountClient(e, options.client, rounds, accounted_sampling, options.canary == CanaryKind::kWholeClient);
   report.reported = accounted.reported;
   report.headline_accountant = e.privacy.accountant;
   report.headline_epsilon = std::numeric_limits<double>::quiet_NaN();

@@ -26,6 +26,10 @@ void AuditOptions::Validate() const {
     throw ConfigError("--test-noise-scale", "must be in (0, 1]");
   }
   if (!accounted_sampling.empty()) ParseSamplingModel(accounted_sampling, "--test-accounted-sampling");
+  if (mode == AuditMode::kOneRun && canary == CanaryKind::kWholeClient) {
+    throw ConfigError("--canary", "a whole-client canary is one client's data set, in or out of the run: use "
+                                  "--mode multi");
+  }
   if (mode == AuditMode::kOneRun && canary == CanaryKind::kOpposite) {
     throw ConfigError("--canary", "the one-run audit plants Dirac or mislabelled canaries: use --mode multi for "
                                   "'opposite'");
@@ -61,7 +65,8 @@ CanaryKind ParseCanaryKind(std::string_view text) {
   if (text == "dirac") return CanaryKind::kDirac;
   if (text == "opposite") return CanaryKind::kOpposite;
   if (text == "mislabelled") return CanaryKind::kMislabelled;
-  Unknown("--canary", text, "dirac | opposite | mislabelled");
+  if (text == "client") return CanaryKind::kWholeClient;
+  Unknown("--canary", text, "dirac | opposite | mislabelled | client");
 }
 
 AuditStatistic ParseAuditStatistic(std::string_view text) {
@@ -84,6 +89,8 @@ std::string_view ToString(CanaryKind canary) {
       return "opposite";
     case CanaryKind::kMislabelled:
       return "mislabelled";
+    case CanaryKind::kWholeClient:
+      return "client";
   }
   return "?";
 }

@@ -26,6 +26,9 @@ enum class CanaryKind {
   kDirac,  // gradient canary C e on its own parameter; other records train normally (models/dirac_canary.h)
   kOpposite,     // Dirac canary, every other record of the client -C e: the replace-one worst case
                  // (fixed-size and shuffled batches; needs a sampler analysed under replace-one)
+  kWholeClient,  // user-level (dp.unit = "client"): the audited client's whole data set is the canary — every
+                 // record C e, so its round update is clip_{C_u}(s_t C e) — against the client without data
+                 // (update 0): the add/remove-one-client neighbours of the user-level accounting
   kMislabelled,  // a real record with another label (models/data_canary.h), trained on by the configured
                  // model: the realistic black-box canary, scored by the final model's loss on it
 };

@@ -45,8 +45,11 @@ std::string ThreatModel(const AuditReport& r) {
                                : "an observer of the final global model only (the canary coordinate of v̂ "
                                  "after training, which also "
                                  "carries the other clients' noise)";
-  return "Record-level DP of client " + std::to_string(r.options.client) + "'s local data set against " +
-         view +
+  const std::string unit = r.options.canary == CanaryKind::kWholeClient
+                               ? "User-level DP (dp.unit = client) of client " + std::to_string(r.options.client) +
+                                     "'s whole data set (present with every record a canary, or without data)"
+                               : "Record-level DP of client " + std::to_string(r.options.client) + "'s local data set";
+  return unit + " against " + view +
          ". The observer knows the seed family but not the runs' randomness; each run draws its own noise, "
          "batches, initial model and latencies from its own seed (scores.csv)";
 }
@@ -184,6 +187,12 @@ nlohmann::json AuditJson(const AuditReport& r) {
       j["canary"] =
           "Dirac canary +C e with every other record of the client at -C e: a batch's canary "
           "coordinate moves by 2C when the canary displaces a record (the replace-one worst case)";
+      break;
+    case CanaryKind::kWholeClient:
+      j["canary"] =
+          "whole-client canary (user-level DP): every record of the audited client is a Dirac canary C e, so "
+          "each round update is clip_{C_u}(s_t C e) + noise, against the same client without data (update "
+          "0 + noise): add/remove one client's data set; scores projected on e / C_u";
       break;
     case CanaryKind::kMislabelled:
       j["canary"] =

@@ -88,6 +88,14 @@ CanaryExperiment::CanaryExperiment(const TrainConfig& config, const AuditOptions
                           " does not exist (clients.count = " + std::to_string(e.config.clients.count) + ")");
   }
   const bool replace_one = ReplaceOne(e.sampling);
+  const bool whole_client = options_.canary == CanaryKind::kWholeClient;
+  if (whole_client && !e.privacy.user_level) {
+    throw ConfigError("--canary", "a whole-client canary audits user-level DP: set dp.unit = \"client\" and "
+                                  "dp.client_clip (record-level runs are audited with dirac, opposite or "
+                                  "mislabelled canaries)");
+  }
+  // What a projection is measured in: C_u for a whole client (its update is clipped to C_u), C for a record.
+  projection_scale_ = whole_client ? e.privacy.client_clip : e.config.dp.clip;
   if (options_.canary == CanaryKind::kOpposite && !replace_one) {
     throw ConfigError("--canary",
                       "opposite canaries are the replace-one worst case: they need dp.sampling = "
@@ -122,15 +130,20 @@ CanaryExperiment::CanaryExperiment(const TrainConfig& config, const AuditOptions
   const bool shuffle = e.sampling == SamplingModel::kShuffle;
   rule_.view = options_.view;
   bool subsampled = false;
+  // User level: the noise of a round is sigma C_u, i.e. multiplier sigma C_u / C for a record canary; a
+  // whole-client canary is in every round (rate 1) at multiplier sigma.
+  const double record_sigma_scale = e.privacy.user_level && !whole_client ? e.privacy.client_clip / e.config.dp.clip
+                                                                          : 1.0;
   for (int64_t t = 0; t < plan.rounds(); ++t) {
     const bool opposite_batch = options_.canary == CanaryKind::kOpposite && !shuffle;
     // Fixed-size batch of s_t records, all -C e but the canary: x_t = -s_t + 2 b_t.
     rule_.offset.push_back(opposite_batch ? -static_cast<double>(plan.sample_sizes[static_cast<size_t>(t)])
                                           : 0.0);
     rule_.scale.push_back(opposite_batch ? 2.0 : 1.0);
-    rule_.rate.push_back(plan.rate(t));
-    rule_.sigma.push_back(plan.noise_multipliers[static_cast<size_t>(t)]);
-    subsampled = subsampled || plan.rate(t) < 1.0;
+    const double rate = whole_client ? 1.0 : plan.rate(t);
+    rule_.rate.push_back(rate);
+    rule_.sigma.push_back(plan.noise_multipliers[static_cast<size_t>(t)] * record_sigma_scale);
+    subsampled = subsampled || rate < 1.0;
   }
   AuditStatistic statistic = options_.statistic;
   if (options_.canary == CanaryKind::kMislabelled) {
@@ -171,6 +184,19 @@ CanaryExperiment::AuditedClient CanaryExperiment::MakeAuditedClient(
     if (included[static_cast<size_t>(j)] != 0) canary_of_row.push_back(j);
   }
   const auto planted = static_cast<int64_t>(canary_of_row.size());
+  if (options_.canary == CanaryKind::kWholeClient) {
+    // The client's records, every one a canary (in) or every one without a gradient (out: the data set
+    // removed). The row count, and so the public sampling rate, is the client's own.
+    AuditedClient client;
+    std::vector<int64_t> rows(shard.indices.begin(), shard.indices.end());
+    client.shard = data::Subset(*shard.data, rows);
+    models::DiracCanaryOptions canary;
+    canary.num_canaries = 1;
+    canary.first_canary_row = kNoCanaryRow;
+    canary.other_records = planted > 0 ? models::OtherRecords::kCanary : models::OtherRecords::kZero;
+    client.model = std::make_unique<models::DiracCanaryModel>(base_model_, canary);
+    return client;
+  }
   // Replace-one: each planted canary takes the place of one of the last records; add/remove: appended.
   const int64_t kept = ReplaceOne(experiment_.sampling) ? shard.rows() - planted : shard.rows();
   ASYNCDP_CHECK(kept >= 0);
@@ -217,6 +243,7 @@ RunTrace CanaryExperiment::RunOnce(const AuditedClient& audited, uint64_t seed) 
     client_options.id = static_cast<int64_t>(c);
     client_options.seed = seed;
     client_options.clip = e.config.dp.clip;
+    if (e.privacy.user_level) client_options.client_clip = e.privacy.client_clip;  // as in training
     client_options.noise = secure ? NoiseMode::kSecure : NoiseMode::kReproducible;
     client_options.stop_at_round = e.faults.clients[c].dropout_round;
     if (std::isfinite(e.privacy.epsilon_budget)) client_options.budget_rounds = e.privacy.budget_rounds[c];
@@ -245,7 +272,7 @@ RunTrace CanaryExperiment::RunOnce(const AuditedClient& audited, uint64_t seed) 
   trace.projections.assign(static_cast<size_t>(rounds * canaries_), 0.0);
   trace.received.assign(static_cast<size_t>(rounds), 0);
   const int64_t first = plain_model_->CanaryCoordinate(0);
-  UpdateRecorder recorder(options_.client, first, e.config.dp.clip, trace);
+  UpdateRecorder recorder(options_.client, first, projection_scale_, trace);
 
   RuntimeOptions runtime = e.runtime;
   runtime.kind = RuntimeKind::kVirtual;
@@ -272,7 +299,7 @@ double CanaryExperiment::Score(const RunTrace& trace, int64_t canary) const {
   if (rule_.statistic == AuditStatistic::kNegativeLoss) return -trace.canary_loss;
   if (rule_.view == AuditView::kFinalModel) {
     // v̂ moves by -eta_t U_t: a present canary pushes its coordinate down.
-    return -trace.final_coordinates[static_cast<size_t>(canary)] / experiment_.config.dp.clip;
+    return -trace.final_coordinates[static_cast<size_t>(canary)] / projection_scale_;
   }
   double score = 0.0;
   for (size_t t = 0; t < trace.received.size(); ++t) {

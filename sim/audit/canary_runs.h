@@ -5,7 +5,10 @@
 // audited client projected on the canary coordinates (white-box), and the final model's canary
 // coordinates (final-model view).
 //
-// Neighbouring data sets, as the accountants assume for the sampler run (core/privacy_assumptions.h):
+// Neighbouring data sets, as the accountants assume for the sampler run (core/privacy_assumptions.h), or,
+// with --canary client (user-level DP, dp.unit = "client"), the audited client's data set whole: in = every
+// record a canary (round update clip_{C_u}(s_t C e) + noise), out = the same rows without a gradient
+// (update 0 + noise, the client without data), accounted at the user level (rate 1, multiplier sigma):
 //   Poisson (add/remove)        in = the client's N_c records plus the canary row; the sampling rate stays
 //                               the public q_i = s_i / N_c of the plan (the rate the accountants compose);
 //   fixed-size, shuffle         in = the client's records with the last one replaced by the canary row;
@@ -32,7 +35,7 @@
 
 namespace asyncdp::sim::audit {
 
-// What one run shows the observer. projections[t * m + j] = <U_t, e_j> / C for local round t of the
+// What one run shows the observer. projections[t * m + j] = <U_t, e_j> / C (C_u for a whole-client canary) for local round t of the
 // audited client and canary j (0 where round t was never sent: received[t] = 0); final_coordinates[j] =
 // the final global model's canary coordinate j.
 struct RunTrace {
@@ -86,6 +89,7 @@ class CanaryExperiment {
   AuditOptions options_;
   Experiment experiment_;
   int64_t canaries_ = 1;  // canary coordinates appended to the model (1, or m for one-run)
+  double projection_scale_ = 1.0;  // C (record canaries) or C_u (whole-client canary)
   std::shared_ptr<const models::Model> base_model_;
   std::unique_ptr<models::DiracCanaryModel> plain_model_;  // the other clients: no canary rows
   std::vector<RoundPlan> run_plans_;                       // plans with the noise the clients add

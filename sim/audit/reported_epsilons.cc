@@ -12,11 +12,11 @@ using accounting::AccountantKind;
 using accounting::BoundKind;
 
 Accounted AccountClient(const Experiment& e, int64_t client, int64_t rounds,
-                        SamplingModel accounted_sampling) {
+                        SamplingModel accounted_sampling, bool whole_client) {
   accounting::AccountantOptions options = e.privacy.options;
   options.sampling = accounted_sampling;
-  const accounting::Schedule schedule =
-      e.privacy.ClientSchedule(e.plans[static_cast<size_t>(client)], rounds);
+  const PrivacySetup privacy = e.privacy.user_level && !whole_client ? e.privacy.RecordLevel() : e.privacy;
+  const accounting::Schedule schedule = privacy.ClientSchedule(e.plans[static_cast<size_t>(client)], rounds);
   Accounted out;
   std::vector<AccountantKind> kinds(std::begin(accounting::kMechanismAccountants),
                                     std::end(accounting::kMechanismAccountants));
@@ -59,7 +59,7 @@ std::vector<asyncdp::audit::GuessCounts> OneRunGuessChoices(int64_t m) {
 }
 
 std::vector<ReportedEpsilon> ReportedEpsilons(const Experiment& e, int64_t client, int64_t rounds) {
-  return AccountClient(e, client, rounds, e.sampling).reported;
+  return AccountClient(e, client, rounds, e.sampling, /*whole_client=*/false).reported;
 }
 
 }  // namespace asyncdp::sim::audit

@@ -32,8 +32,11 @@ struct Accounted {
   std::vector<ReportedEpsilon> reported;
   std::vector<std::unique_ptr<accounting::Accountant>> upper;
 };
-// Accounted with the sampler the accountants assume (differs from e.sampling only by fault injection).
-Accounted AccountClient(const Experiment& e, int64_t client, int64_t rounds, SamplingModel accounted_sampling);
+// Accounted with the sampler the accountants assume (differs from e.sampling only by fault injection), for
+// the unit the canary protects: in a user-level run (dp.unit = "client") a record canary is set against the
+// record-level guarantee (PrivacySetup::RecordLevel), a whole-client canary against the user-level one.
+Accounted AccountClient(const Experiment& e, int64_t client, int64_t rounds, SamplingModel accounted_sampling,
+                        bool whole_client);
 
 // The epsilon of every mechanism accountant (rdp, pld, gdp; random allocation first when the run samples
 // so) for the first `rounds` rounds of `client` in experiment e, at e.delta.

@@ -178,6 +178,56 @@ TEST(AuditTest, MislabelledCanaryInTheFinalModelIsConsistent) {
   EXPECT_GT(r.multi.roc_area, 0.55) << "the final model does not remember the canary at all";
 }
 
+// User-level DP (dp.unit = "client"): the whole-client canary — every record of the audited client C e, its
+// round update clip_{C_u}(s C e) = C_u e — against the client without data. Full batches, so the scores
+// are exactly N(T, T sigma^2) vs N(0, T sigma^2): sound against the user-level epsilon (rate 1, mu =
+// sqrt(T)/sigma), resolved closely, and a client adding half the accounted noise is caught.
+TrainConfig UserLevel(double sigma) {
+  TrainConfig c = AuditConfig("poisson", 60, 60, 4, sigma);
+  c.dp.unit = "client";
+  c.dp.clip = 0.1;
+  c.dp.client_clip = 1.0;  // 60 records x C = 6 > C_u: every round's canary update is clipped to C_u e
+  return c;
+}
+
+TEST(AuditTest, WholeClientCanaryIsConsistentAndTightAtTheUserLevel) {
+  AuditOptions o = Runs(600);
+  o.canary = CanaryKind::kWholeClient;
+  const AuditReport r = RunAudit(UserLevel(2.0), o);
+  ExpectSound(r);
+  EXPECT_EQ(r.statistic, "sum");
+  EXPECT_EQ(r.neighbours, "add/remove one client's data set (user level)");
+  // mu = sqrt(T) / sigma = 1: the fitted mean difference, and the user-level epsilon of 4 Gaussian rounds.
+  EXPECT_NEAR(r.multi.gdp_fit.mu_hat, 1.0, 0.15);
+  const double pld = Reported(r, "pld");
+  EXPECT_GT(pld, 4.0);  // mu = 1 at delta = 1e-5: ~4.4
+  EXPECT_LT(pld, 5.0);
+  EXPECT_GE(r.multi.gdp_counts.epsilon, 0.3 * pld) << "the user-level worst case is not resolved";
+}
+
+TEST(AuditTest, HalfTheUserLevelNoiseIsAViolation) {
+  AuditOptions o = Runs(600);
+  o.canary = CanaryKind::kWholeClient;
+  o.noise_scale = 0.5;
+  const AuditReport r = RunAudit(UserLevel(2.0), o);
+  EXPECT_TRUE(r.violation) << VerdictLine(r);
+}
+
+// A record canary in a user-level run is set against the record-level guarantee of that run (multiplier
+// sigma C_u / C at the record sampler's rate), under the noise the client really adds (sigma C_u).
+TEST(AuditTest, RecordCanaryInAUserLevelRunIsSetAgainstTheRecordLevelEpsilon) {
+  const AuditReport r = RunAudit(UserLevel(0.2), Runs(300));
+  ExpectSound(r);
+  // Multiplier 0.2 x C_u / C = 2 over 4 full-batch rounds: mu = 1, epsilon ~4.4 at delta = 1e-5 (the
+  // user-level epsilon, mu = 10, is ~60).
+  EXPECT_NEAR(Reported(r, "pld"), 4.4, 0.2);
+  AuditOptions whole = Runs(8);
+  whole.canary = CanaryKind::kWholeClient;
+  EXPECT_THROW(CanaryExperiment(AuditConfig("poisson", 30, 10, 2, 1.0), whole), ConfigError);  // record level
+  whole.mode = AuditMode::kOneRun;
+  EXPECT_THROW(whole.Validate(), ConfigError);
+}
+
 TEST(AuditTest, RejectsWhatItCannotAudit) {
   TrainConfig c = AuditConfig("poisson", 30, 10, 2, 1.0);
   c.dp.enabled = false;
