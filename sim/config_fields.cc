@@ -162,7 +162,8 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "= exit 0 for such runs (they still say truncated)."},
       {"protocol.participation", &c.protocol.participation,
        "async_rounds: the Proactive-DP clients; check_in: random check-ins (Balle et al. 2020), one record "
-       "per client, configured in [checkin] (docs/random_allocation.md).",
+       "per client (or, with dp.unit = client, one data set per client), configured in [checkin] "
+       "(docs/random_allocation.md).",
        {"async_rounds", "check_in"}},
       {"protocol.server_step", &c.protocol.server_step,
        "Weight w of each applied update, v = v - w*eta_i*U: full = 1 (the paper's server); per_client = 1/n "
@@ -258,7 +259,9 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "Unit of privacy: record (neighbouring data sets differ in one record of one client: record-level DP, the "
        "paper's) or client (they differ in one client's whole data set: user-level DP; each round's update is "
        "clipped as a whole to dp.client_clip and noised N(0, sigma^2 client_clip^2 I) by the client, and a "
-       "client's epsilon composes all its rounds without sampling amplification; docs/theory.md §4).",
+       "client's epsilon composes all its rounds without sampling amplification; with check-ins a checked-in "
+       "client sends its whole data set's update, clipped to dp.client_clip, accounted by random check-ins over "
+       "clients; docs/theory.md §4).",
        {"record", "client"}},
       {"dp.client_clip", &c.dp.client_clip,
        "C_u, the L2 norm a client's whole round update is clipped to with dp.unit = \"client\" (its records are "
