@@ -22,6 +22,7 @@
 #   ./run_experiments.sh checkins     random check-ins: epsilon vs m and p0 beside Poisson at equal
 #                                     participation, DP-SGD on a9a with one record per client, empty steps
 #   ./run_experiments.sh clipping     fixed against adaptive clipping (Andrew et al.) at equal epsilon on a9a
+#   ./run_experiments.sh userlevel    user-level DP: asynchronous rounds against random check-ins at equal epsilon
 #                                     and Fashion-MNIST, 5 seeds, with the clip trajectory
 #
 # Common options: --out DIR (default results/<mode>; a folder holding files the tool did not write is
@@ -49,8 +50,8 @@ if [ $# -gt 0 ] && [[ $1 != -* ]]; then
 fi
 case $MODE in
   help) usage; exit 0 ;;
-  quick | paper | sweep | audit | proactive | checkins | clipping) ;;
-  *) usage >&2; die "unknown subcommand '$MODE' (quick, paper, sweep, audit, proactive, checkins, clipping)" ;;
+  quick | paper | sweep | audit | proactive | checkins | clipping | userlevel) ;;
+  *) usage >&2; die "unknown subcommand '$MODE' (quick, paper, sweep, audit, proactive, checkins, clipping, userlevel)" ;;
 esac
 for arg in "$@"; do
   case $arg in -h | --help) usage; exit 0 ;; esac

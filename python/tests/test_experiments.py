@@ -476,3 +476,26 @@ def test_clipping_compares_fixed_and_adaptive_at_equal_epsilon(tmp_path):
         assert (part["kind"] == "baseline").sum() == 1  # the fixed C
     report = (out / "REPORT.md").read_text()
     assert "majority class" in report and "accounted multiplier" in report
+
+
+# -- userlevel ----------------------------------------------------------------------------------------------
+
+def test_userlevel_compares_async_rounds_and_check_ins_at_equal_user_level_epsilon(tmp_path):
+    out = tmp_path / "userlevel"
+    done = _run_script(["userlevel", "--out", str(out)], tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    runs = pd.read_csv(out / "runs.csv")
+    assert runs["ok"].all() and len(runs) == 3 * 2  # (check-ins, async, non-private) x 2 seeds at n = 100, eps 4
+    private = runs[runs["method"] != "nondp"]
+    # Equal user-level epsilon: both calibrated to the target by their own accountant; the record-level
+    # epsilon of the same runs is smaller (a client-level guarantee implies a record-level one).
+    assert ((private["eps_user"] <= 4.0 * (1 + 1e-6)) & (private["eps_user"] >= 4.0 * 0.99)).all()
+    assert (private["eps_record"] <= private["eps_user"] * (1 + 1e-9)).all()
+    assert (runs.loc[runs["method"] == "checkins", "sigma"] < runs.loc[runs["method"] == "async", "sigma"].min()).all()
+    figure = pd.read_csv(out / "plots/accuracy.csv")
+    assert set(figure.loc[figure["kind"] == "curve", "series"]) == {
+        "asynchronous rounds, client noise (every round seen)", "random check-ins, fixed window (one client per step)"}
+    assert (figure["kind"] == "baseline").sum() == 2  # non-private and majority class
+    checks = pd.read_csv(out / "checks.csv")
+    assert list(checks["verdict"]) == ["no verdict (tiny scale)"]
+    assert "check-ins − async" in (out / "REPORT.md").read_text()

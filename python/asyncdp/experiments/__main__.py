@@ -11,12 +11,12 @@ import os
 import pathlib
 import sys
 
-from . import audit, checkins, clipping, env, paper, proactive, quick, sweep
+from . import audit, checkins, clipping, env, paper, proactive, quick, sweep, userlevel
 from .output import Output
 
 MODES = {"quick": quick.main, "sweep": sweep.main, "audit": audit.main, "proactive": proactive.main,
          "checkins": checkins.main, "paper": paper.main,
-         "clipping": clipping.main}
+         "clipping": clipping.main, "userlevel": userlevel.main}
 
 
 def _positive(text: str) -> int:
