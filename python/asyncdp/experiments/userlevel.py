@@ -45,6 +45,8 @@ METHODS = {
     "checkins": "random check-ins, fixed window (one client per step)",
     "nondp": "asynchronous rounds without noise",
 }
+NONDP_BASELINE = "baseline: asynchronous rounds without noise (mean over seeds)"
+MAJORITY_BASELINE = "baseline: majority class"
 
 
 def _specs(repo, libsvm, sc: Scale, seeds, threads) -> list[RunSpec]:
@@ -142,12 +144,12 @@ def _figures(out, runs: pd.DataFrame, majority: float, scale: str) -> dict:
             part = g[g["method"] == method]
             rows += plots.curve_rows(panel, METHODS[method], [([e], [a]) for e, a in zip(part["eps"], part["accuracy"])])
         nondp = g[g["method"] == "nondp"]["accuracy"]
-        rows.append(plots.baseline_row(panel, f"baseline: {METHODS['nondp']} (mean of {len(nondp)})",
-                                       float(nondp.mean()) if len(nondp) else math.nan))
-        rows.append(plots.baseline_row(panel, "baseline: majority class", majority))
+        rows.append(plots.baseline_row(panel, NONDP_BASELINE, float(nondp.mean()) if len(nondp) else math.nan))
+        rows.append(plots.baseline_row(panel, MAJORITY_BASELINE, majority))
     return {"accuracy": plots.save(out, plots.LineFigure(
         "accuracy", "Test accuracy at equal user-level ε (mean and 95% interval over seeds)", "user-level ε",
-        "test accuracy", logx=True, note=note, bounds=(0.0, 1.0)), plots.table(rows))}
+        "test accuracy", note=note, bounds=(0.0, 1.0),
+        styles=((NONDP_BASELINE, ":", "black"), (MAJORITY_BASELINE, "--", "grey"))), plots.table(rows))}
 
 
 def _report(args, libsvm, sc, groups, checks, figures, results, run_seconds) -> str:
