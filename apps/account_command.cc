@@ -36,8 +36,8 @@
 #include "apps/account_request.h"
 #include "apps/commands.h"
 #include "core/accounting/accountant.h"
-#include "core/accounting/make_accountant.h"
-#include "core/accounting/calibration.h"
+#include "core/accounting/account.h"
+#include "core/accounting/dp_event.h"
 #include "core/accounting/csv_input.h"
 #include "core/accounting/report.h"
 #include <fmt/format.h>
@@ -111,14 +111,12 @@ void AddAssumptions(nlohmann::ordered_json& section, const accounting::Assumptio
 nlohmann::ordered_json Calibrate(const AccountRequest& args, int64_t steps, SamplingModel sampling,
                                  const std::vector<AccountantKind>& accountants, bool requested_alone) {
   nlohmann::ordered_json out;
-  accounting::AccountantOptions options;
-  options.sampling = sampling;
-  const std::vector<accounting::Schedule> client = {{accounting::RoundGroup{*args.q, 1.0, steps}}};
+  const accounting::EventFamily family = accounting::ScaledFamily(
+      {accounting::ScheduleEvent({accounting::RoundGroup{*args.q, 1.0, steps}}, sampling)});
   for (AccountantKind kind : accountants) {
     nlohmann::ordered_json section;
     try {
-      const accounting::CalibrationResult r =
-          accounting::CalibrateSigma(kind, options, client, *args.epsilon, args.delta);
+      const accounting::CalibrationResult r = accounting::Calibrate(family, *args.epsilon, args.delta, kind);
       section["sigma"] = r.found ? nlohmann::ordered_json(r.sigma) : nlohmann::ordered_json(nullptr);
       section["epsilon"] = r.found ? nlohmann::ordered_json(r.epsilon) : nlohmann::ordered_json(nullptr);
     } catch (const ConfigError& e) {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "core/accounting/accountant.h"
-#include "core/accounting/make_accountant.h"
-#include "core/accounting/calibration.h"
+#include "core/accounting/account.h"
+#include "core/accounting/dp_event.h"
 #include "core/accounting/random_allocation/random_allocation_accountant.h"
 #include "core/accounting/report.h"
 #include "core/accounting/shuffle/clones.h"
@@ -41,11 +41,10 @@ void Validate(const RandomAllocationCliArgs& a) {
   accounting::ValidateNoiseMultiplier(a.sigma, a.option_prefix + "sigma");  // positive, finite, in domain
 }
 
-accounting::AccountantOptions FacadeOptions(const RandomAllocationCliArgs& a) {
-  accounting::AccountantOptions options;
-  options.sampling = SamplingModel::kRandomAllocation;
-  options.allocation = {a.steps, a.allocations, a.participation};
-  return options;
+// The mechanism: random allocation of the Gaussian randomizer (multiplier sigma) over E windows of m steps.
+accounting::DpEventPtr AllocationEvent(const RandomAllocationCliArgs& a, double sigma) {
+  return accounting::RandomAllocation({a.steps, a.allocations, a.participation}, a.steps * a.windows,
+                                      accounting::Gaussian(sigma));
 }
 
 double Rate(const RandomAllocationCliArgs& a) {
@@ -63,10 +62,9 @@ nlohmann::ordered_json Header(const RandomAllocationCliArgs& a) {
   return out;
 }
 
-nlohmann::ordered_json AllocationSection(const accounting::RandomAllocationAccountant& accountant, double delta) {
-  const auto start = std::chrono::steady_clock::now();
-  const accounting::RandomAllocationResult& r = accountant.Bounds(delta);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+nlohmann::ordered_json AllocationSection(const accounting::RandomAllocationAccountant& accountant, double delta,
+                                         double seconds) {
+  const accounting::RandomAllocationResult& r = accountant.Bounds(delta);  // computed by Account, cached
   nlohmann::ordered_json bounds = nlohmann::ordered_json::array();
   for (const accounting::AllocationBoundValue& b : r.bounds) {
     nlohmann::ordered_json entry = {{"bound", std::string(accounting::ToString(b.bound))},
@@ -144,21 +142,22 @@ nlohmann::ordered_json ShuffleSection(const RandomAllocationCliArgs& a) {
 
 nlohmann::ordered_json AccountRandomAllocation(const RandomAllocationCliArgs& a) {
   Validate(a);
-  const std::unique_ptr<accounting::Accountant> accountant =
-      accounting::MakeAccountant(accounting::AccountantKind::kRandomAllocation, FacadeOptions(a));
-  if (const std::string why = accountant->Limitation(); !why.empty()) {
-    throw ConfigError(a.option_prefix + "sampling", why);
-  }
-  const accounting::Schedule schedule = {{Rate(a), a.sigma, a.steps * a.windows}};
-  accountant->AddSchedule(schedule);
-  const auto& allocation = static_cast<const accounting::RandomAllocationAccountant&>(*accountant);
+  const auto start = std::chrono::steady_clock::now();
+  accounting::AccountQuery query;
+  query.delta = a.delta;
+  const accounting::Accounted accounted =
+      accounting::Account(*AllocationEvent(a, a.sigma), accounting::AccountantKind::kRandomAllocation, query);
+  if (!accounted.available) throw ConfigError(a.option_prefix + "sampling", accounted.reason);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto& allocation = static_cast<const accounting::RandomAllocationAccountant&>(*accounted.composed);
+  const accounting::Schedule schedule = {{Rate(a), a.sigma, a.steps * a.windows}};  // Poisson at the same rate
 
   nlohmann::ordered_json out = Header(a);
   out["sigma"] = a.sigma;
   out["delta"] = a.delta;
   out["neighbors"] = std::string(ToString(NaturalNeighbours(SamplingModel::kRandomAllocation)));
   out["public"] = "m, k, p0, the number of windows and delta are treated as public";
-  out["random_allocation"] = AllocationSection(allocation, a.delta);
+  out["random_allocation"] = AllocationSection(allocation, a.delta, seconds);
   out["poisson"] = PoissonSection(schedule, a.delta);
   out["shuffle"] = ShuffleSection(a);
   return out;
@@ -167,12 +166,9 @@ nlohmann::ordered_json AccountRandomAllocation(const RandomAllocationCliArgs& a)
 nlohmann::ordered_json CalibrateRandomAllocation(const RandomAllocationCliArgs& a, double epsilon) {
   ValidateWindow(a);
   if (!(epsilon > 0.0 && std::isfinite(epsilon))) throw ConfigError(a.option_prefix + "epsilon", "must be positive");
-  const accounting::AccountantOptions options = FacadeOptions(a);
-  // sigma column = the noise relative to the calibrated multiplier: 1 for every round.
-  const std::vector<accounting::Schedule> client = {
-      accounting::Schedule{accounting::RoundGroup{Rate(a), 1.0, a.steps * a.windows}}};
-  const accounting::CalibrationResult r =
-      accounting::CalibrateSigma(accounting::AccountantKind::kRandomAllocation, options, client, epsilon, a.delta);
+  const accounting::CalibrationResult r = accounting::Calibrate(
+      [&a](double sigma) { return std::vector<accounting::DpEventPtr>{AllocationEvent(a, sigma)}; }, epsilon, a.delta,
+      accounting::AccountantKind::kRandomAllocation);
   nlohmann::ordered_json out = Header(a);
   out["epsilon"] = epsilon;
   out["delta"] = a.delta;

@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/accounting/calibration.h"
-#include "core/accounting/ledger.h"
+#include "core/accounting/account.h"
+#include "core/accounting/dp_event.h"
 #include "core/accounting/pld/pld.h"
 #include "core/accounting/rdp/rdp.h"
 
@@ -82,31 +82,17 @@ void BM_RdpEpsilon(benchmark::State& state) {
 }
 BENCHMARK(BM_RdpEpsilon)->Unit(benchmark::kMicrosecond);
 
-// One round of a run-time ledger (for plans that change while running; a fixed plan's halt is computed
-// before training): RecordRound with the halt check and epsilon-so-far in between, RDP accountant.
-void BM_LedgerRound(benchmark::State& state) {
-  acc::LedgerOptions options;
-  options.accountant = acc::AccountantKind::kRdp;
-  options.epsilon_budget = 1e9;  // never reached: measures the steady state
-  acc::PrivacyLedger ledger(options);
-  ledger.RecordRound(0.01, 1.0);  // fills the curve cache
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(ledger.WouldExceed(0.01, 1.0));
-    ledger.RecordRound(0.01, 1.0);
-    benchmark::DoNotOptimize(ledger.EpsilonSoFar());
-  }
-}
-BENCHMARK(BM_LedgerRound)->Unit(benchmark::kMicrosecond);
-
 // sigma for a target epsilon over two clients (the two shard sizes of a9a over 5 clients), Table 3.
-void BM_CalibrateSigma(benchmark::State& state) {
+void BM_Calibrate(benchmark::State& state) {
   const auto kind = static_cast<acc::AccountantKind>(state.range(0));
-  const std::vector<acc::Schedule> clients = {{{26.0 / 6512, 1.0, 1253}}, {{26.0 / 6513, 1.0, 1253}}};
+  const acc::EventFamily clients = acc::ScaledFamily(
+      {acc::ScheduleEvent({{26.0 / 6512, 1.0, 1253}}, SamplingModel::kPoisson),
+       acc::ScheduleEvent({{26.0 / 6513, 1.0, 1253}}, SamplingModel::kPoisson)});
   for (auto _ : state) {
-    benchmark::DoNotOptimize(acc::CalibrateSigma(kind, {}, clients, 0.0497, 1.0 / 6513).sigma);
+    benchmark::DoNotOptimize(acc::Calibrate(clients, 0.0497, 1.0 / 6513, kind).sigma);
   }
 }
-BENCHMARK(BM_CalibrateSigma)
+BENCHMARK(BM_Calibrate)
     ->Arg(static_cast<int>(acc::AccountantKind::kPld))
     ->Arg(static_cast<int>(acc::AccountantKind::kRdp))
     ->Unit(benchmark::kMillisecond);
@@ -115,7 +101,9 @@ BENCHMARK(BM_CalibrateSigma)
 void BM_RoundsWithinBudget(benchmark::State& state) {
   const auto kind = static_cast<acc::AccountantKind>(state.range(0));
   for (auto _ : state) {
-    benchmark::DoNotOptimize(acc::RoundsWithinBudget(kind, {}, {{26.0 / 6512, 4.0, 1253}}, 0.0497, 1.0 / 6513));
+    benchmark::DoNotOptimize(acc::RoundsWithinBudget(
+        [](int64_t t) { return acc::ScheduleEvent({{26.0 / 6512, 4.0, t}}, SamplingModel::kPoisson); }, 1253, 0.0497,
+        1.0 / 6513, kind));
   }
 }
 BENCHMARK(BM_RoundsWithinBudget)

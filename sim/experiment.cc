@@ -255,15 +255,14 @@ Experiment BuildExperiment(const TrainConfig& input) {
     for (const RoundPlan& plan : e.plans) longest = std::max(longest, plan.rounds());
     for (CheckPlan& checks : e.check_plans) SetCheckStride(checks, longest);
     e.privacy = ProactivePrivacy(e, e.model->NumParams());
-    config.dp.sigma = e.privacy.sigma;
   } else {
     for (const auto& shard : e.shards) e.plans.push_back(MakeRoundPlan(config.schedule, shard.rows()));
     if (e.sampling == SamplingModel::kRandomAllocation) ResolveAllocationWindow(e);
     // σ (calibrated if asked), every plan's σ_i and every client's budget round, before training.
     e.privacy = ResolvePrivacy(config, e.plans, e.sampling, e.delta, e.model->NumParams());
   }
-  e.sigma = e.privacy.sigma;
-  e.sigma_calibrated = e.privacy.calibrated;
+  // σ lives in e.privacy; the resolved configuration records it so that the run can be repeated as is.
+  config.dp.sigma = e.privacy.sigma;
   e.runtime = ResolveRuntimeOptions(config);
   e.server = ResolveServerOptions(config);
   e.faults = ResolveFaultPlan(config);

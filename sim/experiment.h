@@ -49,10 +49,8 @@ struct Experiment {
   std::vector<RoundPlan> plans;       // per client: s_i, q_i, σ_i, η̄_i
   Eigen::VectorXf initial_model;      // v̂_0
   SamplingModel sampling = SamplingModel::kPoisson;
-  double sigma = 0.0;                 // noise multiplier actually used (0 = no noise)
   double delta = 0.0;                 // δ every ε refers to
-  bool sigma_calibrated = false;      // σ came from dp.epsilon through the accountant
-  PrivacySetup privacy;               // accountant, budget rounds, secure noise
+  PrivacySetup privacy;               // σ (stored here only), accountant, budget rounds, secure noise
   RuntimeOptions runtime;
   ServerOptions server;               // the server's step weighting (protocol.server_step, staleness_exponent)
   FaultPlan faults;

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "core/accounting/accountant.h"
-#include "core/accounting/make_accountant.h"
+#include "core/accounting/account.h"
+#include "core/error.h"
 #include "models/convergence_measures.h"
 
 namespace asyncdp::sim {
@@ -45,11 +45,13 @@ double MetricsRecorder::EpsilonSoFar(const ServerProtocol& server) {
     for (const accounting::RoundGroup& g : accounting::CompactSchedule(schedule)) key.emplace_back(g.q, g.sigma, g.count);
     auto it = epsilon_cache_.find(key);
     if (it == epsilon_cache_.end()) {
-      accounting::AccountantOptions options = privacy.options;
-      options.pld.compute_lower_bound = false;  // ε so far is the upper bound
-      std::unique_ptr<accounting::Accountant> accountant = accounting::MakeAccountant(privacy.accountant, options);
-      accountant->AddSchedule(schedule);
-      it = epsilon_cache_.emplace(std::move(key), accountant->Epsilon(privacy.delta).epsilon).first;
+      accounting::AccountQuery query;
+      query.delta = privacy.delta;
+      query.precision = privacy.precision();
+      query.pld_lower_bound = false;  // ε so far is the upper bound
+      const accounting::Accounted a = accounting::Account(*privacy.EventOf(schedule), privacy.accountant, query);
+      if (!a.available) throw ConfigError("dp.accountant", a.reason);
+      it = epsilon_cache_.emplace(std::move(key), a.result.epsilon).first;
     }
     worst = std::max(worst, it->second);
   }

@@ -53,7 +53,7 @@ nlohmann::json PrivacySummaryJson(const Experiment& e, const accounting::Populat
   const PrivacySetup& p = e.privacy;
   nlohmann::json out;
   out["delta"] = e.delta;
-  out["noise_multiplier"] = e.sigma;
+  out["noise_multiplier"] = e.privacy.sigma;
   out["clip"] = e.config.dp.clip;
   out["sampling"] = std::string(ToString(e.sampling));
   out["neighbours"] = std::string(ToString(NaturalNeighbours(e.sampling)));

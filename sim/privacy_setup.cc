@@ -9,8 +9,6 @@
 #include <string>
 #include <tuple>
 
-#include "core/accounting/calibration.h"
-#include "core/accounting/make_accountant.h"
 #include "core/error.h"
 #include "core/secure_noise.h"
 
@@ -41,6 +39,10 @@ ScheduleKey KeyOf(const accounting::Schedule& schedule) {
 }
 
 }  // namespace
+
+accounting::DpEventPtr PrivacySetup::EventOf(const accounting::Schedule& schedule) const {
+  return accounting::ScheduleEvent(schedule, options.sampling, options.noise, options.allocation);
+}
 
 double PrivacySetup::AccountedSigma(double sigma) const {
   sigma *= sigma_scale;
@@ -89,7 +91,7 @@ accounting::Schedule PrivacySetup::AppliedSchedule(const RoundPlan& plan, int64_
   return ForUnit(plan.PrivacySchedule(prefix, early, [this](double sigma) { return AccountedSigma(sigma); }));
 }
 
-PrivacySetup ResolvePrivacy(TrainConfig& config, std::vector<RoundPlan>& plans, SamplingModel sampling,
+PrivacySetup ResolvePrivacy(const TrainConfig& config, std::vector<RoundPlan>& plans, SamplingModel sampling,
                             double delta, int64_t dimension) {
   PrivacySetup p;
   p.enabled = config.dp.enabled;
@@ -111,8 +113,9 @@ PrivacySetup ResolvePrivacy(TrainConfig& config, std::vector<RoundPlan>& plans, 
     p.client_clip = config.dp.client_clip;
   }
   for (const RoundPlan& plan : plans) p.budget_rounds.push_back(plan.rounds());
+  p.sigma = config.dp.sigma;
   if (!p.enabled) return p;
-  if (const std::string why = accounting::MakeAccountant(p.accountant, p.options)->Limitation(); !why.empty()) {
+  if (const std::string why = accounting::ApplicableLimitation(*p.EventOf({}), p.accountant); !why.empty()) {
     throw ConfigError("dp.accountant",
                       why + (p.secure_noise ? " (dp.secure_noise = true: set dp.accountant = \"rdp\")"
                              : sampling == SamplingModel::kRandomAllocation
@@ -122,7 +125,7 @@ PrivacySetup ResolvePrivacy(TrainConfig& config, std::vector<RoundPlan>& plans, 
   if (config.dp.sigma == 0.0) {
     // Calibrate the accounted multiplier σ_acc over every distinct plan, then the configured σ whose
     // lattice (secure noise) reaches it.
-    std::vector<accounting::Schedule> clients;
+    std::vector<accounting::DpEventPtr> clients;
     std::map<ScheduleKey, bool> seen;
     for (const RoundPlan& plan : plans) {
       // σ relative to the calibrated multiplier: 1, or the dp.sigma_schedule profile (heterogeneous rounds
@@ -130,10 +133,10 @@ PrivacySetup ResolvePrivacy(TrainConfig& config, std::vector<RoundPlan>& plans, 
       RoundPlan profile = plan;
       SetNoise(profile, 1.0, config.dp.sigma_schedule);
       accounting::Schedule relative = p.ForUnit(profile.PrivacySchedule(profile.rounds(), [](double m) { return m; }));
-      if (seen.emplace(KeyOf(relative), true).second) clients.push_back(std::move(relative));
+      if (seen.emplace(KeyOf(relative), true).second) clients.push_back(p.EventOf(relative));
     }
-    const accounting::CalibrationResult r =
-        accounting::CalibrateSigma(p.accountant, p.options, clients, config.dp.epsilon, delta);
+    const accounting::CalibrationResult r = accounting::Calibrate(
+        accounting::ScaledFamily(std::move(clients)), config.dp.epsilon, delta, p.accountant, p.precision());
     if (!r.found) {
       throw ConfigError("dp.epsilon", "no noise multiplier up to 1e4 meets epsilon = " +
                                           std::to_string(config.dp.epsilon) + " for the planned rounds");
@@ -155,12 +158,11 @@ PrivacySetup ResolvePrivacy(TrainConfig& config, std::vector<RoundPlan>& plans, 
       sigma *= 1.0 + lattice.granularity * std::sqrt(static_cast<double>(dimension)) / p.clip;
       while (p.AccountedSigma(sigma) < r.sigma) sigma *= 1.0 + 1e-9;
     }
-    config.dp.sigma = sigma;
+    p.sigma = sigma;
     p.calibrated = true;
     spdlog::info("calibrated sigma = {:.6g} for epsilon = {} (delta = {:.3g}) by the {} accountant", sigma,
                  config.dp.epsilon, delta, config.dp.accountant);
   }
-  p.sigma = config.dp.sigma;
   for (RoundPlan& plan : plans) SetNoise(plan, p.sigma, config.dp.sigma_schedule);
   CheckSigmaScheduleFits(config.dp.sigma_schedule, plans);
   if (config.dp.epsilon > 0.0 && config.dp.halt_at_budget) {
@@ -172,7 +174,9 @@ PrivacySetup ResolvePrivacy(TrainConfig& config, std::vector<RoundPlan>& plans, 
       const accounting::Schedule schedule = p.ClientSchedule(plans[c], plans[c].rounds());
       auto [it, fresh] = halts.emplace(KeyOf(schedule), 0);
       if (fresh) {
-        it->second = accounting::RoundsWithinBudget(p.accountant, p.options, schedule, p.epsilon_budget, delta);
+        it->second = accounting::RoundsWithinBudget(
+            [&](int64_t t) { return p.EventOf(accounting::SchedulePrefix(schedule, t)); },
+            accounting::TotalRounds(schedule), p.epsilon_budget, delta, p.accountant, p.precision());
       }
       p.budget_rounds[c] = it->second;
       halted += it->second < plans[c].rounds() ? 1 : 0;

@@ -11,7 +11,9 @@
 #include <set>
 #include <vector>
 
+#include "core/accounting/account.h"
 #include "core/accounting/accountant.h"
+#include "core/accounting/dp_event.h"
 #include "core/accounting/population.h"
 #include "core/accounting/schedule.h"
 #include "sim/config.h"
@@ -51,6 +53,9 @@ struct PrivacySetup {
   accounting::Schedule ForUnit(accounting::Schedule schedule) const;
   // The record-level view of a user-level setup (record sensitivity C under noise σ C_u, Poisson rates).
   PrivacySetup RecordLevel() const;
+  // A schedule of this setup's rounds as a mechanism description (its sampler and noise; dp_event.h).
+  accounting::DpEventPtr EventOf(const accounting::Schedule& schedule) const;
+  accounting::AccountingPrecision precision() const { return {options.rdp, options.pld}; }
   // Rounds [0, rounds) of `plan` as an accounting schedule.
   accounting::Schedule ClientSchedule(const RoundPlan& plan, int64_t rounds) const;
   // The rounds of `plan` applied to the global model: [0, prefix) and those in `early`.
@@ -61,11 +66,11 @@ struct PrivacySetup {
 // clipping count (noise σ_b, sensitivity 1) are together.
 double CombinedSigma(double sigma, double count_sigma);
 
-// Resolves the privacy setup and fills σ into config.dp.sigma and every plan's noise multipliers:
+// Resolves the privacy setup — σ is stored here, once — and fills it into every plan's noise multipliers:
 // validates the combination (secure noise needs rdp), calibrates σ by `dp.accountant` for dp.epsilon when
 // dp.sigma = 0 (the largest client meets the target exactly), and computes every client's budget round
 // when dp.epsilon > 0 and dp.halt_at_budget. Throws ConfigError.
-PrivacySetup ResolvePrivacy(TrainConfig& config, std::vector<RoundPlan>& plans, SamplingModel sampling,
+PrivacySetup ResolvePrivacy(const TrainConfig& config, std::vector<RoundPlan>& plans, SamplingModel sampling,
                             double delta, int64_t dimension);
 
 // Every client's rounds as run: rounds [0, rounds_done[c]) of its plan.

@@ -106,7 +106,7 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
                "sigma = {:.6g}, runtime {}",
                resolved.clients.count, resolved.model.kind, experiment.model->NumParams(),
                experiment.shards[0].rows(), experiment.plans[0].rounds(), experiment.plans[0].iterations(),
-               experiment.sigma, resolved.protocol.runtime);
+               experiment.privacy.sigma, resolved.protocol.runtime);
 
   auto clients = MakeClients(experiment);
   ServerProtocol server(resolved.clients.count, experiment.initial_model, experiment.server);
@@ -223,8 +223,8 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   }
   s["epsilon"] = s["privacy"]["epsilon"];
   s["delta"] = experiment.delta;
-  s["sigma"] = experiment.sigma;
-  s["sigma_calibrated"] = experiment.sigma_calibrated;
+  s["sigma"] = experiment.privacy.sigma;
+  s["sigma_calibrated"] = experiment.privacy.calibrated;
   s["clip"] = resolved.dp.clip;
   s["sample_size"] = experiment.plans[0].max_sample_size();
   s["records_per_client"] = experiment.shards[0].rows();

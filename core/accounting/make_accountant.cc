@@ -27,11 +27,4 @@ std::unique_ptr<Accountant> MakeAccountant(AccountantKind kind, const Accountant
   throw ConfigError("accountant", "no round accountant of kind " + std::string(ToString(kind)));
 }
 
-EpsilonResult AccountSchedule(AccountantKind kind, const Schedule& schedule, double delta,
-                              const AccountantOptions& options) {
-  std::unique_ptr<Accountant> accountant = MakeAccountant(kind, options);
-  accountant->AddSchedule(schedule);
-  return accountant->Epsilon(delta);
-}
-
 }  // namespace asyncdp::accounting

@@ -6,7 +6,8 @@
 #include <tuple>
 #include <utility>
 
-#include "core/accounting/make_accountant.h"
+#include "core/accounting/account.h"
+#include "core/accounting/dp_event.h"
 #include "core/error.h"
 
 namespace asyncdp::accounting {
@@ -67,16 +68,24 @@ PopulationReport ReportPopulation(std::span<const ClientRounds> clients, const P
     throw ConfigError("delta", "must be in (0, 1), got " + std::to_string(options.delta));
   PopulationReport report;
   report.delta = options.delta;
-  // Accountants that cannot account this mechanism at all are reported as unavailable up front.
+  // Each client's rounds as a mechanism description (dp_event.h) of the run's sampler and noise.
+  const auto event_of = [&](const Schedule& schedule) {
+    return ScheduleEvent(schedule, options.accounting.sampling, options.accounting.noise,
+                         options.accounting.allocation);
+  };
+  AccountQuery query;
+  query.delta = options.delta;
+  query.precision = {options.accounting.rdp, options.accounting.pld};
+  // Accountants that cannot account this mechanism at all are reported as unavailable up front (the
+  // mechanism without rounds: what applies depends on the sampler and the noise, not on the rounds).
   std::vector<AccountantKind> usable;
-  for (AccountantKind kind : options.accountants) {
-    std::unique_ptr<Accountant> probe = MakeAccountant(kind, options.accounting);
-    if (const std::string limitation = probe->Limitation(); !limitation.empty()) {
-      report.unavailable[kind] = limitation;
+  for (const Accounted& probe : AccountAll(*event_of({}), options.accountants, query)) {
+    if (!probe.available) {
+      report.unavailable[probe.kind] = probe.reason;
     } else {
-      usable.push_back(kind);
-      report.assumptions[kind] = probe->Describe(options.delta);
-      report.worst[kind] = WorstClient{};
+      usable.push_back(probe.kind);
+      report.assumptions[probe.kind] = probe.assumptions;
+      report.worst[probe.kind] = WorstClient{};
     }
   }
   ProactiveSummary& proactive = report.proactive;
@@ -99,18 +108,14 @@ PopulationReport ReportPopulation(std::span<const ClientRounds> clients, const P
       if (!it->second.second) proactive.invalid_clients.push_back(c.client);
       continue;
     }
-    for (AccountantKind kind : usable) {
-      std::unique_ptr<Accountant> accountant = MakeAccountant(kind, options.accounting);
-      accountant->AddSchedule(c.schedule);
-      EpsilonResult r;
-      try {
-        r = accountant->Epsilon(options.delta);
-      } catch (const ConfigError& e) {
-        report.unavailable[kind] = e.what();
+    for (const Accounted& a : AccountAll(*event_of(c.schedule), usable, query)) {
+      if (!a.available) {
+        report.unavailable[a.kind] = a.reason;
         continue;
       }
-      Raise(report.worst[kind], r.epsilon, c.client, r);
-      if (kind == AccountantKind::kPld && !std::isnan(r.epsilon_lower)) {
+      const EpsilonResult& r = a.result;
+      Raise(report.worst[a.kind], r.epsilon, c.client, r);
+      if (a.kind == AccountantKind::kPld && !std::isnan(r.epsilon_lower)) {
         Raise(report.pld_lower, r.epsilon_lower, c.client, r);
       }
     }

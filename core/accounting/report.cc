@@ -4,7 +4,8 @@
 #include <cmath>
 #include <string>
 
-#include "core/accounting/make_accountant.h"
+#include "core/accounting/account.h"
+#include "core/accounting/dp_event.h"
 #include "core/error.h"
 
 namespace asyncdp::accounting {
@@ -14,38 +15,31 @@ PrivacyReport ComputePrivacyReport(const Schedule& schedule, const ReportOptions
     throw ConfigError("delta", "must be in (0, 1), got " + std::to_string(options.delta));
   }
   ValidateSchedule(schedule);
-  AccountantOptions accountant_options;
-  accountant_options.sampling = options.sampling;
-  accountant_options.noise = options.noise;
-  accountant_options.rdp = options.rdp_options;
-  accountant_options.pld = options.pld_options;
   PrivacyReport report;
   report.delta = options.delta;
   report.sampling = options.sampling;
   report.neighbours = NaturalNeighbours(options.sampling);
   report.rounds = TotalRounds(schedule);
+  AccountQuery query;
+  query.delta = options.delta;
+  query.at_epsilon = options.at_epsilon;
+  query.precision = {options.rdp_options, options.pld_options};
+  std::vector<AccountantKind> kinds;
   for (AccountantKind kind : kMechanismAccountants) {
     const bool wanted = kind == AccountantKind::kRdp   ? options.rdp
                         : kind == AccountantKind::kPld ? options.pld
                                                        : options.gdp;
-    if (!wanted) continue;
-    std::unique_ptr<Accountant> accountant = MakeAccountant(kind, accountant_options);
-    if (const std::string limitation = accountant->Limitation(); !limitation.empty()) {
-      report.unavailable[kind] = limitation;
+    if (wanted) kinds.push_back(kind);
+  }
+  for (Accounted& a : AccountAll(*ScheduleEvent(schedule, options.sampling, options.noise), kinds, query)) {
+    const AccountantKind kind = a.kind;
+    if (!a.available) {
+      report.unavailable[kind] = a.reason;
       continue;
     }
-    accountant->AddSchedule(schedule);
-    EpsilonResult r;
-    double delta_at_epsilon = 0.0;
-    try {
-      r = accountant->Epsilon(options.delta);
-      if (options.at_epsilon) delta_at_epsilon = std::clamp(accountant->Delta(*options.at_epsilon), 0.0, 1.0);
-    } catch (const ConfigError& e) {
-      // The accountant's own limits (e.g. PLD beyond 2^30 rounds); delta and the schedule were checked.
-      report.unavailable[kind] = e.what();
-      continue;
-    }
-    Assumptions assumptions = accountant->Describe(options.delta);
+    const EpsilonResult& r = a.result;
+    const double delta_at_epsilon = options.at_epsilon ? a.delta_at_epsilon : 0.0;
+    Assumptions assumptions = std::move(a.assumptions);
     switch (kind) {
       case AccountantKind::kRdp:
         report.rdp = RdpReport{r.epsilon, delta_at_epsilon, r.order, std::move(assumptions)};

@@ -80,4 +80,15 @@ int64_t TotalRounds(const Schedule& schedule) {
   return total;
 }
 
+Schedule SchedulePrefix(const Schedule& rounds_in_order, int64_t rounds) {
+  Schedule prefix;
+  for (const RoundGroup& g : rounds_in_order) {
+    if (rounds <= 0) break;
+    const int64_t take = std::min(g.count, rounds);
+    if (take > 0) prefix.push_back({g.q, g.sigma, take});
+    rounds -= take;
+  }
+  return prefix;
+}
+
 }  // namespace asyncdp::accounting

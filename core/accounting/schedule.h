@@ -48,4 +48,7 @@ Schedule CompactSchedule(const Schedule& schedule);
 // Total number of rounds.
 int64_t TotalRounds(const Schedule& schedule);
 
+// The first `rounds` rounds of a run-length schedule (in order).
+Schedule SchedulePrefix(const Schedule& rounds_in_order, int64_t rounds);
+
 }  // namespace asyncdp::accounting

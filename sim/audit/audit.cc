@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/accounting/accountant.h"
-#include "core/accounting/make_accountant.h"
+#include "core/accounting/accountant.h"
 #include "core/check.h"
 #include "core/sampling.h"
 #include "sim/audit/canary_runs.h"
@@ -105,7 +105,7 @@ AuditReport RunOneRunMislabelledAudit(const TrainConfig& config, const AuditOpti
   report.neighbours = std::string(ToString(NaturalNeighbours(e.sampling)));
   report.statistic = std::string(ToString(AuditStatistic::kNegativeLoss));
   report.delta = e.delta;
-  report.sigma = e.sigma;
+  report.sigma = e.privacy.sigma;
   report.client_records = e.shards[static_cast<size_t>(options.client)].rows();
   report.rounds = block["audited"]["rounds"].get<int64_t>();
   report.reported = ReportedEpsilons(e, options.client, report.rounds);
@@ -161,12 +161,12 @@ AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
                           : std::string(ToString(NaturalNeighbours(e.sampling)));
   report.statistic = std::string(ToString(canary.score_rule().statistic));
   report.delta = e.delta;
-  report.sigma = e.sigma;
+  report.sigma = e.privacy.sigma;
   report.client_records = canary.client_records();
   spdlog::info(
       "audit: client {} of {} (N_c = {}), {} sampling, sigma = {:.6g}, delta = {:.3g}, {} audit, {} view, "
       "{} canary, {} statistic",
-      options.client, e.config.clients.count, report.client_records, report.sampling, e.sigma, e.delta,
+      options.client, e.config.clients.count, report.client_records, report.sampling, e.privacy.sigma, e.delta,
       ToString(options.mode), ToString(options.view), ToString(options.canary), report.statistic);
 
   if (e.runtime.kind != RuntimeKind::kVirtual) {

@@ -4,7 +4,8 @@
 #include <limits>
 #include <string>
 
-#include "core/accounting/make_accountant.h"
+#include "core/accounting/account.h"
+#include "core/accounting/dp_event.h"
 
 namespace asyncdp::sim::audit {
 
@@ -13,35 +14,35 @@ using accounting::BoundKind;
 
 Accounted AccountClient(const Experiment& e, int64_t client, int64_t rounds,
                         SamplingModel accounted_sampling, bool whole_client) {
-  accounting::AccountantOptions options = e.privacy.options;
-  options.sampling = accounted_sampling;
   const PrivacySetup privacy = e.privacy.user_level && !whole_client ? e.privacy.RecordLevel() : e.privacy;
   const accounting::Schedule schedule = privacy.ClientSchedule(e.plans[static_cast<size_t>(client)], rounds);
-  Accounted out;
   std::vector<AccountantKind> kinds(std::begin(accounting::kMechanismAccountants),
                                     std::end(accounting::kMechanismAccountants));
   // Random allocation (dp.sampling = random_allocation) is covered by its own accountant only.
   if (accounted_sampling == SamplingModel::kRandomAllocation) {
     kinds.insert(kinds.begin(), AccountantKind::kRandomAllocation);
   }
-  for (const AccountantKind kind : kinds) {
-    auto accountant = accounting::MakeAccountant(kind, options);
+  accounting::AccountQuery query;
+  query.delta = e.delta;
+  query.precision = privacy.precision();
+  const accounting::DpEventPtr event = accounting::ScheduleEvent(schedule, accounted_sampling, privacy.options.noise,
+                                                                 privacy.options.allocation);
+  Accounted out;
+  for (accounting::Accounted& a : accounting::AccountAll(*event, kinds, query)) {
     ReportedEpsilon r;
-    r.accountant = kind;
-    r.bound = accountant->bound();
-    const std::string limitation = accountant->Limitation();
-    if (!limitation.empty() || schedule.empty()) {
+    r.accountant = a.kind;
+    r.bound = a.bound;
+    if (!a.available || schedule.empty()) {
       r.available = false;
       r.epsilon = std::numeric_limits<double>::quiet_NaN();
-      r.assumptions = limitation.empty() ? "no rounds" : "unavailable: " + limitation;
+      r.assumptions = schedule.empty() && a.available ? "no rounds" : "unavailable: " + a.reason;
       out.reported.push_back(r);
       continue;
     }
-    accountant->AddSchedule(schedule);
-    r.epsilon = accountant->Epsilon(e.delta).epsilon;
-    r.assumptions = accountant->Describe(e.delta).ToString();
+    r.epsilon = a.result.epsilon;
+    r.assumptions = a.assumptions.ToString();
     out.reported.push_back(r);
-    if (accountant->bound() == BoundKind::kUpperBound) out.upper.push_back(std::move(accountant));
+    if (a.bound == BoundKind::kUpperBound) out.upper.push_back(std::move(a.composed));
   }
   return out;
 }

@@ -30,7 +30,7 @@ struct ReportedEpsilon {
 // that apply (composed over those rounds) for the privacy profile delta(eps) the multi-run audit tests.
 struct Accounted {
   std::vector<ReportedEpsilon> reported;
-  std::vector<std::unique_ptr<accounting::Accountant>> upper;
+  std::vector<std::shared_ptr<const accounting::Accountant>> upper;  // composed (Delta queries)
 };
 // Accounted with the sampler the accountants assume (differs from e.sampling only by fault injection), for
 // the unit the canary protects: in a user-level run (dp.unit = "client") a record canary is set against the

@@ -177,7 +177,7 @@ nlohmann::json TrainAuditJson(const Experiment& e, const TrainAuditRecorder& rec
                   {"rounds", rounds_done},
                   {"sampling", std::string(ToString(e.sampling))},
                   {"neighbours", std::string(ToString(NaturalNeighbours(e.sampling)))},
-                  {"sigma", e.sigma},
+                  {"sigma", e.privacy.sigma},
                   {"delta", e.delta},
                   {"clip", e.config.dp.clip}};
   j["canary"] =

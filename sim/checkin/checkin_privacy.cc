@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/accounting/calibration.h"
-#include "core/accounting/random_allocation/random_allocation_accountant.h"
+#include "core/accounting/account.h"
+#include "core/accounting/dp_event.h"
 #include "core/error.h"
 
 namespace asyncdp::sim::checkin {
@@ -21,11 +21,11 @@ constexpr const char* kOneClientReduction =
     "one client per step with dummy updates, dominated by the Gaussian randomizer at sensitivity 2C (noise "
     "multiplier sigma/2; [FS] Lemma C.8 + joint convexity), reduced to random allocation by [FS] Thm. 3.1";
 
-accounting::AccountantOptions FacadeOptions(const accounting::RandomAllocationParams& p) {
-  accounting::AccountantOptions options;
-  options.sampling = SamplingModel::kRandomAllocation;
-  options.allocation = {p.steps, p.allocations, p.participation};
-  return options;
+// The mechanism a client is exposed to (dp_event.h): random allocation of the one-client randomizer, which
+// the reduction above dominates by the Gaussian at sensitivity 2C (multiplier sigma/2).
+accounting::DpEventPtr CheckInEvent(const accounting::RandomAllocationParams& p, double sigma) {
+  const accounting::AllocationWindow window{p.steps, p.allocations, p.participation};
+  return accounting::RandomAllocation(window, p.steps * p.windows, accounting::Gaussian(sigma, 2.0));
 }
 
 }  // namespace
@@ -41,7 +41,8 @@ std::optional<accounting::RandomAllocationParams> AccountedInstance(const CheckI
   p.allocations = 1;
   p.windows = o.variant == Variant::kSlidingWindow ? 1 : o.windows;
   p.participation = o.participation;
-  p.sigma = sigma / 2.0;
+  // The multiplier the accountant composes: the event's own reduction (Gaussian(sigma, sensitivity 2)).
+  p.sigma = accounting::Lower(*CheckInEvent(p, sigma)).schedule.front().sigma;
   return p;
 }
 
@@ -52,10 +53,7 @@ CheckInPrivacy AccountCheckIns(const CheckInOptions& o, double sigma, double del
   if (!instance) return out;
   out.bounded = true;
   out.accounted = *instance;
-  auto accountant = std::make_unique<accounting::RandomAllocationAccountant>(FacadeOptions(*instance));
-  const double rate = instance->participation / static_cast<double>(instance->steps);
-  accountant->AddRounds(rate, instance->sigma, instance->steps * instance->windows);
-  out.bounds = accountant->Bounds(delta);
+  out.bounds = accounting::AllocationBounds(*CheckInEvent(*instance, sigma), delta);
   out.epsilon = out.bounds->value;
   out.theorem = std::string(kOneClientReduction) +
                 (o.variant == Variant::kSlidingWindow
@@ -71,17 +69,14 @@ double CalibrateCheckInSigma(const CheckInOptions& o, double epsilon, double del
   const auto instance = AccountedInstance(o, 1.0, &reason);
   if (!instance) throw ConfigError("dp.epsilon", "cannot calibrate sigma: " + reason);
   if (!(epsilon > 0.0 && std::isfinite(epsilon))) throw ConfigError("dp.epsilon", "must be positive and finite");
-  // The one calibrator (core/accounting/calibration.h) over the accounted instance: the sigma column is the
-  // noise relative to sigma, and the one-client reduction accounts noise multiplier sigma/2 (above).
-  const double rate = instance->participation / static_cast<double>(instance->steps);
-  const std::vector<accounting::Schedule> client = {
-      {accounting::RoundGroup{rate, instance->sigma, instance->steps * instance->windows}}};
-  accounting::CalibrationOptions search;
-  search.relative_tolerance = 1e-3;  // each evaluation runs every allocation bound (up to seconds)
-  const accounting::CalibrationResult r = accounting::CalibrateSigma(
-      accounting::AccountantKind::kRandomAllocation, FacadeOptions(*instance), client, epsilon, delta, search);
+  // The one calibrator (core/accounting/account.h) over the check-in event family.
+  const accounting::RandomAllocationParams p = *instance;
+  const accounting::CalibrationResult r = accounting::Calibrate(
+      [p](double sigma) { return std::vector<accounting::DpEventPtr>{CheckInEvent(p, sigma)}; }, epsilon, delta,
+      accounting::AccountantKind::kRandomAllocation);
   if (!r.found) {
-    throw ConfigError("dp.epsilon", "no sigma up to " + std::to_string(static_cast<int>(search.sigma_max)) +
+    throw ConfigError("dp.epsilon", "no sigma up to " +
+                                        std::to_string(static_cast<int>(accounting::CalibrationPolicy::kSigmaMax)) +
                                         " reaches the target epsilon");
   }
   return r.sigma;

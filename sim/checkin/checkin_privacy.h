@@ -39,13 +39,13 @@ struct CheckInPrivacy {
 std::optional<accounting::RandomAllocationParams> AccountedInstance(const CheckInOptions& options, double sigma,
                                                                     std::string* reason = nullptr);
 
-// The epsilon of a run with noise multiplier sigma > 0 at delta, through the accountant facade.
+// The epsilon of a run with noise multiplier sigma > 0 at delta: the privacy service (core/accounting/
+// account.h) on the check-in event, random allocation of Gaussian(sigma, sensitivity 2).
 CheckInPrivacy AccountCheckIns(const CheckInOptions& options, double sigma, double delta);
 
-// The smallest sigma (to 1e-3 relative, in the calibrator's range [1e-3, 1e4]) whose epsilon, by
-// AccountCheckIns, is <= target: accounting::CalibrateSigma, the calibrator every epsilon target uses, on
-// the random-allocation accountant. ConfigError when the run has no bound (average rule) or sigma = 1e4
-// does not suffice.
+// The smallest sigma whose epsilon, by AccountCheckIns, is <= target: accounting::Calibrate, the one
+// calibrator and policy every epsilon target uses (sigma in [1e-3, 1e4], within 1 + 1e-4), on the
+// check-in event family. ConfigError when the run has no bound (average rule) or sigma = 1e4 does not suffice.
 double CalibrateCheckInSigma(const CheckInOptions& options, double epsilon, double delta);
 
 }  // namespace asyncdp::sim::checkin

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "core/accounting/calibration.h"
-#include "core/accounting/make_accountant.h"
+#include "core/accounting/account.h"
+#include "core/accounting/dp_event.h"
 #include "core/accounting/proactive/proactive_calculator.h"
 #include "core/error.h"
 
@@ -25,11 +25,19 @@ void AppendRounds(RoundPlan& plan, const ProactiveOptions& options, int64_t s, i
   }
 }
 
+// A schedule of the phases' rounds as a mechanism description (the run's sampler; dp_event.h).
+accounting::DpEventPtr EventOf(const accounting::Schedule& schedule, const accounting::AccountantOptions& options) {
+  return accounting::ScheduleEvent(schedule, options.sampling, options.noise, options.allocation);
+}
+
 int64_t BudgetRounds(const RoundPlan& plan, const ClientTarget& target, const ProactiveOptions& o) {
   const accounting::Schedule schedule = plan.PrivacySchedule(plan.rounds(), [](double s) { return s; });
   int64_t rounds = plan.rounds();
   for (accounting::AccountantKind kind : o.budget_accountants) {
-    rounds = std::min(rounds, accounting::RoundsWithinBudget(kind, o.accounting, schedule, target.epsilon, target.delta));
+    rounds = std::min(rounds, accounting::RoundsWithinBudget(
+                                  [&](int64_t t) { return EventOf(accounting::SchedulePrefix(schedule, t), o.accounting); },
+                                  accounting::TotalRounds(schedule), target.epsilon, target.delta, kind,
+                                  {o.accounting.rdp, o.accounting.pld}));
   }
   return rounds;
 }
@@ -82,7 +90,8 @@ void PlanCalibrated(const ProactiveOptions& o, const ClientTarget& target, int64
   double scale = 0.0;
   for (accounting::AccountantKind kind : o.budget_accountants) {
     const accounting::CalibrationResult c =
-        accounting::CalibrateSigma(kind, o.accounting, {&profile, 1}, target.epsilon, target.delta);
+        accounting::Calibrate(accounting::ScaledFamily({EventOf(profile, o.accounting)}), target.epsilon, target.delta,
+                              kind, {o.accounting.rdp, o.accounting.pld});
     if (!c.found) {
       out.phases.clear();
       out.reason = fmt::format("no noise multiplier up to 1e4 meets epsilon_target = {}", target.epsilon);
@@ -150,12 +159,20 @@ PhaseEpsilon EpsilonOfRounds(const RoundPlan& plan, int64_t rounds, double delta
                              const accounting::AccountantOptions& options) {
   PhaseEpsilon e;
   if (rounds <= 0) return e;
-  const accounting::Schedule schedule = plan.PrivacySchedule(rounds, [](double s) { return s; });
-  accounting::AccountantOptions upper = options;
-  upper.pld.compute_lower_bound = false;
-  e.rdp = accounting::AccountSchedule(accounting::AccountantKind::kRdp, schedule, delta, upper).epsilon;
-  e.pld = accounting::AccountSchedule(accounting::AccountantKind::kPld, schedule, delta, upper).epsilon;
-  e.gdp = accounting::AccountSchedule(accounting::AccountantKind::kGdp, schedule, delta, upper).epsilon;
+  const accounting::DpEventPtr event = EventOf(plan.PrivacySchedule(rounds, [](double s) { return s; }), options);
+  accounting::AccountQuery query;
+  query.delta = delta;
+  query.precision = {options.rdp, options.pld};
+  query.pld_lower_bound = false;
+  const accounting::AccountantKind kinds[] = {accounting::AccountantKind::kRdp, accounting::AccountantKind::kPld,
+                                              accounting::AccountantKind::kGdp};
+  const std::vector<accounting::Accounted> all = accounting::AccountAll(*event, kinds, query);
+  for (const accounting::Accounted& a : all) {
+    if (!a.available) throw ConfigError(std::string(accounting::ToString(a.kind)), a.reason);
+  }
+  e.rdp = all[0].result.epsilon;
+  e.pld = all[1].result.epsilon;
+  e.gdp = all[2].result.epsilon;
   return e;
 }
 

@@ -5,17 +5,21 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/accounting/accountant.h"
-#include "core/accounting/make_accountant.h"
+#include "core/accounting/account.h"
+#include "core/accounting/dp_event.h"
 #include "core/error.h"
 
 namespace asyncdp::sim {
 
 double ChecksEpsilon(double sigma, int64_t checks, double delta) {
   if (checks <= 0) return 0.0;
-  // q = 1: the plain Gaussian mechanism (no subsampling), composed `checks` times.
-  const accounting::Schedule schedule = {{1.0, sigma, checks}};
-  return accounting::AccountSchedule(accounting::AccountantKind::kPld, schedule, delta).epsilon;
+  // The plain Gaussian mechanism (no subsampling), composed `checks` times.
+  accounting::AccountQuery query;
+  query.delta = delta;
+  const accounting::Accounted a =
+      accounting::Account(*accounting::SelfComposed(accounting::Gaussian(sigma), checks), accounting::AccountantKind::kPld, query);
+  if (!a.available) throw ConfigError("targets.check_sigma", a.reason);
+  return a.result.epsilon;
 }
 
 CheckPlan PlanChecks(const TargetsConfig& targets, int64_t phases, int64_t holdout_rows, double epsilon_target,
@@ -31,19 +35,20 @@ CheckPlan PlanChecks(const TargetsConfig& targets, int64_t phases, int64_t holdo
   if (targets.check_sigma > 0.0) {
     plan.sigma = targets.check_sigma;
   } else {
-    // The smallest σ (to 1e-6 relative) whose planned checks cost at most the share of ε_target: ε falls
-    // as σ grows, so bisect on log σ between a σ that costs too much and one that does not.
+    // The smallest σ whose planned checks cost at most the share of ε_target: the one calibrator
+    // (core/accounting/account.h) on the checks' event, the Gaussian composed `planned` times.
     const double budget = kCheckBudgetShare * epsilon_target;
-    double lo = 1e-3, hi = 1e7;
-    if (ChecksEpsilon(hi, plan.planned, plan.delta) > budget) {
+    const int64_t checks = plan.planned;
+    const accounting::CalibrationResult r = accounting::Calibrate(
+        [checks](double sigma) {
+          return std::vector<accounting::DpEventPtr>{accounting::SelfComposed(accounting::Gaussian(sigma), checks)};
+        },
+        budget, plan.delta, accounting::AccountantKind::kPld);
+    if (!r.found) {
       throw ConfigError("targets.epsilon", fmt::format("no noise level lets {} accuracy checks cost at most {:.3g} "
                                                        "(5% of epsilon_target)", plan.planned, budget));
     }
-    while (hi / lo > 1.0 + 1e-6) {
-      const double mid = std::sqrt(lo * hi);
-      (ChecksEpsilon(mid, plan.planned, plan.delta) > budget ? lo : hi) = mid;
-    }
-    plan.sigma = hi;
+    plan.sigma = r.sigma;
   }
   plan.epsilon = ChecksEpsilon(plan.sigma, plan.planned, plan.delta);
   if (!(plan.epsilon < epsilon_target)) {

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "core/accounting/accountant.h"
-#include "core/accounting/make_accountant.h"
+#include "tests/core/accounting/account_schedule.h"
 #include "core/error.h"
 #include "sim/metrics.h"
 #include "sim/train.h"
@@ -70,7 +70,7 @@ TEST(RunPrivacy, RunningEpsilonCountsOutOfOrderRounds) {
   accounting::AccountantOptions options;
   options.sampling = e.sampling;
   const double one_round =
-      accounting::AccountSchedule(accounting::AccountantKind::kPld, {{e.plans[0].rate(1), e.sigma, 1}}, e.delta, options)
+      accounting::AccountSchedule(accounting::AccountantKind::kPld, {{e.plans[0].rate(1), e.privacy.sigma, 1}}, e.delta, options)
           .epsilon;
   ASSERT_EQ(metrics.rows().size(), 1u);
   EXPECT_GT(one_round, 0.0);

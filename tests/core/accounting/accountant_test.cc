@@ -2,7 +2,7 @@
 // extreme but valid inputs answered with a bound (infinity included) or a clear ConfigError — never an
 // abort or a hang (issue 14).
 #include "core/accounting/accountant.h"
-#include "core/accounting/make_accountant.h"
+#include "tests/core/accounting/account_schedule.h"
 
 #include <gtest/gtest.h>
 

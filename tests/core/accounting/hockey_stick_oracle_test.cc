@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/accounting/accountant.h"
-#include "core/accounting/make_accountant.h"
+#include "tests/core/accounting/account_schedule.h"
 #include "tests/core/accounting/oracle/hockey_stick.h"
 
 namespace asyncdp::accounting {

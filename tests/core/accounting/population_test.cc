@@ -1,5 +1,5 @@
 // Per-client privacy of a federation: every accountant's maximum over clients, with the client attaining it.
-#include "core/accounting/make_accountant.h"
+#include "tests/core/accounting/account_schedule.h"
 #include "core/accounting/population.h"
 
 #include <gtest/gtest.h>

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/accounting/accountant.h"
-#include "core/accounting/make_accountant.h"
+#include "tests/core/accounting/account_schedule.h"
 #include "sim/train.h"
 #include "tests/sim/sim_test_util.h"
 

@@ -24,7 +24,7 @@ Eigen::VectorXf ExpectedUpdate(const Experiment& e, const Eigen::VectorXf& w, in
   e.model->ClippedGradientSum(std::span<const float>(w.data(), w.size()), shard, batch, e.config.dp.clip,
                               std::span<float>(sum.data(), sum.size()), *workspace);
   AddRoundNoise(StreamKey{e.config.seed, 0, static_cast<uint32_t>(round), StreamPurpose::kGradientNoise},
-                e.config.dp.clip, e.sigma, std::span<float>(sum.data(), sum.size()));
+                e.config.dp.clip, e.privacy.sigma, std::span<float>(sum.data(), sum.size()));
   return sum;
 }
 

@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "core/accounting/accountant.h"
-#include "core/accounting/make_accountant.h"
+#include "tests/core/accounting/account_schedule.h"
 #include "core/noise.h"
 #include "core/sampling.h"
 #include "sim/train.h"

@@ -6,7 +6,8 @@
 #include <cmath>
 #include <memory>
 
-#include "core/accounting/calibration.h"
+#include "core/accounting/account.h"
+#include "core/accounting/dp_event.h"
 #include "core/error.h"
 #include "tests/core/accounting/random_allocation/window_oracle.h"
 
@@ -85,8 +86,9 @@ TEST(RandomAllocationAccountantTest, SubsampledGaussianAccountantsRefuseRandomAl
 }
 
 TEST(RandomAllocationAccountantTest, CalibrationThroughTheFacadeMeetsTheTarget) {
-  const std::vector<Schedule> client = {{{0.01, 1.0, 200}}};
-  const CalibrationResult r = CalibrateSigma(AccountantKind::kRandomAllocation, Window(100), client, 1.0, 1e-5);
+  const CalibrationResult r = Calibrate(
+      [](double sigma) { return std::vector<DpEventPtr>{RandomAllocation({100, 1, 1.0}, 200, Gaussian(sigma))}; }, 1.0,
+      1e-5, AccountantKind::kRandomAllocation);
   ASSERT_TRUE(r.found);
   auto accountant = MakeAccountant(AccountantKind::kRandomAllocation, Window(100));
   accountant->AddRounds(0.01, r.sigma, 200);

@@ -1,0 +1,240 @@
+#include "core/accounting/account.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "core/accounting/make_accountant.h"
+#include "core/accounting/random_allocation/random_allocation_accountant.h"
+#include "core/error.h"
+
+namespace asyncdp::accounting {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+AccountantOptions OptionsOf(const LoweredEvent& lowered, const AccountingPrecision& precision) {
+  AccountantOptions options;
+  options.sampling = lowered.sampling;
+  options.noise = lowered.noise;
+  options.allocation = lowered.allocation;
+  options.rdp = precision.rdp;
+  options.pld = precision.pld;
+  return options;
+}
+
+LoweredEvent LowerOrThrow(const DpEvent& event) {
+  LoweredEvent lowered = Lower(event);
+  if (!lowered.ok) throw ConfigError("event", lowered.unsupported);
+  return lowered;
+}
+
+// A composed accountant for the event, or the reason there is none.
+std::unique_ptr<Accountant> Compose(const LoweredEvent& lowered, AccountantKind kind, const AccountingPrecision& precision,
+                                    std::string& reason) {
+  std::unique_ptr<Accountant> accountant = MakeAccountant(kind, OptionsOf(lowered, precision));
+  reason = accountant->Limitation();
+  if (!reason.empty()) return nullptr;
+  accountant->AddSchedule(lowered.schedule);
+  return accountant;
+}
+
+void RequireDelta(double delta) {
+  if (!(delta > 0.0 && delta < 1.0)) throw ConfigError("delta", "must be in (0, 1), got " + std::to_string(delta));
+}
+
+}  // namespace
+
+std::string ApplicableLimitation(const DpEvent& event, AccountantKind kind) {
+  const LoweredEvent lowered = Lower(event);
+  if (!lowered.ok) return lowered.unsupported;
+  return MakeAccountant(kind, OptionsOf(lowered, {}))->Limitation();
+}
+
+Accounted Account(const DpEvent& event, AccountantKind kind, const AccountQuery& query) {
+  RequireDelta(query.delta);
+  Accounted out;
+  out.kind = kind;
+  const LoweredEvent lowered = Lower(event);
+  if (!lowered.ok) {
+    out.reason = lowered.unsupported;
+    return out;
+  }
+  ValidateSchedule(lowered.schedule);
+  AccountingPrecision precision = query.precision;
+  precision.pld.compute_lower_bound = precision.pld.compute_lower_bound && query.pld_lower_bound;
+  std::unique_ptr<Accountant> accountant = MakeAccountant(kind, OptionsOf(lowered, precision));
+  out.bound = accountant->bound();
+  out.reason = accountant->Limitation();
+  if (!out.reason.empty()) return out;
+  try {
+    accountant->AddSchedule(lowered.schedule);
+    out.result = accountant->Epsilon(query.delta);
+    if (query.at_epsilon) out.delta_at_epsilon = std::clamp(accountant->Delta(*query.at_epsilon), 0.0, 1.0);
+  } catch (const ConfigError& e) {
+    // The accountant's own limits (e.g. PLD beyond 2^30 rounds); delta and the rounds were checked.
+    out.reason = e.what();
+    return out;
+  }
+  out.available = true;
+  out.assumptions = accountant->Describe(query.delta);
+  out.composed = std::move(accountant);
+  return out;
+}
+
+std::vector<Accounted> AccountAll(const DpEvent& event, std::span<const AccountantKind> kinds,
+                                  const AccountQuery& query) {
+  std::vector<Accounted> out;
+  out.reserve(kinds.size());
+  for (const AccountantKind kind : kinds) out.push_back(Account(event, kind, query));
+  return out;
+}
+
+double Delta(const DpEvent& event, AccountantKind kind, double epsilon, const AccountingPrecision& precision) {
+  std::string reason;
+  const std::unique_ptr<Accountant> accountant = Compose(LowerOrThrow(event), kind, precision, reason);
+  if (!accountant) throw ConfigError(std::string(ToString(kind)), reason);
+  return accountant->Delta(epsilon);
+}
+
+RandomAllocationResult AllocationBounds(const DpEvent& event, double delta) {
+  const LoweredEvent lowered = LowerOrThrow(event);
+  RandomAllocationAccountant accountant(OptionsOf(lowered, {}));
+  if (const std::string why = accountant.Limitation(); !why.empty()) throw ConfigError("random_allocation", why);
+  accountant.AddSchedule(lowered.schedule);
+  return accountant.Bounds(delta);
+}
+
+EventFamily ScaledFamily(std::vector<DpEventPtr> unit) {
+  return [unit = std::move(unit)](double sigma) {
+    std::vector<DpEventPtr> scaled;
+    scaled.reserve(unit.size());
+    for (const DpEventPtr& e : unit) scaled.push_back(ScaleNoise(*e, sigma));
+    return scaled;
+  };
+}
+
+namespace {
+
+struct Search {
+  double relative_tolerance = CalibrationPolicy::kRelativeTolerance;
+  double sigma_min = CalibrationPolicy::kSigmaMin;
+  double sigma_max = CalibrationPolicy::kSigmaMax;
+};
+
+CalibrationResult Bisect(const EventFamily& family, double epsilon, double delta, AccountantKind kind,
+                         const AccountingPrecision& given, const Search& search) {
+  AccountingPrecision precision = given;
+  precision.pld.compute_lower_bound = false;  // only the upper bound certifies
+  // The largest epsilon over the family's events at sigma (+inf where the accountant cannot represent
+  // it, e.g. a PLD grid beyond its limits: never certified, so the search moves on).
+  auto worst = [&](double sigma) {
+    double eps = 0.0;
+    for (const DpEventPtr& e : family(sigma)) {
+      const LoweredEvent lowered = LowerOrThrow(*e);
+      for (const RoundGroup& g : lowered.schedule) {
+        if (!(g.sigma > 0.0) || !std::isfinite(g.sigma)) return kInf;
+      }
+      std::string reason;
+      std::unique_ptr<Accountant> accountant;
+      try {
+        accountant = Compose(lowered, kind, precision, reason);
+        if (!accountant) throw ConfigError(std::string(ToString(kind)), reason);
+        eps = std::max(eps, accountant->Epsilon(delta).epsilon);
+      } catch (const ConfigError&) {
+        if (!reason.empty()) throw;
+        return kInf;
+      }
+    }
+    return eps;
+  };
+  CalibrationResult result;
+  // Start near the answer: a PLD composition at a small sigma is expensive (heavy-tailed rounds need long
+  // grids), so the PLD search starts from the GDP estimate (a closed form; close to the PLD answer for
+  // DP-SGD schedules). Bracket [lo, hi] with eps(lo) > target >= eps(hi) by factors of `step`.
+  double start = 1.0, step = 2.0;
+  if (kind == AccountantKind::kPld) {
+    Search rough = search;
+    rough.relative_tolerance = 1e-2;
+    const CalibrationResult guess = Bisect(family, epsilon, delta, AccountantKind::kGdp, precision, rough);
+    if (guess.found) {
+      start = guess.sigma;
+      step = 1.25;
+    }
+  }
+  double hi = std::clamp(start, search.sigma_min, search.sigma_max);
+  double eps_hi = worst(hi);
+  while (eps_hi > epsilon) {
+    if (hi >= search.sigma_max) return result;  // not found
+    hi = std::min(step * hi, search.sigma_max);
+    eps_hi = worst(hi);
+  }
+  double lo = hi;
+  while (true) {
+    if (lo <= search.sigma_min) return {hi, eps_hi, true};  // even sigma_min suffices
+    lo = std::max(lo / step, search.sigma_min);
+    const double eps_lo = worst(lo);
+    if (eps_lo > epsilon) break;
+    hi = lo;
+    eps_hi = eps_lo;
+  }
+  while (hi / lo - 1.0 > search.relative_tolerance) {
+    const double mid = std::sqrt(lo * hi);
+    const double eps_mid = worst(mid);
+    if (eps_mid <= epsilon) {
+      hi = mid;
+      eps_hi = eps_mid;
+    } else {
+      lo = mid;
+    }
+  }
+  return {hi, eps_hi, true};
+}
+
+}  // namespace
+
+CalibrationResult Calibrate(const EventFamily& family, double epsilon, double delta, AccountantKind kind,
+                            const AccountingPrecision& precision) {
+  if (!(epsilon > 0.0) || !std::isfinite(epsilon)) {
+    throw ConfigError("calibration.epsilon", "must be a positive finite number");
+  }
+  if (!(delta > 0.0 && delta < 1.0)) throw ConfigError("calibration.delta", "must be in (0, 1)");
+  for (const DpEventPtr& e : family(1.0)) {
+    const LoweredEvent lowered = LowerOrThrow(*e);
+    ValidateSchedule(lowered.schedule, "calibration.schedule");
+    const std::string limitation = MakeAccountant(kind, OptionsOf(lowered, precision))->Limitation();
+    if (!limitation.empty()) throw ConfigError(std::string(ToString(kind)), limitation);
+  }
+  return Bisect(family, epsilon, delta, kind, precision, Search{});
+}
+
+int64_t RoundsWithinBudget(const std::function<DpEventPtr(int64_t)>& prefix, int64_t total, double budget,
+                           double delta, AccountantKind kind, const AccountingPrecision& given) {
+  AccountingPrecision precision = given;
+  precision.pld.compute_lower_bound = false;  // only the upper bound certifies
+  if (!(budget > 0.0)) throw ConfigError("budget", "must be positive (or +inf for none)");
+  RequireDelta(delta);
+  if (total < 0) throw ConfigError("budget.rounds", "must be >= 0");
+  if (std::isinf(budget) || total == 0) return total;
+  auto fits = [&](int64_t rounds) {
+    const LoweredEvent lowered = LowerOrThrow(*prefix(rounds));
+    ValidateSchedule(lowered.schedule, "budget.schedule");
+    std::string reason;
+    const std::unique_ptr<Accountant> accountant = Compose(lowered, kind, precision, reason);
+    if (!accountant) throw ConfigError(std::string(ToString(kind)), reason);
+    return accountant->Epsilon(delta).epsilon <= budget;
+  };
+  if (fits(total)) return total;
+  // Invariant: `lo` rounds certified (0 rounds release nothing), `hi` rounds not.
+  int64_t lo = 0;
+  int64_t hi = total;
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+}  // namespace asyncdp::accounting

@@ -1,0 +1,142 @@
+// The privacy service (core/accounting/account.h): the one calibrator, the budget search and AccountAll,
+// checked against accountants composed directly (tests/core/accounting/account_schedule.h).
+#include "core/accounting/account.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "core/error.h"
+#include "tests/core/accounting/account_schedule.h"
+
+namespace asyncdp::accounting {
+namespace {
+
+double EpsilonAt(AccountantKind kind, const Schedule& schedule, double delta, SamplingModel sampling) {
+  AccountantOptions options;
+  options.sampling = sampling;
+  return AccountSchedule(kind, schedule, delta, options).epsilon;
+}
+
+EventFamily Family(const std::vector<Schedule>& relative, SamplingModel sampling = SamplingModel::kPoisson,
+                   NoiseModel noise = NoiseModel::kGaussian) {
+  std::vector<DpEventPtr> unit;
+  for (const Schedule& s : relative) unit.push_back(ScheduleEvent(s, sampling, noise));
+  return ScaledFamily(std::move(unit));
+}
+
+TEST(CalibrateTest, InvertsEpsilonOfSigmaForEachAccountantAndSampler) {
+  for (SamplingModel sampling : {SamplingModel::kPoisson, SamplingModel::kFixedSizeWithoutReplacement}) {
+    for (AccountantKind kind : kMechanismAccountants) {
+      const CalibrationResult r = Calibrate(Family({{{0.01, 1.0, 1000}}}, sampling), 1.0, 1e-5, kind);
+      ASSERT_TRUE(r.found);
+      EXPECT_LE(r.epsilon, 1.0);
+      EXPECT_DOUBLE_EQ(r.epsilon, EpsilonAt(kind, {{0.01, r.sigma, 1000}}, 1e-5, sampling));
+      // The one policy: smallest to 1e-4, so a sigma 1.5e-4 lower no longer meets the target.
+      EXPECT_GT(EpsilonAt(kind, {{0.01, r.sigma * (1 - 1.5e-4), 1000}}, 1e-5, sampling), 1.0);
+    }
+  }
+}
+
+TEST(CalibrateTest, TighterAccountantsNeedLessNoise) {
+  EXPECT_LT(Calibrate(Family({{{0.02, 1.0, 500}}}), 2.0, 1e-5, AccountantKind::kPld).sigma,
+            Calibrate(Family({{{0.02, 1.0, 500}}}), 2.0, 1e-5, AccountantKind::kRdp).sigma);
+}
+
+TEST(CalibrateTest, TheLargestClientDecidesAndProfilesScale) {
+  // Two clients: 100 rounds at q = 0.01 and 1000 rounds at q = 0.001. The calibrated sigma makes the
+  // larger of the two meet the target exactly.
+  const CalibrationResult r = Calibrate(Family({{{0.01, 1.0, 100}}, {{0.001, 1.0, 1000}}}), 0.5, 1e-5,
+                                        AccountantKind::kPld);
+  ASSERT_TRUE(r.found);
+  const double a = EpsilonAt(AccountantKind::kPld, {{0.01, r.sigma, 100}}, 1e-5, SamplingModel::kPoisson);
+  const double b = EpsilonAt(AccountantKind::kPld, {{0.001, r.sigma, 1000}}, 1e-5, SamplingModel::kPoisson);
+  EXPECT_DOUBLE_EQ(r.epsilon, std::max(a, b));
+  // A decreasing-noise profile {2 sigma for 50 rounds, sigma for 50} calibrates the scale of both.
+  const CalibrationResult p = Calibrate(Family({{{0.01, 2.0, 50}, {0.01, 1.0, 50}}}), 0.5, 1e-5,
+                                        AccountantKind::kPld);
+  EXPECT_NEAR(EpsilonAt(AccountantKind::kPld, {{0.01, 2 * p.sigma, 50}, {0.01, p.sigma, 50}}, 1e-5,
+                        SamplingModel::kPoisson),
+              0.5, 1e-3);
+}
+
+// The reduction an event owns: a replace-one Gaussian (sensitivity 2) calibrates to twice the sigma of the
+// add/remove one, for any accountant (the check-in reduction, sim/checkin/checkin_privacy.cc).
+TEST(CalibrateTest, SensitivityTwoNeedsTwiceTheNoise) {
+  for (AccountantKind kind : {AccountantKind::kRdp, AccountantKind::kPld}) {
+    const auto family = [](double sensitivity) {
+      return [sensitivity](double sigma) {
+        return std::vector<DpEventPtr>{SelfComposed(PoissonSampled(0.05, Gaussian(sigma, sensitivity)), 200)};
+      };
+    };
+    const CalibrationResult one = Calibrate(family(1.0), 1.0, 1e-5, kind);
+    const CalibrationResult two = Calibrate(family(2.0), 1.0, 1e-5, kind);
+    EXPECT_NEAR(two.sigma / one.sigma, 2.0, 2.0 * 2e-4);
+  }
+}
+
+TEST(CalibrateTest, ReportsNotFoundAndRejectsBadInputs) {
+  // Even sigma = 1e4 cannot make 10^5 rounds at q = 0.5 cost 1e-5.
+  EXPECT_FALSE(Calibrate(Family({{{0.5, 1.0, 100000}}}), 1e-5, 1e-5, AccountantKind::kRdp).found);
+  EXPECT_THROW(Calibrate(Family({{{0.01, 1.0, 100}}}), -1.0, 1e-5, AccountantKind::kRdp), ConfigError);
+  EXPECT_THROW(Calibrate(Family({{{0.01, 1.0, 100}}}), 1.0, 2.0, AccountantKind::kRdp), ConfigError);
+  // Secure noise is accounted by RDP only: the event says so.
+  EXPECT_THROW(Calibrate(Family({{{0.01, 1.0, 100}}}, SamplingModel::kPoisson, NoiseModel::kDiscreteGaussian), 1.0,
+                         1e-5, AccountantKind::kPld),
+               ConfigError);
+}
+
+TEST(RoundsWithinBudgetTest, HaltsExactlyBeforeTheBudgetIsExceeded) {
+  const auto prefix_of = [](const Schedule& plan) {
+    return [plan](int64_t t) { return ScheduleEvent(SchedulePrefix(plan, t), SamplingModel::kPoisson); };
+  };
+  for (AccountantKind kind : {AccountantKind::kRdp, AccountantKind::kPld}) {
+    const Schedule plan = {{0.02, 2.0, 300}, {0.04, 2.0, 5000}};  // in order: 300 rounds, then larger batches
+    const int64_t rounds = RoundsWithinBudget(prefix_of(plan), 5300, 1.0, 1e-5, kind);
+    ASSERT_GT(rounds, 300);
+    ASSERT_LT(rounds, 5300);
+    EXPECT_LE(EpsilonAt(kind, SchedulePrefix(plan, rounds), 1e-5, SamplingModel::kPoisson), 1.0);
+    EXPECT_GT(EpsilonAt(kind, SchedulePrefix(plan, rounds + 1), 1e-5, SamplingModel::kPoisson), 1.0);
+  }
+  EXPECT_EQ(RoundsWithinBudget(prefix_of({{0.01, 5.0, 10}}), 10, 1.0, 1e-5, AccountantKind::kPld), 10);
+  EXPECT_EQ(RoundsWithinBudget(prefix_of({{0.5, 0.5, 10}}), 10, 1e-3, 1e-5, AccountantKind::kPld), 0);
+  const Schedule long_plan = {{0.02, 2.0, 100000}};
+  EXPECT_GT(RoundsWithinBudget(prefix_of(long_plan), 100000, 1.0, 1e-5, AccountantKind::kPld),
+            RoundsWithinBudget(prefix_of(long_plan), 100000, 1.0, 1e-5, AccountantKind::kRdp));
+}
+
+TEST(SchedulePrefixTest, TakesLeadingRoundsInOrder) {
+  const Schedule plan = {{0.1, 1.0, 3}, {0.2, 1.0, 2}, {0.1, 1.0, 4}};
+  EXPECT_EQ(SchedulePrefix(plan, 4), (Schedule{{0.1, 1.0, 3}, {0.2, 1.0, 1}}));
+  EXPECT_EQ(SchedulePrefix(plan, 0), Schedule{});
+  EXPECT_EQ(SchedulePrefix(plan, 100), plan);
+}
+
+// AccountAll gives every accountant's number, equal to the accountant composed directly, and the reason
+// where one does not apply.
+TEST(AccountAllTest, EqualsTheAccountantsAndSaysWhyOneDoesNotApply) {
+  const Schedule s = {{0.01, 1.2, 300}, {0.02, 1.5, 100}};
+  AccountQuery query;
+  query.delta = 1e-5;
+  query.at_epsilon = 1.0;
+  const std::vector<Accounted> all = AccountAll(*ScheduleEvent(s, SamplingModel::kPoisson), kMechanismAccountants, query);
+  ASSERT_EQ(all.size(), 3u);
+  for (const Accounted& a : all) {
+    ASSERT_TRUE(a.available) << a.reason;
+    EXPECT_DOUBLE_EQ(a.result.epsilon, EpsilonAt(a.kind, s, 1e-5, SamplingModel::kPoisson));
+    EXPECT_DOUBLE_EQ(a.delta_at_epsilon, a.composed->Delta(1.0));
+    EXPECT_EQ(a.assumptions.accountant, a.kind);
+  }
+  EXPECT_EQ(all[2].bound, BoundKind::kApproximation);  // GDP
+  const AccountantKind pld[] = {AccountantKind::kPld};
+  const std::vector<Accounted> secure =
+      AccountAll(*ScheduleEvent(s, SamplingModel::kPoisson, NoiseModel::kDiscreteGaussian), pld, query);
+  EXPECT_FALSE(secure[0].available);
+  EXPECT_FALSE(secure[0].reason.empty());
+  EXPECT_EQ(ApplicableLimitation(*ScheduleEvent(s, SamplingModel::kPoisson, NoiseModel::kDiscreteGaussian),
+                                 AccountantKind::kRdp),
+            "");
+}
+
+}  // namespace
+}  // namespace asyncdp::accounting
