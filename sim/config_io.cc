@@ -158,21 +158,13 @@ void ValidateAllocation(const TrainConfig& c) {
   const auto require = [](bool ok, const std::string& key, const std::string& what) {
     if (!ok) throw ConfigError(key, what);
   };
-  const bool allocation = c.dp.sampling == "random_allocation";
-  if (!allocation) {
-    require(c.dp.accountant != "random_allocation", "dp.accountant",
-            "the random_allocation accountant covers dp.sampling = \"random_allocation\" only (got dp.sampling = "
-            "\"" + c.dp.sampling + "\")");
-    return;
-  }
+  // Which accountant can account the rounds is the mechanism's (core/accounting/dp_event.h,
+  // ApplicableLimitation), checked where the privacy setup is resolved (sim/privacy_setup.cc).
+  if (c.dp.sampling != "random_allocation") return;
   require(c.protocol.participation == "async_rounds", "dp.sampling",
           "random_allocation samples a Proactive-DP client's records (protocol.participation = "
           "\"async_rounds\"); check-ins (\"check_in\") allocate clients to steps themselves: leave dp.sampling "
           "at its default");
-  require(c.dp.accountant == "random_allocation", "dp.accountant",
-          "dp.sampling = \"random_allocation\" is accounted by the random-allocation bounds only (the "
-          "subsampled-Gaussian accountants assume independent rounds): set dp.accountant = "
-          "\"random_allocation\"");
   require(!c.dp.secure_noise, "dp.secure_noise",
           "the random-allocation bounds assume continuous Gaussian noise; secure noise is not covered");
   require(c.schedule.sample_sizes == "constant", "schedule.sample_sizes",

@@ -104,7 +104,8 @@ def _checkin_config(**extra):
            "protocol": {"participation": "check_in"},
            "checkin": {"variant": "fixed_window", "steps": 500, "windows": 2, "p0": 0.5, "batch_steps": 5},
            "schedule": {"step_rule": "constant", "eta0": 0.5}, "eval": {"points": 1},
-           "dp": {"unit": "client", "client_clip": 1.0, "clip": 0.1, "sigma": 2.0, "delta": 1e-5}}
+           "dp": {"unit": "client", "client_clip": 1.0, "clip": 0.1, "sigma": 2.0, "delta": 1e-5},
+           "output": {"diagnostics": True}}
     for key, value in extra.items():
         section, name = key.split("__")
         if value is None:
@@ -124,8 +125,9 @@ def test_user_level_check_ins_are_accounted_as_random_allocation_with_one_record
     s = run.summary
     assert s["privacy"]["unit"] == "client" and "whole data set" in s["privacy"]["scope"]
     assert s["checkin"]["records_held"] == 32561
-    # Every checked-in client that is used contributes all its rows.
-    assert s["checkin"]["records_used"] > 40 * s["checkin"]["client_updates_used"]
+    # Every checked-in client that is used contributes all its rows (a realised count: a diagnostic).
+    realised = s["diagnostics"]["checkin"]
+    assert realised["records_used"] > 40 * realised["client_updates_used"]
     reference = asyncdp.account(sigma=sigma / 2, delta=delta, sampling="random_allocation", m=500, k=1,
                                 windows=2, p0=0.5).random_allocation.epsilon
     assert s["epsilon"] == pytest.approx(reference, rel=1e-9)

@@ -171,9 +171,22 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
   const int64_t points = std::max<int64_t>(config.eval.points, 0);
   std::vector<int64_t> eval_at;
   for (int64_t p = 1; p <= points; ++p) eval_at.push_back(p * total_steps / (points + 1));
-  std::string metrics_csv =
-      "step,virtual_seconds,model_updates,test_loss,test_accuracy,epsilon,empty_steps,dummy_updates,"
-      "discarded_check_ins\n";
+  // What the check-ins realised (who checked in where, which steps were empty) is the randomness the
+  // allocation bound assumes secret: released only as labelled diagnostics (output.diagnostics). Under the
+  // one-client rule the number of model updates is fixed by the plan (one per b steps); under the average
+  // rule it counts the non-empty steps, a realised value.
+  const bool diagnostics = config.output.diagnostics;
+  const bool public_updates = o.step_rule == StepRule::kOneClient;
+  if (diagnostics) {
+    spdlog::warn("output.diagnostics = true: the realised check-ins (diag_* columns, summary.json \"diagnostics\") "
+                 "are the randomness the reported epsilon assumes secret; they are not covered");
+  }
+  std::string metrics_csv = std::string("step,virtual_seconds,") + (public_updates ? "model_updates," : "") +
+                            "test_loss,test_accuracy,epsilon" +
+                            (diagnostics ? std::string(public_updates ? "" : ",diag_model_updates") +
+                                               ",diag_empty_steps,diag_dummy_updates,diag_discarded_check_ins"
+                                         : "") +
+                            "\n";
   std::vector<MetricsRow> rows;
   Counters counters;
   const double epsilon_text = privacy.bounded ? privacy.epsilon : std::numeric_limits<double>::quiet_NaN();
@@ -183,15 +196,21 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
     MetricsRow row;
     row.global_round = step;
     row.time = static_cast<double>(step);
-    row.gradients = counters.records;
+    row.gradients = step;  // server steps so far: public (the records behind them are not)
     row.epsilon = epsilon_text;
     row.train_loss = std::numeric_limits<double>::quiet_NaN();
     row.test_loss = eval.loss;
     row.test_accuracy = eval.accuracy;
     rows.push_back(row);
-    metrics_csv += fmt::format("{},{},{},{:.6g},{:.6g},{},{},{},{}\n", step, step, server.updates(), eval.loss,
-                               eval.accuracy, privacy.bounded ? fmt::format("{:.6g}", privacy.epsilon) : "",
-                               counters.empty_steps, counters.dummy_updates, counters.discarded);
+    metrics_csv += fmt::format("{},{},", step, step);
+    if (public_updates) metrics_csv += fmt::format("{},", server.updates());
+    metrics_csv += fmt::format("{:.6g},{:.6g},{}", eval.loss, eval.accuracy,
+                               privacy.bounded ? fmt::format("{:.6g}", privacy.epsilon) : "");
+    if (diagnostics) {
+      if (!public_updates) metrics_csv += fmt::format(",{}", server.updates());
+      metrics_csv += fmt::format(",{},{},{}", counters.empty_steps, counters.dummy_updates, counters.discarded);
+    }
+    metrics_csv += "\n";
   };
 
   // Per-client diagnostic: windows checked in to (within the update range), a compact counter array.
@@ -225,8 +244,11 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
   result.resolved_config = config;
   result.metrics = rows;
   result.metrics_csv = metrics_csv;
-  std::string clients_csv = "client,windows_checked_in\n";
-  for (int64_t j = 0; j < n; ++j) clients_csv += fmt::format("{},{}\n", j, check_ins[static_cast<size_t>(j)]);
+  std::string clients_csv = std::string("client,records") + (diagnostics ? ",diag_windows_checked_in" : "") + "\n";
+  for (int64_t j = 0; j < n; ++j) {
+    clients_csv += fmt::format("{},{}", j, data.client_rows[static_cast<size_t>(j)].size());
+    clients_csv += diagnostics ? fmt::format(",{}\n", check_ins[static_cast<size_t>(j)]) : "\n";
+  }
   result.clients_csv = clients_csv;
   result.final_model = server.model();
 
@@ -284,16 +306,8 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
                       {"windows", o.windows},
                       {"p0", o.participation},
                       {"batch_steps", o.batch_steps},
-                      {"participating_clients", counters.participating},
-                      {"discarded_check_ins", counters.discarded + counters.out_of_range},
-                      {"discarded_unselected", counters.discarded},
-                      {"discarded_out_of_range", counters.out_of_range},
-                      {"empty_steps", counters.empty_steps},
-                      {"dummy_updates", counters.dummy_updates},
-                      {"client_updates_used", counters.used},
-                      {"records_used", counters.records},
-                      {"records_held", data.used_rows},
-                      {"model_updates", server.updates()}};
+                      {"records_held", data.used_rows}};
+  if (public_updates) c["model_updates"] = server.updates();
   if (o.variant != Variant::kSlidingWindow) {
     const double windows = static_cast<double>(o.windows);
     c["expected_empty_steps"] = windows * ExpectedEmptySteps(n, o.steps, o.participation);
@@ -304,6 +318,20 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
     c["warmup"] = o.warmup;
   }
   s["checkin"] = c;
+  if (diagnostics) {
+    s["diagnostics"] = {
+        {"note", "NOT PRIVATE: the realised check-ins, which the reported epsilon assumes secret"},
+        {"checkin",
+         {{"participating_clients", counters.participating},
+          {"discarded_check_ins", counters.discarded + counters.out_of_range},
+          {"discarded_unselected", counters.discarded},
+          {"discarded_out_of_range", counters.out_of_range},
+          {"empty_steps", counters.empty_steps},
+          {"dummy_updates", counters.dummy_updates},
+          {"client_updates_used", counters.used},
+          {"records_used", counters.records},
+          {"model_updates", server.updates()}}}};
+  }
   s["wall_seconds"] = wall;
   s["virtual_seconds"] = total_steps;
   s["runtime"] = "virtual (check-in driver: one server step per tick)";

@@ -106,6 +106,22 @@ TEST(ReleasedFields, EveryFieldOfEveryOutputHasAStatusInTheDesignDocument) {
     proactive.proactive.phase_epochs = {0.2, 1.0};
     collect(RunTraining(proactive, {.progress = false}));
   }
+  // Random check-ins, record level and user level (their own driver, sim/checkin/).
+  for (const bool user_level : {false, true}) {
+    TrainConfig checkin = SmallA9aConfig(3, 300);
+    checkin.clients.count = 2000;
+    checkin.data.rows_per_client = 0;
+    checkin.schedule = ScheduleConfig{};  // the asynchronous rounds' plan is not read by check-ins
+    checkin.protocol.participation = "check_in";
+    checkin.checkin.steps = 500;
+    checkin.checkin.batch_steps = 5;
+    checkin.dp.sigma = 2.0;
+    if (user_level) {
+      checkin.dp.unit = "client";
+      checkin.dp.client_clip = 1.0;
+    }
+    collect(RunTraining(checkin, {.progress = false}));
+  }
   std::string missing;
   for (const std::string& field : fields) {
     const auto space = field.find(' ');

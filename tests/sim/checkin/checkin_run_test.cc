@@ -33,12 +33,14 @@ TrainConfig CheckInA9a(const std::string& variant) {
   c.schedule.eta0 = 0.1;
   c.eval.points = 1;
   c.seed = 5;
+  c.output.diagnostics = true;  // the realised check-in counts (not private) checked below
   return c;
 }
 
 TEST(CheckInRun, FixedWindowCountsPrivacyAndAccuracy) {
   const TrainResult r = RunTraining(CheckInA9a("fixed_window"), {.progress = false});
-  const auto& c = r.summary["checkin"];
+  const auto& c = r.summary["diagnostics"]["checkin"];
+  const auto& plan = r.summary["checkin"];
   const int64_t steps = 2 * 4000;
   // One update per step: used + dummy = steps; every check-in is used or discarded.
   EXPECT_EQ(c["records_used"].get<int64_t>() + c["dummy_updates"].get<int64_t>(), steps);
@@ -46,8 +48,9 @@ TEST(CheckInRun, FixedWindowCountsPrivacyAndAccuracy) {
   EXPECT_EQ(c["records_used"].get<int64_t>() + c["discarded_check_ins"].get<int64_t>(),
             c["participating_clients"].get<int64_t>());
   EXPECT_EQ(c["model_updates"].get<int64_t>(), steps / 32);
-  EXPECT_LE(std::abs(c["empty_steps"].get<double>() - c["expected_empty_steps"].get<double>()),
-            4.0 * c["empty_steps_sd"].get<double>());
+  EXPECT_EQ(plan["model_updates"].get<int64_t>(), steps / 32);  // public under the one-client rule
+  EXPECT_LE(std::abs(c["empty_steps"].get<double>() - plan["expected_empty_steps"].get<double>()),
+            4.0 * plan["empty_steps_sd"].get<double>());
   // Privacy: random allocation of the sigma/2 randomizer over m = 4000, E = 2, p0 = 0.5.
   const auto& p = r.summary["privacy"];
   EXPECT_EQ(p["bound"], "upper_bound");
@@ -65,7 +68,8 @@ TEST(CheckInRun, AveragedUpdatesReportNoBound) {
   config.dp.sigma = 1.0;  // many more (averaged) updates than the fixed window: less noise, smaller steps
   config.schedule.eta0 = 0.02;
   const TrainResult r = RunTraining(config, {.progress = false});
-  const auto& c = r.summary["checkin"];
+  const auto& c = r.summary["diagnostics"]["checkin"];
+  EXPECT_FALSE(r.summary["checkin"].contains("model_updates"));  // realised under the average rule
   EXPECT_EQ(c["dummy_updates"].get<int64_t>(), 0);
   EXPECT_EQ(c["discarded_check_ins"].get<int64_t>(), 0);
   EXPECT_EQ(c["records_used"].get<int64_t>(), c["participating_clients"].get<int64_t>());
@@ -81,6 +85,23 @@ TEST(CheckInRun, AveragedUpdatesReportNoBound) {
   EXPECT_THROW(RunTraining(calibrate, {.progress = false}), ConfigError);
 }
 
+// The realised check-ins are the randomness the allocation bound assumes secret: by default no output shows
+// them (who checked in, which steps were empty); output.diagnostics releases them, labelled.
+TEST(CheckInRun, RealisedCheckInsAreReleasedOnlyAsDiagnostics) {
+  TrainConfig config = CheckInA9a("fixed_window");
+  config.output.diagnostics = false;
+  config.checkin.p0 = 0.3;
+  const TrainResult r = RunTraining(config, {.progress = false});
+  EXPECT_FALSE(r.summary.contains("diagnostics"));
+  for (const char* realised : {"participating_clients", "empty_steps", "dummy_updates", "discarded_check_ins",
+                               "records_used", "client_updates_used"}) {
+    EXPECT_FALSE(r.summary["checkin"].contains(realised)) << realised;
+  }
+  EXPECT_EQ(r.clients_csv.substr(0, r.clients_csv.find('\n')), "client,records");
+  EXPECT_EQ(r.metrics_csv.find("empty"), std::string::npos);
+  EXPECT_EQ(r.metrics_csv.find("discarded"), std::string::npos);
+}
+
 TEST(CheckInRun, SlidingWindowIsAccountedWithItsWindowLength) {
   TrainConfig config = CheckInA9a("sliding_window");
   config.checkin.windows = 1;
@@ -90,7 +111,7 @@ TEST(CheckInRun, SlidingWindowIsAccountedWithItsWindowLength) {
   const auto& p = r.summary["privacy"];
   EXPECT_EQ(p["accounted_as"]["steps"].get<int64_t>(), 500);
   EXPECT_EQ(p["accounted_as"]["windows"].get<int64_t>(), 1);
-  EXPECT_GT(r.summary["checkin"]["discarded_out_of_range"].get<int64_t>(), 0);
+  EXPECT_GT(r.summary["diagnostics"]["checkin"]["discarded_out_of_range"].get<int64_t>(), 0);
   EXPECT_EQ(r.summary["checkin"]["warmup"].get<int64_t>(), 499);
 }
 
