@@ -138,7 +138,7 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
       // [protocol]
       {"protocol.runtime", &c.protocol.runtime,
        "virtual: deterministic discrete-event clock (bit-reproducible); threads: clients as tasks on a "
-       "pool of worker threads in wall time (protocol.worker_threads); mpi: rank 0 runs the server, ranks 1..P-1 the clients (mpirun -np P, docs/mpi.md).",
+       "pool of worker threads in wall time (protocol.worker_threads); mpi: rank 0 runs the server, ranks 1..P-1 the clients as tasks on a pool of worker threads each (mpirun -np P, docs/mpi.md).",
        {"virtual", "threads", "mpi"}},
       {"protocol.delay_rule", &c.protocol.delay_rule,
        "Permissible-delay predicate: bounded = (k >= i - tau); unbounded = always true.",
@@ -152,7 +152,8 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "Virtual runtime: threads computing client rounds (results do not depend on it); 0 = auto: all "
        "cores if a round's compute takes over 50 us (e.g. LeNet), else the event loop alone. Threads "
        "runtime: worker threads the clients run on as tasks (never more than the clients); 0 = one per "
-       "core.", Closed(0, 1024)},
+       "core. MPI runtime: worker threads per rank its hosted clients run on as tasks; 0 = one per core of "
+       "the rank's machine.", Closed(0, 1024)},
       {"protocol.mpi_timeout", &c.protocol.mpi_timeout,
        "MPI runtime: seconds a rank may stay silent (it sends heartbeats while computing) before the run "
        "ends with an error (a dead or stalled rank); > 0.", LeftOpen(0, 1e6)},

@@ -16,6 +16,7 @@
 #include "sim/audit/train_canaries.h"
 #include "sim/config_fields.h"
 #include "sim/config_usage.h"
+#include "sim/privacy_setup.h"
 #include "sim/round_plan.h"
 
 namespace asyncdp::sim {
@@ -348,6 +349,8 @@ void ValidateConfig(const TrainConfig& c, bool refuse_unused_keys) {
           "protocol.server_step", "applies to async_rounds only; random check-ins use checkin.step_rule");
   ValidateTargets(c);
   ValidateAllocation(c);
+  // The mechanism's rule, not a copy of it: which accountants can account it (sim/privacy_setup.h).
+  if (c.protocol.participation == "async_rounds") CheckAccountantApplies(c);
   ValidateClipping(c);
   ValidateUnit(c);
   require(!c.dp.enabled || c.dp.sigma > 0 || c.dp.epsilon > 0 || c.targets.accuracy > 0, "dp.sigma",

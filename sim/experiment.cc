@@ -8,6 +8,7 @@
 #include <limits>
 #include <numeric>
 
+#include "core/check.h"
 #include "core/error.h"
 #include "core/random.h"
 #include "core/sampling.h"
@@ -333,11 +334,16 @@ int64_t LongestPlan(const Experiment& e) {
   return rounds;
 }
 
-std::vector<std::unique_ptr<ClientProtocol>> MakeClients(const Experiment& e) {
+std::vector<std::unique_ptr<ClientProtocol>> MakeClients(const Experiment& e, const std::vector<bool>& hosted) {
+  ASYNCDP_CHECK(hosted.empty() || hosted.size() == e.shards.size());
   std::vector<std::unique_ptr<ClientProtocol>> clients;
   clients.reserve(e.shards.size());
   const bool secure = e.privacy.enabled && e.privacy.secure_noise;
   for (size_t c = 0; c < e.shards.size(); ++c) {
+    if (!hosted.empty() && !hosted[c]) {
+      clients.push_back(nullptr);
+      continue;
+    }
     ClientOptions options;
     options.id = static_cast<int64_t>(c);
     options.seed = e.config.seed;

@@ -88,6 +88,9 @@ Experiment BuildExperiment(const TrainConfig& config);
 void CheckDeltaValue(double delta, const std::string& why_this_delta);
 
 // Fresh client protocol objects for one run (each with its own sampler, ledger and workspace).
-std::vector<std::unique_ptr<ClientProtocol>> MakeClients(const Experiment& experiment);
+// `hosted` (empty: every client) selects the clients this process runs; the others stay null (the MPI
+// runtime: each rank builds only its own, sim/runtime/mpi_runtime.h).
+std::vector<std::unique_ptr<ClientProtocol>> MakeClients(const Experiment& experiment,
+                                                         const std::vector<bool>& hosted = {});
 
 }  // namespace asyncdp::sim

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "core/error.h"
+#include "core/sampling.h"
 #include "core/secure_noise.h"
 
 namespace asyncdp::sim {
@@ -39,6 +40,32 @@ ScheduleKey KeyOf(const accounting::Schedule& schedule) {
 }
 
 }  // namespace
+
+namespace {
+
+void ThrowUnlessApplies(const PrivacySetup& p) {
+  const std::string why = accounting::ApplicableLimitation(*p.EventOf({}), p.accountant);
+  if (why.empty()) return;
+  throw ConfigError("dp.accountant",
+                    why + (p.secure_noise ? " (dp.secure_noise = true: set dp.accountant = \"rdp\")"
+                           : p.options.sampling == SamplingModel::kRandomAllocation
+                               ? " (dp.sampling = random_allocation: set dp.accountant = \"random_allocation\")"
+                               : ""));
+}
+
+}  // namespace
+
+void CheckAccountantApplies(const TrainConfig& config) {
+  if (!config.dp.enabled) return;
+  PrivacySetup p;
+  p.accountant = accounting::ParseAccountantKind(config.dp.accountant, "dp.accountant");
+  p.options.sampling = ParseSamplingModel(config.dp.sampling, "dp.sampling");
+  // The window's size does not decide which accountant applies (m and k are resolved from the data later).
+  if (p.options.sampling == SamplingModel::kRandomAllocation) p.options.allocation = {1, 1, 1.0};
+  p.secure_noise = config.dp.secure_noise;
+  p.options.noise = p.secure_noise ? accounting::NoiseModel::kDiscreteGaussian : accounting::NoiseModel::kGaussian;
+  ThrowUnlessApplies(p);
+}
 
 accounting::DpEventPtr PrivacySetup::EventOf(const accounting::Schedule& schedule) const {
   return accounting::ScheduleEvent(schedule, options.sampling, options.noise, options.allocation);
@@ -115,13 +142,7 @@ PrivacySetup ResolvePrivacy(const TrainConfig& config, std::vector<RoundPlan>& p
   for (const RoundPlan& plan : plans) p.budget_rounds.push_back(plan.rounds());
   p.sigma = config.dp.sigma;
   if (!p.enabled) return p;
-  if (const std::string why = accounting::ApplicableLimitation(*p.EventOf({}), p.accountant); !why.empty()) {
-    throw ConfigError("dp.accountant",
-                      why + (p.secure_noise ? " (dp.secure_noise = true: set dp.accountant = \"rdp\")"
-                             : sampling == SamplingModel::kRandomAllocation
-                                 ? " (dp.sampling = random_allocation: set dp.accountant = \"random_allocation\")"
-                                 : ""));
-  }
+  ThrowUnlessApplies(p);
   if (config.dp.sigma == 0.0) {
     // Calibrate the accounted multiplier σ_acc over every distinct plan, then the configured σ whose
     // lattice (secure noise) reaches it.

@@ -62,6 +62,12 @@ struct PrivacySetup {
   accounting::Schedule AppliedSchedule(const RoundPlan& plan, int64_t prefix, const std::set<int64_t>& early) const;
 };
 
+// Throws ConfigError("dp.accountant", ...) unless dp.accountant can account the mechanism the configuration
+// describes — the event's own rule (core/accounting/account.h, ApplicableLimitation: random allocation only by
+// its own accountant, secure noise only by RDP). Needs no data: configuration validation runs it before
+// anything is loaded, and ResolvePrivacy again on the resolved mechanism.
+void CheckAccountantApplies(const TrainConfig& config);
+
 // (σ^-2 + σ_b^-2)^(-1/2): the one Gaussian that a round's gradient release (multiplier σ) and its adaptive
 // clipping count (noise σ_b, sensitivity 1) are together.
 double CombinedSigma(double sigma, double count_sigma);

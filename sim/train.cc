@@ -108,7 +108,14 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
                experiment.shards[0].rows(), experiment.plans[0].rounds(), experiment.plans[0].iterations(),
                experiment.privacy.sigma, resolved.protocol.runtime);
 
+#if ASYNCDP_WITH_MPI
+  // MPI: each rank builds only the clients it hosts (rank 0, the server, none).
+  auto clients = MakeClients(experiment, experiment.runtime.kind == RuntimeKind::kMpi
+                                             ? MpiHostedClients(resolved.clients.count)
+                                             : std::vector<bool>{});
+#else
   auto clients = MakeClients(experiment);
+#endif
   ServerProtocol server(resolved.clients.count, experiment.initial_model, experiment.server);
   MetricsRecorder metrics(experiment);
   ObserverList observers;
@@ -135,7 +142,7 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   if (experiment.runtime.kind == RuntimeKind::kMpi) {
 #if ASYNCDP_WITH_MPI
     // Every rank runs this; only rank 0 (the server) has the outcomes and produces outputs.
-    report = RunMpi(runtime, experiment.faults, clients, server, observers, outcomes);
+    report = RunMpi(runtime, experiment.faults, clients, experiment.plans, server, observers, outcomes);
     if (MpiRank() != 0) {
       TrainResult worker;
       worker.primary = false;

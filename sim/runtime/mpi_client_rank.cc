@@ -1,41 +1,49 @@
-// Ranks 1..P−1 of the MPI runtime: one thread per hosted client (the threads runtime's client loop) and the
-// rank's communication loop on the calling thread, the only one that calls MPI (MPI_THREAD_FUNNELED).
-// Client threads hand packed messages to the loop through an outbox (mutex + condition variable, which
-// also wakes the loop at once); the loop delivers each v̂_k into the hosted clients' mailboxes.
+// Ranks 1..P−1 of the MPI runtime: the rank's hosted clients are tasks on a bounded pool of worker threads
+// (sim/runtime/task_scheduler.h, as in the threads runtime: default the rank's cores, protocol.worker_threads
+// to choose), so a rank with 10^5 clients has a handful of threads; the rank's communication loop runs on
+// the calling thread, the only one that calls MPI (MPI_THREAD_FUNNELED). Client steps hand packed messages
+// to the loop through an outbox (mutex + condition variable, which also wakes the loop at once); the loop
+// delivers each v̂_k into the hosted clients' mailboxes and wakes the clients waiting for it.
 #include <fmt/format.h>
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstring>
+#include <exception>
 #include <mutex>
 #include <optional>
-#include <system_error>
 #include <thread>
 
 #include "sim/runtime/compute_timer.h"
 #include "sim/runtime/cycle_clock.h"
 #include "sim/runtime/mpi_ranks.h"
 #include "sim/runtime/mpi_runtime.h"
+#include "sim/runtime/task_scheduler.h"
+#include "sim/runtime/thread_runtime.h"
 #include "sim/runtime/thread_start.h"
+#include "sim/runtime/worker_scratch.h"
 
 namespace asyncdp::sim::mpi {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using Step = TaskScheduler::Step;
+using Next = TaskScheduler::Next;
 
 // The newest broadcast for one client. Members guarded by mutex; `pending` mirrors "newest or shutdown
 // is set" so a client checks it without taking the lock.
 struct alignas(64) Mailbox {
   std::mutex mutex;
-  std::condition_variable changed;
   std::optional<BroadcastMessage> newest;
   bool shutdown = false;
   std::atomic<bool> pending{false};
 };
 
-// Whether client thread j's next round is timed with its CPU clock (compute_timer.h; written by it only).
-struct alignas(64) RoundClock {
-  bool long_rounds = true;
+// A hosted client's state between its task's steps (touched by the step running it only).
+struct alignas(64) ClientSlot {
+  bool long_rounds = true;                // time the next round with the thread CPU clock (compute_timer.h)
+  bool round_in_progress = false;         // a straggler's round: completes at its deadline
+  std::optional<UpdateMessage> delayed;   // a delayed client's update: sent at its deadline
 };
 
 struct Outgoing {
@@ -46,31 +54,43 @@ struct Outgoing {
 class ClientRank {
  public:
   ClientRank(const RuntimeOptions& options, const FaultPlan& faults,
-             std::vector<std::unique_ptr<ClientProtocol>>& clients, Endpoint& endpoint, const Placement& placement)
+             std::vector<std::unique_ptr<ClientProtocol>>& clients, int64_t params, Endpoint& endpoint,
+             const Placement& placement)
       : options_(options),
         faults_(faults.clients),
         clients_(clients),
         endpoint_(endpoint),
         first_(placement.FirstClient(endpoint.rank())),
         count_(placement.FirstClient(endpoint.rank() + 1) - first_),
-        params_(clients.empty() ? 0 : clients[0]->local_model().size()),
+        params_(params),
+        workers_(ThreadRuntimeWorkers(options, static_cast<size_t>(std::max<int64_t>(1, count_)))),
         mailboxes_(static_cast<size_t>(count_)),
-        tallies_(static_cast<size_t>(count_)),
-        round_clocks_(static_cast<size_t>(count_)) {}
+        slots_(static_cast<size_t>(count_)),
+        tallies_(static_cast<size_t>(workers_)),
+        scratch_(static_cast<size_t>(workers_)),
+        scheduler_(count_, MakeHooks()) {
+    for (int64_t j = 0; j < count_; ++j) hosted_.push_back(j);
+  }
 
   ~ClientRank() { StopClients(); }
 
   RuntimeReport Run() {
     const auto start = Clock::now();
-    // A refused thread becomes ThreadStartError (exit 2 on every rank via the session's abort); the threads
-    // already started are stopped and joined by ~ClientRank during unwinding (thread_start.h).
-    for (int64_t j = 0; j < count_; ++j) {
-      try {
-        workers_.emplace_back([this, j] { ClientLoop(j); });
-      } catch (const std::system_error& e) {
-        throw ThreadStartFailure("clients.count", "MPI rank " + std::to_string(endpoint_.rank()) + " client",
-                                 static_cast<int>(j), static_cast<int>(count_), e);
-      }
+    // The pool runs on a helper thread (its worker 0 plus workers − 1 more); this thread keeps MPI. A refused
+    // thread becomes ThreadStartError (exit 2 on every rank via the session's abort).
+    try {
+      pool_ = std::thread([this] {
+        try {
+          scheduler_.Run(workers_, "protocol.worker_threads");
+        } catch (...) {
+          std::lock_guard lock(outbox_mutex_);
+          pool_failure_ = std::current_exception();
+          outbox_ready_.notify_one();
+        }
+      });
+    } catch (const std::system_error& e) {
+      throw ThreadStartFailure("protocol.worker_threads", "MPI rank " + std::to_string(endpoint_.rank()) + " pool",
+                               0, 1, e);
     }
     CommunicationLoop();
     StopClients();
@@ -91,13 +111,23 @@ class ClientRank {
     report.wall_seconds = SecondsSince(start);
     report.end_time = report.wall_seconds;
     report.compute_seconds = outcome.compute_seconds;
-    report.cores = static_cast<int>(std::clamp<int64_t>(outcome.cores, 1, std::max<int64_t>(1, count_)));
+    report.cores = static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(outcome.cores, workers_), 1,
+                                                        std::max<int64_t>(1, count_)));
     return report;
   }
 
  private:
   [[noreturn]] void Fail(const std::string& what) const {
     throw MpiRunError(fmt::format("rank {} (clients {}..{}): {}", endpoint_.rank(), first_, first_ + count_ - 1, what));
+  }
+
+  TaskScheduler::Hooks MakeHooks() {
+    TaskScheduler::Hooks hooks;
+    hooks.run = [this](int worker, int64_t j) { return RunStep(worker, j); };
+    hooks.recheck = [this](int64_t j) {
+      if (mailboxes_[static_cast<size_t>(j)].pending.load(std::memory_order_acquire)) scheduler_.Wake(j);
+    };
+    return hooks;
   }
 
   // Polls rank 0, forwards the outbox, keeps heartbeats going; returns on kShutdown.
@@ -132,6 +162,10 @@ class ClientRank {
         for (auto& buffer : sent) spare_.push_back(std::move(buffer));
         sent.clear();
       }
+      {
+        std::lock_guard lock(outbox_mutex_);
+        if (pool_failure_) std::rethrow_exception(pool_failure_);
+      }
       const double silent = SecondsSince(last_heard);
       if (silent > options_.mpi_timeout) {
         Fail(fmt::format("no message from the server (rank 0) for {:.3g} s (protocol.mpi_timeout = {:.3g} s): it "
@@ -143,7 +177,7 @@ class ClientRank {
         backoff.Reset();
       } else {
         std::unique_lock lock(outbox_mutex_);
-        outbox_ready_.wait_for(lock, backoff.Next(), [&] { return !outbox_.empty(); });
+        outbox_ready_.wait_for(lock, backoff.Next(), [&] { return !outbox_.empty() || pool_failure_; });
       }
     }
   }
@@ -163,29 +197,27 @@ class ClientRank {
       std::lock_guard lock(mailbox.mutex);
       mailbox.newest = broadcast;
       mailbox.pending.store(true, std::memory_order_release);
-      mailbox.changed.notify_one();
     }
+    scheduler_.WakeAll(hosted_);  // the clients waiting for a newer v̂_k (Υ) run again
   }
 
-  // Wakes every client thread for good and joins them (also on the way out of an error).
+  // Ends the clients for good and joins the pool (also on the way out of an error): running steps finish,
+  // nothing runs again.
   void StopClients() {
     for (Mailbox& mailbox : mailboxes_) {
       std::lock_guard lock(mailbox.mutex);
       mailbox.shutdown = true;
       mailbox.pending.store(true, std::memory_order_release);
-      mailbox.changed.notify_all();
     }
-    for (auto& worker : workers_) {
-      if (worker.joinable()) worker.join();
-    }
+    scheduler_.Finish();
+    if (pool_.joinable()) pool_.join();
   }
 
   // Adopts the newest broadcast, if any (ISRReceive). Returns false on shutdown.
-  bool Absorb(int64_t j, bool wait) {
+  bool Absorb(int64_t j) {
     Mailbox& mailbox = mailboxes_[static_cast<size_t>(j)];
-    if (!wait && !mailbox.pending.load(std::memory_order_acquire)) return true;
-    std::unique_lock lock(mailbox.mutex);
-    if (wait) mailbox.changed.wait(lock, [&] { return mailbox.newest.has_value() || mailbox.shutdown; });
+    if (!mailbox.pending.load(std::memory_order_acquire)) return true;
+    std::lock_guard lock(mailbox.mutex);
     if (mailbox.newest) {
       clients_[static_cast<size_t>(first_ + j)]->OnBroadcast(*mailbox.newest);
       mailbox.newest.reset();
@@ -231,35 +263,60 @@ class ClientRank {
     Post(kUpdate, std::move(buffer));
   }
 
-  // The threads runtime's client loop, with messages posted to the rank's outbox.
-  void ClientLoop(int64_t j) {
+  static Clock::time_point After(double seconds) {
+    return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  }
+
+  // A round's update is complete: sent now, or at the delayed client's deadline (no worker waits for it).
+  std::optional<Step> Send(int64_t j, UpdateMessage&& message) {
+    const auto c = static_cast<size_t>(first_ + j);
+    const double extra_delay = faults_[c].extra_delay;
+    if (extra_delay > 0.0) {
+      slots_[static_cast<size_t>(j)].delayed = std::move(message);
+      return Step{Next::kSleep, After(extra_delay)};
+    }
+    PostUpdate(*clients_[c], std::move(message));
+    return std::nullopt;
+  }
+
+  // One step of hosted client j (the threads runtime's client step, with messages posted to the outbox):
+  // it runs rounds while Υ(k, i) allows, idles until a newer v̂_k, sleeps through simulated delays.
+  Step RunStep(int worker, int64_t j) {
     const auto c = static_cast<size_t>(first_ + j);
     ClientProtocol& client = *clients_[c];
-    const double straggler_factor = faults_[c].straggler_factor;
-    const double extra_delay = faults_[c].extra_delay;
+    ClientSlot& slot = slots_[static_cast<size_t>(j)];
+    if (slot.round_in_progress) {  // the straggler's deadline has passed
+      slot.round_in_progress = false;
+      // A broadcast that arrived during the round replaces ŵ before the local update (Algorithm 4).
+      if (!Absorb(j)) return {Next::kExit};
+      if (auto sleep = Send(j, client.CompleteRound())) return *sleep;
+    }
+    if (slot.delayed) {  // the delayed client's deadline has passed
+      PostUpdate(client, std::move(*slot.delayed));
+      slot.delayed.reset();
+    }
     while (true) {
-      if (!Absorb(j, /*wait=*/false)) return;
+      if (!Absorb(j)) return {Next::kExit};
       if (!client.CanStartRound()) {
-        if (client.stopped()) return;
-        if (!Absorb(j, /*wait=*/true)) return;  // Υ(k, i) is false: sleep until a newer v̂_k
-        continue;
+        if (client.stopped()) return {Next::kExit};
+        return {Next::kIdle};  // Υ(k, i) is false: runnable again when a newer v̂_k arrives
       }
       const int64_t round = client.local_round();
       if (!client.BeginRound()) {
         if (client.stop_reason() != ClientStop::kDroppedOut) PostStop(client.id(), round);
-        return;
+        return {Next::kExit};
       }
-      const auto slot = static_cast<size_t>(j);
-      const double seconds =
-          TimeCompute([&] { client.ComputeRound(); }, round_clocks_[slot].long_rounds, tallies_[slot], calibration_);
+      models::Workspace* scratch = scratch_[static_cast<size_t>(worker)].For(client);
+      const double seconds = TimeCompute([&] { client.ComputeRound(scratch); }, slot.long_rounds,
+                                         tallies_[static_cast<size_t>(worker)], calibration_);
+      const double straggler_factor = faults_[c].straggler_factor;
       if (straggler_factor > 1.0) {
-        std::this_thread::sleep_for(std::chrono::duration<double>(seconds * (straggler_factor - 1.0)));
+        slot.round_in_progress = true;
+        return {Next::kSleep, After(seconds * (straggler_factor - 1.0))};
       }
-      // A broadcast that arrived during the round replaces ŵ before the local update (Algorithm 4).
-      if (!Absorb(j, /*wait=*/false)) return;
-      UpdateMessage message = client.CompleteRound();
-      if (extra_delay > 0.0) std::this_thread::sleep_for(std::chrono::duration<double>(extra_delay));
-      PostUpdate(client, std::move(message));
+      if (!Absorb(j)) return {Next::kExit};
+      if (auto sleep = Send(j, client.CompleteRound())) return *sleep;
+      if (scheduler_.others_waiting()) return {Next::kYield};  // many clients on few workers: take turns
     }
   }
 
@@ -270,23 +327,28 @@ class ClientRank {
   const int64_t first_;
   const int64_t count_;
   const Eigen::Index params_;
-  std::vector<Mailbox> mailboxes_;   // [j] for client first_ + j
-  std::vector<ComputeTally> tallies_;      // [j] written by client thread j only; read after join
-  std::vector<RoundClock> round_clocks_;   // [j] client thread j only
-  std::vector<std::thread> workers_;
+  const int workers_;
+  std::vector<int64_t> hosted_;            // task ids 0 .. count_ − 1 (client first_ + j)
+  std::vector<Mailbox> mailboxes_;         // [j] for client first_ + j
+  std::vector<ClientSlot> slots_;          // [j]: touched by the step running task j only
+  std::vector<ComputeTally> tallies_;      // [worker]
+  std::vector<WorkerScratch> scratch_;     // [worker]: model scratch shared by the clients it runs
   CycleCalibration calibration_;
   std::mutex outbox_mutex_;
   std::condition_variable outbox_ready_;
   std::vector<Outgoing> outbox_;                // guarded by outbox_mutex_
   std::vector<std::shared_ptr<Buffer>> spare_;  // sent update buffers; guarded by outbox_mutex_
+  std::exception_ptr pool_failure_;             // a hook's exception; guarded by outbox_mutex_
+  TaskScheduler scheduler_;                     // after everything its hooks read
+  std::thread pool_;
 };
 
 }  // namespace
 
 RuntimeReport RunClientRank(const RuntimeOptions& options, const FaultPlan& faults,
-                            std::vector<std::unique_ptr<ClientProtocol>>& clients, Endpoint& endpoint,
+                            std::vector<std::unique_ptr<ClientProtocol>>& clients, int64_t params, Endpoint& endpoint,
                             const Placement& placement) {
-  ClientRank rank(options, faults, clients, endpoint, placement);
+  ClientRank rank(options, faults, clients, params, endpoint, placement);
   return rank.Run();
 }
 

@@ -8,6 +8,7 @@
 
 #include "sim/protocol/client.h"
 #include "sim/protocol/server.h"
+#include "sim/round_plan.h"
 #include "sim/runtime/client_outcome.h"
 #include "sim/runtime/mpi_transport.h"
 #include "sim/runtime/run_observer.h"
@@ -15,12 +16,15 @@
 
 namespace asyncdp::sim::mpi {
 
-RuntimeReport RunServerRank(const RuntimeOptions& options, const std::vector<std::unique_ptr<ClientProtocol>>& clients,
+// Rank 0 holds no client: the server's protocol state, every client's public plan (the planned s_i count
+// the gradients it receives), and what the ranks report at the end.
+RuntimeReport RunServerRank(const RuntimeOptions& options, const std::vector<RoundPlan>& plans,
                             ServerProtocol& server, RunObserver& observer, Endpoint& endpoint,
                             const Placement& placement, std::vector<ClientOutcome>& outcomes);
 
+// `clients`: this rank's clients at their ids, null elsewhere; `params` the model's size.
 RuntimeReport RunClientRank(const RuntimeOptions& options, const FaultPlan& faults,
-                            std::vector<std::unique_ptr<ClientProtocol>>& clients, Endpoint& endpoint,
+                            std::vector<std::unique_ptr<ClientProtocol>>& clients, int64_t params, Endpoint& endpoint,
                             const Placement& placement);
 
 inline double SecondsSince(std::chrono::steady_clock::time_point start) {

@@ -49,30 +49,57 @@ int MpiRank() {
   return rank;
 }
 
-RuntimeReport RunMpi(const RuntimeOptions& options, const FaultPlan& faults,
-                     std::vector<std::unique_ptr<ClientProtocol>>& clients, ServerProtocol& server,
-                     RunObserver& observer, std::vector<ClientOutcome>& outcomes) {
-  ASYNCDP_CHECK(faults.clients.size() == clients.size());
+namespace {
+
+// MPI_COMM_WORLD's size, after checking that the MPI runtime can run here.
+int RequireRanks() {
   int initialised = 0;
   MPI_Initialized(&initialised);
   if (!initialised) {
     throw InputError("protocol.runtime", "\"mpi\" needs MPI: start asyncdp with mpirun -np P (P >= 2)");
   }
-  mpi::Endpoint endpoint(MPI_COMM_WORLD);
-  if (endpoint.size() < 2) {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < 2) {
     throw InputError("protocol.runtime",
                      "\"mpi\" needs at least 2 ranks (rank 0 runs the server, ranks 1..P-1 the clients): start "
                      "asyncdp with mpirun -np P, P >= 2");
   }
+  return size;
+}
+
+}  // namespace
+
+std::vector<bool> MpiHostedClients(int64_t clients) {
+  const mpi::Placement placement{.ranks = RequireRanks(), .clients = clients};
+  const int rank = MpiRank();
+  std::vector<bool> hosted(static_cast<size_t>(clients), false);
+  if (rank == 0) return hosted;
+  for (int64_t c = placement.FirstClient(rank); c < placement.FirstClient(rank + 1); ++c) {
+    hosted[static_cast<size_t>(c)] = true;
+  }
+  return hosted;
+}
+
+RuntimeReport RunMpi(const RuntimeOptions& options, const FaultPlan& faults,
+                     std::vector<std::unique_ptr<ClientProtocol>>& clients, const std::vector<RoundPlan>& plans,
+                     ServerProtocol& server, RunObserver& observer, std::vector<ClientOutcome>& outcomes) {
+  ASYNCDP_CHECK(faults.clients.size() == clients.size() && plans.size() == clients.size());
+  RequireRanks();
+  mpi::Endpoint endpoint(MPI_COMM_WORLD);
   const mpi::Placement placement{.ranks = endpoint.size(), .clients = static_cast<int64_t>(clients.size())};
+  // Each rank holds exactly the clients the placement gives it.
+  for (size_t c = 0; c < clients.size(); ++c) {
+    ASYNCDP_CHECK((clients[c] != nullptr) == (placement.RankOf(static_cast<int64_t>(c)) == endpoint.rank()));
+  }
   outcomes.clear();
   AwaitAllRanks(options.mpi_timeout + kStartGraceSeconds);
   if (endpoint.rank() == 0) {
     spdlog::info("mpi: {} ranks started: rank 0 runs the server, ranks 1..{} host {} clients in blocks",
                  endpoint.size(), endpoint.size() - 1, clients.size());
-    return mpi::RunServerRank(options, clients, server, observer, endpoint, placement, outcomes);
+    return mpi::RunServerRank(options, plans, server, observer, endpoint, placement, outcomes);
   }
-  return mpi::RunClientRank(options, faults, clients, endpoint, placement);
+  return mpi::RunClientRank(options, faults, clients, server.model().size(), endpoint, placement);
 }
 
 }  // namespace asyncdp::sim

@@ -25,6 +25,7 @@
 
 #include "sim/protocol/client.h"
 #include "sim/protocol/server.h"
+#include "sim/round_plan.h"
 #include "sim/runtime/client_outcome.h"
 #include "sim/runtime/run_observer.h"
 #include "sim/runtime/runtime_options.h"
@@ -40,13 +41,19 @@ class MpiRunError : public std::runtime_error {
 // This process's rank in MPI_COMM_WORLD (MPI must be initialised; apps/mpi_session.h does it).
 int MpiRank();
 
-// Every rank calls RunMpi with the same arguments (each rank builds the same experiment from the same
-// config). On rank 0 it runs the server and the observer and fills `outcomes` with every client's outcome,
-// in client order; on the other ranks it runs that rank's clients, leaves `outcomes` empty and returns a
-// report with only that rank's compute time. Throws InputError for fewer than 2 ranks and MpiRunError when
-// a rank fails (see above).
+// Which clients this rank hosts (block placement over ranks 1..P−1; rank 0, the server, hosts none), for
+// `clients` in all. Each rank builds only these (MakeClients): a client's model copies, mailbox and batch
+// sampler live on its rank alone. MPI must be initialised with >= 2 ranks (InputError otherwise).
+std::vector<bool> MpiHostedClients(int64_t clients);
+
+// Every rank calls RunMpi with the same public arguments (the same experiment from the same config):
+// `clients` holds this rank's hosted clients (MpiHostedClients) and null elsewhere, `plans` every client's
+// public plan. On rank 0 it runs the server and the observer and fills `outcomes` with every
+// client's outcome, in client order; on the other ranks it runs that rank's clients, leaves `outcomes` empty
+// and returns a report with only that rank's compute time. Throws InputError for fewer than 2 ranks and
+// MpiRunError when a rank fails (see above).
 RuntimeReport RunMpi(const RuntimeOptions& options, const FaultPlan& faults,
-                     std::vector<std::unique_ptr<ClientProtocol>>& clients, ServerProtocol& server,
-                     RunObserver& observer, std::vector<ClientOutcome>& outcomes);
+                     std::vector<std::unique_ptr<ClientProtocol>>& clients, const std::vector<RoundPlan>& plans,
+                     ServerProtocol& server, RunObserver& observer, std::vector<ClientOutcome>& outcomes);
 
 }  // namespace asyncdp::sim

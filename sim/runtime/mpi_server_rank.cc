@@ -25,18 +25,18 @@ constexpr int kMaxBatch = 64;
 
 class ServerRank {
  public:
-  ServerRank(const RuntimeOptions& options, const std::vector<std::unique_ptr<ClientProtocol>>& clients,
-             ServerProtocol& server, RunObserver& observer, Endpoint& endpoint, const Placement& placement)
+  ServerRank(const RuntimeOptions& options, const std::vector<RoundPlan>& plans, ServerProtocol& server,
+             RunObserver& observer, Endpoint& endpoint, const Placement& placement)
       : options_(options),
-        clients_(clients),
+        plans_(plans),
         server_(server),
         observer_(observer),
         endpoint_(endpoint),
         placement_(placement),
         params_(server.model().size()),
-        finished_(clients.size(), false),
-        liveness_(static_cast<int64_t>(clients.size()), options.exclude_after),
-        last_heard_client_(clients.size(), 0.0),
+        finished_(plans.size(), false),
+        liveness_(static_cast<int64_t>(plans.size()), options.exclude_after),
+        last_heard_client_(plans.size(), 0.0),
         last_heard_rank_(static_cast<size_t>(placement.ranks), 0.0) {
     update_.update.resize(params_);
   }
@@ -76,7 +76,9 @@ class ServerRank {
     report.gradients = clock_.gradients;
     report.updates = server_.updates_applied();
     Assemble(rank_outcomes, report, outcomes);
-    SettleReport(report, outcomes, clients_, server_, "mpi");
+    std::vector<int64_t> planned_rounds;
+    for (const RoundPlan& plan : plans_) planned_rounds.push_back(plan.rounds());
+    SettleReport(report, outcomes, planned_rounds, server_, "mpi");
     const double rounds = static_cast<double>(std::max<int64_t>(1, server_.global_round()));
     spdlog::info("mpi: rank 0 received {} messages ({} bytes) and sent {} ({} bytes) over {} global rounds: "
                  "{:.0f} bytes in and {:.0f} bytes out per global round",
@@ -98,7 +100,7 @@ class ServerRank {
   bool RunOver() const {
     if (!server_.all_released()) return false;
     const double now = Seconds();
-    for (size_t c = 0; c < clients_.size(); ++c) {
+    for (size_t c = 0; c < plans_.size(); ++c) {
       if (!finished_[c] && !liveness_.CutOff(server_, static_cast<int64_t>(c), now)) return false;
     }
     return true;
@@ -121,7 +123,7 @@ class ServerRank {
                            message.source, bytes.size(), UpdateBytes(params_), params_));
         }
         const auto client = CheckSender(update_.client, message.source);
-        const auto& sizes = clients_[client]->plan().sample_sizes;
+        const auto& sizes = plans_[client].sample_sizes;
         if (update_.local_round < 0 || update_.local_round >= static_cast<int64_t>(sizes.size())) {
           Fail(fmt::format("client {} sent round {} outside its plan", update_.client, update_.local_round));
         }
@@ -218,7 +220,7 @@ class ServerRank {
     // Silent laggards are excluded instead — when somebody waits on them (Liveness); otherwise a laggard
     // silent for mpi_timeout ends the run here, so it never hangs.
     if (options_.exclude_after > 0 && server_.held_up()) return;
-    for (size_t c = 0; c < clients_.size(); ++c) {
+    for (size_t c = 0; c < plans_.size(); ++c) {
       const auto id = static_cast<int64_t>(c);
       if (server_.lagging(id) && now - last_heard_client_[c] > options_.mpi_timeout) {
         Fail(fmt::format("client {} on rank {} holds up global round {} and has sent nothing for {:.3g} s "
@@ -275,8 +277,8 @@ class ServerRank {
   // summed; cores = per host, min(hardware threads, clients on that host).
   void Assemble(const std::map<int, RankOutcome>& ranks, RuntimeReport& report,
                 std::vector<ClientOutcome>& outcomes) const {
-    outcomes.assign(clients_.size(), ClientOutcome{});
-    std::vector<bool> seen(clients_.size(), false);
+    outcomes.assign(plans_.size(), ClientOutcome{});
+    std::vector<bool> seen(plans_.size(), false);
     std::map<uint64_t, std::pair<int64_t, int64_t>> hosts;  // host → (hardware threads, clients)
     for (const auto& [rank, outcome] : ranks) {
       report.compute_seconds += outcome.compute_seconds;
@@ -299,7 +301,7 @@ class ServerRank {
   }
 
   const RuntimeOptions& options_;
-  const std::vector<std::unique_ptr<ClientProtocol>>& clients_;
+  const std::vector<RoundPlan>& plans_;  // every client's public plan; rank 0 builds no client
   ServerProtocol& server_;
   RunObserver& observer_;
   Endpoint& endpoint_;
@@ -318,10 +320,10 @@ class ServerRank {
 
 }  // namespace
 
-RuntimeReport RunServerRank(const RuntimeOptions& options, const std::vector<std::unique_ptr<ClientProtocol>>& clients,
+RuntimeReport RunServerRank(const RuntimeOptions& options, const std::vector<RoundPlan>& plans,
                             ServerProtocol& server, RunObserver& observer, Endpoint& endpoint,
                             const Placement& placement, std::vector<ClientOutcome>& outcomes) {
-  ServerRank rank(options, clients, server, observer, endpoint, placement);
+  ServerRank rank(options, plans, server, observer, endpoint, placement);
   return rank.Run(outcomes);
 }
 

@@ -7,10 +7,16 @@
 
 namespace asyncdp::sim {
 
+std::vector<int64_t> PlannedRounds(const std::vector<std::unique_ptr<ClientProtocol>>& clients) {
+  std::vector<int64_t> rounds;
+  rounds.reserve(clients.size());
+  for (const auto& client : clients) rounds.push_back(client->plan().rounds());
+  return rounds;
+}
+
 void SettleReport(RuntimeReport& report, const std::vector<ClientOutcome>& outcomes,
-                  const std::vector<std::unique_ptr<ClientProtocol>>& plans, const ServerProtocol& server,
-                  std::string_view runtime) {
-  ASYNCDP_CHECK(outcomes.size() == plans.size());
+                  const std::vector<int64_t>& planned_rounds, const ServerProtocol& server, std::string_view runtime) {
+  ASYNCDP_CHECK(outcomes.size() == planned_rounds.size());
   std::vector<ClientEnd> ends;
   ends.reserve(outcomes.size());
   for (size_t c = 0; c < outcomes.size(); ++c) {
@@ -18,7 +24,7 @@ void SettleReport(RuntimeReport& report, const std::vector<ClientOutcome>& outco
                              .stop = outcomes[c].stop,
                              .paused = outcomes[c].paused,
                              .rounds = outcomes[c].rounds,
-                             .planned_rounds = plans[c]->plan().rounds()});
+                             .planned_rounds = planned_rounds[c]});
   }
   report.unfinished = ClassifyEnd(ends, server, report.cancelled);
   report.truncated = !report.cancelled && !report.unfinished.empty();

@@ -14,10 +14,12 @@
 namespace asyncdp::sim {
 
 // Sets report.unfinished / truncated / stalled / excluded from the clients' outcomes and the server;
-// `plans` gives each client's planned rounds (the clients as built on this process). `runtime` names the
-// runtime in the warning.
+// `planned_rounds[c]` is client c's planned rounds (public: the plans). `runtime` names the runtime in the
+// warning.
 void SettleReport(RuntimeReport& report, const std::vector<ClientOutcome>& outcomes,
-                  const std::vector<std::unique_ptr<ClientProtocol>>& plans, const ServerProtocol& server,
-                  std::string_view runtime);
+                  const std::vector<int64_t>& planned_rounds, const ServerProtocol& server, std::string_view runtime);
+
+// Each client's planned rounds, from the clients built on this process (every client: virtual, threads).
+std::vector<int64_t> PlannedRounds(const std::vector<std::unique_ptr<ClientProtocol>>& clients);
 
 }  // namespace asyncdp::sim

@@ -446,7 +446,7 @@ RuntimeReport ThreadRun::Report() {
   report.gradients = clock_.gradients;
   report.updates = server_.updates_applied();
   report.cancelled = cancelled_.load(std::memory_order_relaxed);
-  SettleReport(report, OutcomesOf(clients_), clients_, server_, "threads");
+  SettleReport(report, OutcomesOf(clients_), PlannedRounds(clients_), server_, "threads");
   clock_.time = report.wall_seconds;
   observer_.OnFinish(server_, clock_);
   return report;

@@ -122,7 +122,7 @@ class VirtualRun {
       ++report_.events;
       Dispatch(event);
     }
-    SettleReport(report_, OutcomesOf(clients_), clients_, server_, "virtual");
+    SettleReport(report_, OutcomesOf(clients_), PlannedRounds(clients_), server_, "virtual");
     report_.end_time = now_;
     report_.compute_seconds = calibration_.Seconds(ComputeTicks());
     report_.observer_seconds = calibration_.Seconds(observer_ticks_);
