@@ -190,7 +190,7 @@ TrainConfig UserLevel(double sigma) {
   return c;
 }
 
-TEST(AuditTest, WholeClientCanaryIsConsistentAndTightAtTheUserLevel) {
+TEST(AuditTest, UserLevelCanaryIsConsistentAndTight) {
   AuditOptions o = Runs(600);
   o.canary = CanaryKind::kWholeClient;
   const AuditReport r = RunAudit(UserLevel(2.0), o);
