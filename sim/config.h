@@ -55,6 +55,7 @@ struct ProtocolConfig {
   double exclude_after = 0.0;        // server drops a client silent this long (seconds); 0 = never
   int64_t worker_threads = 0;        // virtual: threads computing rounds, 0 = auto; threads: worker pool, 0 = cores
   double mpi_timeout = 60.0;         // mpi runtime: a rank silent this long (seconds) ends the run with an error
+  std::string mpi_placement = "block";  // mpi runtime: block | round_robin | balanced (by planned work)
   // async_rounds: the Proactive-DP clients (each runs its own rounds); check_in: random check-ins of
   // Balle et al. 2020, one record per client ([checkin], sim/checkin/)
   std::string participation = "async_rounds";

@@ -154,6 +154,11 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "runtime: worker threads the clients run on as tasks (never more than the clients); 0 = one per "
        "core. MPI runtime: worker threads per rank its hosted clients run on as tasks; 0 = one per core of "
        "the rank's machine.", Closed(0, 1024)},
+      {"protocol.mpi_placement", &c.protocol.mpi_placement,
+       "MPI runtime: how clients are placed on ranks 1..P-1: block (contiguous blocks), round_robin (client c "
+       "on rank 1 + c mod (P-1)), balanced (by planned work, the sum of s_i, largest first onto the least "
+       "loaded rank; for clients with unequal data or schedules). docs/mpi.md.",
+       {"block", "round_robin", "balanced"}},
       {"protocol.mpi_timeout", &c.protocol.mpi_timeout,
        "MPI runtime: seconds a rank may stay silent (it sends heartbeats while computing) before the run "
        "ends with an error (a dead or stalled rank); > 0.", LeftOpen(0, 1e6)},

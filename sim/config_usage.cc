@@ -86,7 +86,7 @@ const std::vector<UsageRule>& Rules() {
        [](const TrainConfig& c) {
          return When(c.protocol.delay_rule == "unbounded", "protocol.delay_rule = \"unbounded\" has no tau");
        }},
-      {{"protocol.mpi_timeout"},
+      {{"protocol.mpi_timeout", "protocol.mpi_placement"},
        [](const TrainConfig& c) { return When(c.protocol.runtime != "mpi", "protocol.runtime is not \"mpi\""); }},
       {{"data.dirichlet_alpha"},
        [](const TrainConfig& c) { return When(c.data.partition != "dirichlet", "data.partition is not \"dirichlet\""); }},

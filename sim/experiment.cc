@@ -282,6 +282,9 @@ RuntimeOptions ResolveRuntimeOptions(const TrainConfig& config) {
   o.exclude_after = config.protocol.exclude_after;
   o.worker_threads = config.protocol.worker_threads;
   o.mpi_timeout = config.protocol.mpi_timeout;
+  o.mpi_placement = config.protocol.mpi_placement == "round_robin" ? MpiPlacement::kRoundRobin
+                    : config.protocol.mpi_placement == "balanced"  ? MpiPlacement::kBalanced
+                                                                   : MpiPlacement::kBlock;
   o.diagnostics = config.output.diagnostics;
   return o;
 }

@@ -111,7 +111,7 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
 #if ASYNCDP_WITH_MPI
   // MPI: each rank builds only the clients it hosts (rank 0, the server, none).
   auto clients = MakeClients(experiment, experiment.runtime.kind == RuntimeKind::kMpi
-                                             ? MpiHostedClients(resolved.clients.count)
+                                             ? MpiHostedClients(experiment.runtime, experiment.plans)
                                              : std::vector<bool>{});
 #else
   auto clients = MakeClients(experiment);

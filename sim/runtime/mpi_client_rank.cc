@@ -60,8 +60,9 @@ class ClientRank {
         faults_(faults.clients),
         clients_(clients),
         endpoint_(endpoint),
-        first_(placement.FirstClient(endpoint.rank())),
-        count_(placement.FirstClient(endpoint.rank() + 1) - first_),
+        ids_(placement.Hosted(endpoint.rank())),
+        count_(static_cast<int64_t>(ids_.size())),
+        where_(placement.Describe(endpoint.rank())),
         params_(params),
         workers_(ThreadRuntimeWorkers(options, static_cast<size_t>(std::max<int64_t>(1, count_)))),
         mailboxes_(static_cast<size_t>(count_)),
@@ -96,7 +97,7 @@ class ClientRank {
     StopClients();
 
     RankOutcome outcome;
-    for (int64_t j = 0; j < count_; ++j) outcome.clients.push_back(OutcomeOf(*clients_[static_cast<size_t>(first_ + j)]));
+    for (const int64_t c : ids_) outcome.clients.push_back(OutcomeOf(*clients_[static_cast<size_t>(c)]));
     outcome.compute_seconds = ComputeSeconds(tallies_, calibration_);
     outcome.cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     outcome.host = HostHash();
@@ -118,7 +119,7 @@ class ClientRank {
 
  private:
   [[noreturn]] void Fail(const std::string& what) const {
-    throw MpiRunError(fmt::format("rank {} (clients {}..{}): {}", endpoint_.rank(), first_, first_ + count_ - 1, what));
+    throw MpiRunError(fmt::format("rank {} ({}): {}", endpoint_.rank(), where_, what));
   }
 
   TaskScheduler::Hooks MakeHooks() {
@@ -219,7 +220,7 @@ class ClientRank {
     if (!mailbox.pending.load(std::memory_order_acquire)) return true;
     std::lock_guard lock(mailbox.mutex);
     if (mailbox.newest) {
-      clients_[static_cast<size_t>(first_ + j)]->OnBroadcast(*mailbox.newest);
+      clients_[static_cast<size_t>(ids_[static_cast<size_t>(j)])]->OnBroadcast(*mailbox.newest);
       mailbox.newest.reset();
     }
     mailbox.pending.store(mailbox.shutdown, std::memory_order_relaxed);
@@ -269,7 +270,7 @@ class ClientRank {
 
   // A round's update is complete: sent now, or at the delayed client's deadline (no worker waits for it).
   std::optional<Step> Send(int64_t j, UpdateMessage&& message) {
-    const auto c = static_cast<size_t>(first_ + j);
+    const auto c = static_cast<size_t>(ids_[static_cast<size_t>(j)]);
     const double extra_delay = faults_[c].extra_delay;
     if (extra_delay > 0.0) {
       slots_[static_cast<size_t>(j)].delayed = std::move(message);
@@ -282,7 +283,7 @@ class ClientRank {
   // One step of hosted client j (the threads runtime's client step, with messages posted to the outbox):
   // it runs rounds while Υ(k, i) allows, idles until a newer v̂_k, sleeps through simulated delays.
   Step RunStep(int worker, int64_t j) {
-    const auto c = static_cast<size_t>(first_ + j);
+    const auto c = static_cast<size_t>(ids_[static_cast<size_t>(j)]);
     ClientProtocol& client = *clients_[c];
     ClientSlot& slot = slots_[static_cast<size_t>(j)];
     if (slot.round_in_progress) {  // the straggler's deadline has passed
@@ -324,12 +325,13 @@ class ClientRank {
   const std::vector<ClientFaults>& faults_;
   std::vector<std::unique_ptr<ClientProtocol>>& clients_;
   Endpoint& endpoint_;
-  const int64_t first_;
+  const std::vector<int64_t> ids_;  // [j]: the client task j runs (this rank's, increasing)
   const int64_t count_;
+  const std::string where_;         // "clients a..b" or how many, for messages
   const Eigen::Index params_;
   const int workers_;
-  std::vector<int64_t> hosted_;            // task ids 0 .. count_ − 1 (client first_ + j)
-  std::vector<Mailbox> mailboxes_;         // [j] for client first_ + j
+  std::vector<int64_t> hosted_;            // task ids 0 .. count_ − 1 (client ids_[j])
+  std::vector<Mailbox> mailboxes_;         // [j] for client ids_[j]
   std::vector<ClientSlot> slots_;          // [j]: touched by the step running task j only
   std::vector<ComputeTally> tallies_;      // [worker]
   std::vector<WorkerScratch> scratch_;     // [worker]: model scratch shared by the clients it runs

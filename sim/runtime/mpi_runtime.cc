@@ -70,14 +70,22 @@ int RequireRanks() {
 
 }  // namespace
 
-std::vector<bool> MpiHostedClients(int64_t clients) {
-  const mpi::Placement placement{.ranks = RequireRanks(), .clients = clients};
+namespace {
+
+mpi::Placement PlacementOf(int ranks, const RuntimeOptions& options, const std::vector<RoundPlan>& plans) {
+  std::vector<int64_t> work;
+  work.reserve(plans.size());
+  for (const RoundPlan& plan : plans) work.push_back(plan.iterations());  // Σ s_i: public
+  return mpi::Placement::Make(ranks, static_cast<int64_t>(plans.size()), options.mpi_placement, work);
+}
+
+}  // namespace
+
+std::vector<bool> MpiHostedClients(const RuntimeOptions& options, const std::vector<RoundPlan>& plans) {
+  const mpi::Placement placement = PlacementOf(RequireRanks(), options, plans);
   const int rank = MpiRank();
-  std::vector<bool> hosted(static_cast<size_t>(clients), false);
-  if (rank == 0) return hosted;
-  for (int64_t c = placement.FirstClient(rank); c < placement.FirstClient(rank + 1); ++c) {
-    hosted[static_cast<size_t>(c)] = true;
-  }
+  std::vector<bool> hosted(plans.size(), false);
+  for (size_t c = 0; c < plans.size(); ++c) hosted[c] = placement.RankOf(static_cast<int64_t>(c)) == rank;
   return hosted;
 }
 
@@ -87,7 +95,7 @@ RuntimeReport RunMpi(const RuntimeOptions& options, const FaultPlan& faults,
   ASYNCDP_CHECK(faults.clients.size() == clients.size() && plans.size() == clients.size());
   RequireRanks();
   mpi::Endpoint endpoint(MPI_COMM_WORLD);
-  const mpi::Placement placement{.ranks = endpoint.size(), .clients = static_cast<int64_t>(clients.size())};
+  const mpi::Placement placement = PlacementOf(endpoint.size(), options, plans);
   // Each rank holds exactly the clients the placement gives it.
   for (size_t c = 0; c < clients.size(); ++c) {
     ASYNCDP_CHECK((clients[c] != nullptr) == (placement.RankOf(static_cast<int64_t>(c)) == endpoint.rank()));
@@ -95,8 +103,8 @@ RuntimeReport RunMpi(const RuntimeOptions& options, const FaultPlan& faults,
   outcomes.clear();
   AwaitAllRanks(options.mpi_timeout + kStartGraceSeconds);
   if (endpoint.rank() == 0) {
-    spdlog::info("mpi: {} ranks started: rank 0 runs the server, ranks 1..{} host {} clients in blocks",
-                 endpoint.size(), endpoint.size() - 1, clients.size());
+    spdlog::info("mpi: {} ranks started: rank 0 runs the server, ranks 1..{} host {} clients ({} placement)",
+                 endpoint.size(), endpoint.size() - 1, clients.size(), mpi::ToString(options.mpi_placement));
     return mpi::RunServerRank(options, plans, server, observer, endpoint, placement, outcomes);
   }
   return mpi::RunClientRank(options, faults, clients, server.model().size(), endpoint, placement);

@@ -1,7 +1,8 @@
 // The MPI runtime (docs/mpi.md): the same protocol handlers as the threads and virtual runtimes, spread
 // over the ranks of MPI_COMM_WORLD. Rank 0 owns the server and the observers (evaluation, ε so far,
-// progress); ranks 1..P−1 host the clients in blocks (sim/runtime/mpi_transport.h, Placement), one thread
-// per client as in the threads runtime, plus the rank's communication loop, the only thread calling MPI.
+// progress); ranks 1..P−1 host the clients (protocol.mpi_placement: blocks, round-robin or balanced by
+// planned work; sim/runtime/mpi_transport.h, Placement) as tasks on a bounded pool of worker threads, plus
+// the rank's communication loop, the only thread calling MPI.
 //
 // Messages are non-blocking point-to-point: a client's (i, U) goes to rank 0 as soon as it completes its
 // round; each new v̂_k goes from rank 0 to every rank with a client still running (one message per rank,
@@ -41,10 +42,10 @@ class MpiRunError : public std::runtime_error {
 // This process's rank in MPI_COMM_WORLD (MPI must be initialised; apps/mpi_session.h does it).
 int MpiRank();
 
-// Which clients this rank hosts (block placement over ranks 1..P−1; rank 0, the server, hosts none), for
-// `clients` in all. Each rank builds only these (MakeClients): a client's model copies, mailbox and batch
-// sampler live on its rank alone. MPI must be initialised with >= 2 ranks (InputError otherwise).
-std::vector<bool> MpiHostedClients(int64_t clients);
+// Which clients this rank hosts (options.mpi_placement over ranks 1..P−1 from the public plans; rank 0,
+// the server, hosts none). Each rank builds only these (MakeClients): a client's model copies, mailbox and
+// batch sampler live on its rank alone. MPI must be initialised with >= 2 ranks (InputError otherwise).
+std::vector<bool> MpiHostedClients(const RuntimeOptions& options, const std::vector<RoundPlan>& plans);
 
 // Every rank calls RunMpi with the same public arguments (the same experiment from the same config):
 // `clients` holds this rank's hosted clients (MpiHostedClients) and null elsewhere, `plans` every client's

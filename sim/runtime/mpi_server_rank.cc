@@ -38,6 +38,7 @@ class ServerRank {
         liveness_(static_cast<int64_t>(plans.size()), options.exclude_after),
         last_heard_client_(plans.size(), 0.0),
         last_heard_rank_(static_cast<size_t>(placement.ranks), 0.0) {
+    for (int rank = 0; rank < placement.ranks; ++rank) hosted_.push_back(rank == 0 ? std::vector<int64_t>{} : placement.Hosted(rank));
     update_.update.resize(params_);
   }
 
@@ -197,9 +198,7 @@ class ServerRank {
     std::memcpy(buffer->data() + kBroadcastHeaderBytes, broadcast.model->data(), sizeof(float) * params_);
     for (int rank = 1; rank < placement_.ranks; ++rank) {
       bool running = false;
-      for (int64_t c = placement_.FirstClient(rank); c < placement_.FirstClient(rank + 1); ++c) {
-        running = running || !finished_[static_cast<size_t>(c)];
-      }
+      for (const int64_t c : hosted_[static_cast<size_t>(rank)]) running = running || !finished_[static_cast<size_t>(c)];
       if (running) endpoint_.Send(rank, kBroadcast, buffer);
     }
   }
@@ -211,10 +210,9 @@ class ServerRank {
     for (int rank = 1; rank < placement_.ranks; ++rank) {
       const double silent = now - last_heard_rank_[static_cast<size_t>(rank)];
       if (silent > options_.mpi_timeout) {
-        Fail(fmt::format("rank {} (clients {}..{}) has sent nothing for {:.3g} s (protocol.mpi_timeout = {:.3g} "
+        Fail(fmt::format("rank {} ({}) has sent nothing for {:.3g} s (protocol.mpi_timeout = {:.3g} "
                          "s): it died, stalled or lost its connection; ending the run",
-                         rank, placement_.FirstClient(rank), placement_.FirstClient(rank + 1) - 1, silent,
-                         options_.mpi_timeout));
+                         rank, placement_.Describe(rank), silent, options_.mpi_timeout));
       }
     }
     // Silent laggards are excluded instead — when somebody waits on them (Liveness); otherwise a laggard
@@ -306,6 +304,7 @@ class ServerRank {
   RunObserver& observer_;
   Endpoint& endpoint_;
   const Placement placement_;
+  std::vector<std::vector<int64_t>> hosted_;  // [rank]: the clients it hosts
   const Eigen::Index params_;
   UpdateMessage update_;                  // reused for every received update
   std::vector<bool> finished_;            // a stop notice arrived: the client needs no more broadcasts

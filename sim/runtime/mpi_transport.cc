@@ -4,9 +4,14 @@
 #include <bit>
 #include <cstring>
 #include <functional>
+#include <numeric>
+#include <queue>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <thread>
+
+#include "core/check.h"
 
 namespace asyncdp::sim::mpi {
 namespace {
@@ -53,11 +58,71 @@ class WordReader {
 
 }  // namespace
 
-int Placement::RankOf(int64_t client) const {
-  // The last rank r with FirstClient(r) ≤ client.
-  int rank = 1;
-  while (rank + 1 < ranks && FirstClient(rank + 1) <= client) ++rank;
-  return rank;
+std::string_view ToString(MpiPlacement scheme) {
+  switch (scheme) {
+    case MpiPlacement::kBlock: return "block";
+    case MpiPlacement::kRoundRobin: return "round_robin";
+    case MpiPlacement::kBalanced: return "balanced";
+  }
+  return "?";
+}
+
+Placement Placement::Make(int ranks, int64_t clients, MpiPlacement scheme, const std::vector<int64_t>& work) {
+  ASYNCDP_CHECK(ranks >= 2 && clients >= 0);
+  Placement p{.ranks = ranks, .clients = clients, .scheme = scheme, .rank_of = {}};
+  p.rank_of.assign(static_cast<size_t>(clients), 1);
+  const int64_t workers = ranks - 1;
+  switch (scheme) {
+    case MpiPlacement::kBlock:
+      // Rank r hosts [⌊(r−1)n/W⌋, ⌊rn/W⌋).
+      for (int rank = 1; rank < ranks; ++rank) {
+        const int64_t first = static_cast<int64_t>(rank - 1) * clients / workers;
+        const int64_t end = static_cast<int64_t>(rank) * clients / workers;
+        for (int64_t c = first; c < end; ++c) p.rank_of[static_cast<size_t>(c)] = rank;
+      }
+      break;
+    case MpiPlacement::kRoundRobin:
+      for (int64_t c = 0; c < clients; ++c) p.rank_of[static_cast<size_t>(c)] = 1 + static_cast<int>(c % workers);
+      break;
+    case MpiPlacement::kBalanced: {
+      // Longest processing time first (Graham 1969): within 4/3 of the best makespan. Ties by client id and
+      // the lowest rank, so every rank computes the same placement.
+      ASYNCDP_CHECK(static_cast<int64_t>(work.size()) == clients);
+      std::vector<int64_t> order(static_cast<size_t>(clients));
+      std::iota(order.begin(), order.end(), int64_t{0});
+      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+        return work[static_cast<size_t>(a)] > work[static_cast<size_t>(b)];
+      });
+      using Load = std::pair<int64_t, int>;  // (planned work so far, rank): the smallest on top
+      std::priority_queue<Load, std::vector<Load>, std::greater<>> loads;
+      for (int rank = 1; rank < ranks; ++rank) loads.push({0, rank});
+      for (const int64_t c : order) {
+        auto [load, rank] = loads.top();
+        loads.pop();
+        p.rank_of[static_cast<size_t>(c)] = rank;
+        loads.push({load + work[static_cast<size_t>(c)], rank});
+      }
+      break;
+    }
+  }
+  return p;
+}
+
+std::vector<int64_t> Placement::Hosted(int rank) const {
+  std::vector<int64_t> hosted;
+  for (int64_t c = 0; c < clients; ++c) {
+    if (rank_of[static_cast<size_t>(c)] == rank) hosted.push_back(c);
+  }
+  return hosted;
+}
+
+std::string Placement::Describe(int rank) const {
+  const std::vector<int64_t> hosted = Hosted(rank);
+  if (hosted.empty()) return "no client";
+  if (hosted.back() - hosted.front() + 1 == static_cast<int64_t>(hosted.size())) {
+    return "clients " + std::to_string(hosted.front()) + ".." + std::to_string(hosted.back());
+  }
+  return std::to_string(hosted.size()) + " clients (" + std::string(ToString(scheme)) + ")";
 }
 
 // Fields of UpdateMessage: client, local_round, computed_at, step_size, clip, update. Adding one changes the

@@ -27,21 +27,30 @@
 
 #include "sim/protocol/messages.h"
 #include "sim/runtime/client_outcome.h"
+#include "sim/runtime/runtime_options.h"
 
 namespace asyncdp::sim::mpi {
 
 enum Tag : int { kUpdate = 1, kStop = 2, kBroadcast = 3, kHeartbeat = 4, kShutdown = 5, kOutcome = 6 };
 
-// Block placement: worker rank r ∈ [1, ranks) hosts clients [FirstClient(r), FirstClient(r + 1)).
+// Which worker rank r ∈ [1, ranks) hosts each client (docs/mpi.md, "Placement"). Every rank computes the
+// same placement from the same public inputs: the scheme and each client's planned work.
 struct Placement {
-  int ranks = 2;          // P (rank 0 is the server)
-  int64_t clients = 0;    // n
-  int64_t FirstClient(int rank) const {
-    const int64_t workers = ranks - 1;
-    return static_cast<int64_t>(rank - 1) * clients / workers;
-  }
-  int RankOf(int64_t client) const;
+  int ranks = 2;                 // P (rank 0 is the server)
+  int64_t clients = 0;           // n
+  MpiPlacement scheme = MpiPlacement::kBlock;
+  std::vector<int> rank_of;      // [c]: the rank hosting client c
+
+  // `work[c]`: client c's planned gradients Σ s_i (kBalanced; ignored otherwise). ranks >= 2.
+  static Placement Make(int ranks, int64_t clients, MpiPlacement scheme, const std::vector<int64_t>& work = {});
+  int RankOf(int64_t client) const { return rank_of[static_cast<size_t>(client)]; }
+  // The clients rank `rank` hosts, increasing.
+  std::vector<int64_t> Hosted(int rank) const;
+  // "clients 0..99" (a contiguous range), "no client", or "37 clients (round_robin)", for messages.
+  std::string Describe(int rank) const;
 };
+
+std::string_view ToString(MpiPlacement scheme);
 
 // Bytes of each message kind for a model of `params` floats (docs/mpi.md's traffic model uses these).
 constexpr size_t kUpdateHeaderBytes = 3 * sizeof(int64_t) + 2 * sizeof(double);

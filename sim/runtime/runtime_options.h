@@ -20,6 +20,13 @@ enum class LatencyModel {
   kExponential,  // Exp(mean latency_mean), drawn from StreamKey{seed, client, slot, kLatency}
 };
 
+// How the MPI runtime places clients on worker ranks 1..P−1 (docs/mpi.md, "Placement").
+enum class MpiPlacement {
+  kBlock,       // contiguous blocks of ⌈n/W⌉ or ⌊n/W⌋ clients
+  kRoundRobin,  // client c on rank 1 + c mod W
+  kBalanced,    // by planned work (Σ s_i, public): largest first onto the least-loaded rank
+};
+
 struct RuntimeOptions {
   RuntimeKind kind = RuntimeKind::kVirtual;
   uint64_t seed = 1;             // latency and speed streams (virtual runtime)
@@ -35,6 +42,7 @@ struct RuntimeOptions {
   // round (waiting clients are woken, pending delays dropped). Either way the run ends as if the clients' plans ended there (RuntimeReport::cancelled).
   const std::atomic<bool>* cancel = nullptr;
   double mpi_timeout = 60.0;     // mpi runtime: seconds of silence from a rank before the run fails
+  MpiPlacement mpi_placement = MpiPlacement::kBlock;
   // output.diagnostics: MPI client ranks send their clients' realised batch sizes and clip statistics to
   // rank 0 only when on (the server otherwise sees (i, U) and protocol notices only).
   bool diagnostics = false;

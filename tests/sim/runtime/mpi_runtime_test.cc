@@ -112,6 +112,36 @@ TEST(MpiRuntimeTest, Table3Over3And4RanksMatchesThreadsRuntime) {
   }
 }
 
+// Round-robin and work-balanced placement (clients of unequal data under a label-skewed partition): the same
+// accounting and rounds as the threads runtime; the placement only decides where each client runs.
+TEST(MpiRuntimeTest, RoundRobinAndBalancedPlacementMatchTheThreadsRuntime) {
+  ASSERT_FALSE(testing::SharedFile("datasets/libsvm/a9a.gz").empty());
+  TempDir dir;
+  const std::string skewed = kOneEpoch + "--set clients.count=7 --set data.partition=\"dirichlet\" "
+                                         "--set data.dirichlet_alpha=0.5 --set protocol.server_step=\"per_client\" ";
+  const std::string threads_dir = dir.Path("threads");
+  const CliResult threads = testing::RunCommand(
+      Quoted(testing::AsyncdpBinary()) + " " + Table3(skewed + "--set protocol.runtime=\"threads\" --out " + Quoted(threads_dir)),
+      dir);
+  ASSERT_EQ(threads.exit_code, 0) << threads.err;
+  const auto reference = Summary(threads_dir);
+  for (const std::string placement : {"round_robin", "balanced"}) {
+    SCOPED_TRACE(placement);
+    const std::string out = dir.Path("mpi_" + placement);
+    const CliResult run = testing::RunCommand(
+        Mpirun(4) + Table3(skewed + "--set protocol.runtime=\"mpi\" --set protocol.mpi_placement=\"" + placement +
+                           "\" --out " + Quoted(out), /*quiet=*/false),
+        dir);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_THAT(run.err, HasSubstr("(" + placement + " placement)"));
+    const auto s = Summary(out);
+    EXPECT_EQ(s["rounds_per_client"], reference["rounds_per_client"]);
+    EXPECT_EQ(s["privacy"], reference["privacy"]);
+    EXPECT_EQ(s["truncated"], false);
+    EXPECT_NEAR(s["test_accuracy"].get<double>(), reference["test_accuracy"].get<double>(), 0.02);
+  }
+}
+
 // Adaptive clipping (the clip travels in every update) and user-level DP (the client clips and noises its whole
 // update) over MPI: the same outcome and the same accounting as the threads runtime.
 TEST(MpiRuntimeTest, AdaptiveClippingAndUserLevelDpMatchTheThreadsRuntime) {
