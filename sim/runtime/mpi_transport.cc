@@ -220,21 +220,22 @@ Endpoint::Endpoint(MPI_Comm comm) : comm_(comm) {
 Endpoint::~Endpoint() = default;
 
 void Endpoint::Send(int dest, Tag tag, std::shared_ptr<Buffer> buffer) {
-  PendingSend send{MPI_REQUEST_NULL, std::move(buffer), tag};
-  Check(MPI_Isend(send.buffer->data(), static_cast<int>(send.buffer->size()), MPI_BYTE, dest, tag, comm_,
-                  &send.request),
+  MPI_Request request = MPI_REQUEST_NULL;
+  Check(MPI_Isend(buffer->data(), static_cast<int>(buffer->size()), MPI_BYTE, dest, tag, comm_, &request),
         "MPI_Isend");
-  bytes_sent_ += static_cast<int64_t>(send.buffer->size());
+  bytes_sent_ += static_cast<int64_t>(buffer->size());
   ++messages_sent_;
-  pending_.push_back(std::move(send));
+  pending_.push_back(PendingSend{std::move(buffer), tag});
+  requests_.push_back(request);
   last_sent_[static_cast<size_t>(dest)] = std::chrono::steady_clock::now();
 }
 
 void Endpoint::SendEmpty(int dest, Tag tag) {
-  PendingSend send{MPI_REQUEST_NULL, kEmpty, tag};
-  Check(MPI_Isend(kEmpty->data(), 0, MPI_BYTE, dest, tag, comm_, &send.request), "MPI_Isend");
+  MPI_Request request = MPI_REQUEST_NULL;
+  Check(MPI_Isend(kEmpty->data(), 0, MPI_BYTE, dest, tag, comm_, &request), "MPI_Isend");
   ++messages_sent_;
-  pending_.push_back(std::move(send));
+  pending_.push_back(PendingSend{kEmpty, tag});
+  requests_.push_back(request);
   last_sent_[static_cast<size_t>(dest)] = std::chrono::steady_clock::now();
 }
 
@@ -258,18 +259,28 @@ bool Endpoint::Poll(int source, Incoming& message) {
 }
 
 void Endpoint::Progress(std::vector<std::shared_ptr<Buffer>>* done) {
+  if (requests_.empty()) return;
+  completed_.resize(requests_.size());
+  int count = 0;
+  Check(MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &count, completed_.data(),
+                     MPI_STATUSES_IGNORE),
+        "MPI_Testsome");
+  if (count <= 0) return;  // none completed (MPI_UNDEFINED: no active request)
+  // Completed requests are MPI_REQUEST_NULL now: keep the others, in order.
   size_t kept = 0;
-  for (size_t i = 0; i < pending_.size(); ++i) {
-    int flag = 0;
-    Check(MPI_Test(&pending_[i].request, &flag, MPI_STATUS_IGNORE), "MPI_Test");
-    if (flag) {
+  for (size_t i = 0; i < requests_.size(); ++i) {
+    if (requests_[i] == MPI_REQUEST_NULL) {
       if (done && pending_[i].tag == kUpdate) done->push_back(std::move(pending_[i].buffer));
       continue;
     }
-    if (kept != i) pending_[kept] = std::move(pending_[i]);
+    if (kept != i) {
+      pending_[kept] = std::move(pending_[i]);
+      requests_[kept] = requests_[i];
+    }
     ++kept;
   }
   pending_.resize(kept);
+  requests_.resize(kept);
 }
 
 bool Endpoint::Flush(std::chrono::steady_clock::time_point deadline) {

@@ -145,8 +145,10 @@ class Endpoint {
   int64_t messages_received() const { return messages_received_; }
 
  private:
+  // A send in flight: its buffer lives until MPI is done with it. requests_[i] belongs to pending_[i]; the
+  // requests are kept contiguous so that one MPI_Testsome (one pass of the progress engine) completes them
+  // all — an MPI_Test per request made a rank's loop quadratic when 10^5 updates were in flight.
   struct PendingSend {
-    MPI_Request request;
     std::shared_ptr<Buffer> buffer;
     Tag tag;
   };
@@ -154,6 +156,8 @@ class Endpoint {
   int rank_ = 0;
   int size_ = 1;
   std::vector<PendingSend> pending_;
+  std::vector<MPI_Request> requests_;
+  std::vector<int> completed_;  // MPI_Testsome's output
   std::vector<std::chrono::steady_clock::time_point> last_sent_;
   Buffer receive_;
   int64_t bytes_sent_ = 0;
