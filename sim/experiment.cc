@@ -13,52 +13,15 @@
 #include "core/random.h"
 #include "core/sampling.h"
 #include "core/secure_noise.h"
-#include "data/libsvm.h"
-#include "data/load.h"
 #include "data/partition.h"
 #include "sim/audit/train_canaries.h"
 #include "sim/model_config.h"
 #include "sim/reference_optimum_io.h"
+#include "sim/train_data.h"
 
 namespace asyncdp::sim {
 namespace {
 
-struct LoadedData {
-  data::Dataset train;
-  data::Dataset test;
-};
-
-LoadedData LoadData(const DataConfig& config, uint64_t seed) {
-  data::DataLoadOptions options;
-  options.format = data::ParseDataFormat(config.format, "data.format");
-  options.num_features = config.features;
-  LoadedData loaded;
-  data::Dataset all = data::LoadDataset(config.train, options);
-  if (config.test.empty()) {
-    const auto split = data::SplitTrainTest(all.rows(), config.test_fraction, seed);
-    loaded.train = data::Subset(all, split.train);
-    loaded.test = data::Subset(all, split.test);
-  } else {
-    loaded.train = std::move(all);
-    // A LIBSVM test file is read with the training file's feature count and label mapping, so a test
-    // file that never uses the last feature (a9a.t) or lists labels in another order still lines up.
-    loaded.test = loaded.train.format == "libsvm" ? data::ReadLibsvmLike(config.test, loaded.train)
-                                                  : data::LoadDataset(config.test, options);
-    if (loaded.test.features() != loaded.train.features()) {
-      throw ConfigError("data.test", "test data has " + std::to_string(loaded.test.features()) +
-                                         " features, training data " + std::to_string(loaded.train.features()));
-    }
-    if (loaded.test.class_names != loaded.train.class_names) {
-      throw ConfigError("data.test", "test labels do not use the training data's classes");
-    }
-  }
-  if (config.eval_rows > 0 && loaded.test.rows() > config.eval_rows) {
-    std::vector<int64_t> first(static_cast<size_t>(config.eval_rows));
-    std::iota(first.begin(), first.end(), 0);
-    loaded.test = data::Subset(loaded.test, first);
-  }
-  return loaded;
-}
 
 // Evenly spaced rows of the union of the shards (deterministic, no extra randomness).
 data::Dataset TrainEvalRows(const data::Dataset& train, int64_t wanted) {
@@ -177,26 +140,12 @@ Experiment BuildExperiment(const TrainConfig& input) {
   e.config = input;
   TrainConfig& config = e.config;
 
-  LoadedData loaded = LoadData(config.data, config.seed);
-  if (loaded.train.rows() < config.clients.count) {
-    throw ConfigError("clients.count", "more clients (" + std::to_string(config.clients.count) +
-                                           ") than training rows (" + std::to_string(loaded.train.rows()) + ")");
-  }
-  data::PartitionOptions partition;
-  partition.scheme = data::ParsePartitionScheme(config.data.partition);
-  partition.num_clients = static_cast<int>(config.clients.count);
-  partition.dirichlet_alpha = config.data.dirichlet_alpha;
-  partition.seed = config.seed;
-  auto shards = data::PartitionRows(loaded.train.labels, loaded.train.num_classes(), partition);
+  LoadedData loaded = LoadTrainData(config.data, config.seed);
+  auto shards = ClientShards(config.data, loaded.train, config.clients.count, config.seed);
   // Shards are views into the one loaded training set: copying them doubled the peak memory (LeNet's
   // quick run: 534 MB for 235 MB of data; BENCHMARKS.md, "Memory").
   e.train = std::make_shared<const data::Dataset>(std::move(loaded.train));
-  for (auto& shard : shards) {
-    if (config.data.rows_per_client > 0 && static_cast<int64_t>(shard.size()) > config.data.rows_per_client) {
-      shard.resize(static_cast<size_t>(config.data.rows_per_client));
-    }
-    e.shards.push_back(data::RowView{e.train.get(), std::move(shard)});
-  }
+  for (auto& shard : shards) e.shards.push_back(data::RowView{e.train.get(), std::move(shard)});
   e.test = std::move(loaded.test);
   e.train_eval = TrainEvalRows(*e.train, config.eval.train_rows);
   e.sampling = ParseSamplingModel(config.dp.sampling, "dp.sampling");

@@ -12,14 +12,12 @@
 
 #include "core/error.h"
 #include "core/step_size.h"
-#include "data/libsvm.h"
-#include "data/load.h"
-#include "data/partition.h"
 #include "sim/checkin/checkin_plan.h"
 #include "sim/checkin/checkin_privacy.h"
 #include "sim/checkin/checkin_server.h"
 #include "sim/config_io.h"
 #include "sim/model_config.h"
+#include "sim/train_data.h"
 
 namespace asyncdp::sim::checkin {
 namespace {
@@ -33,54 +31,26 @@ struct Data {
 };
 
 Data LoadCheckInData(const TrainConfig& config, const CheckInOptions& o) {
-  data::DataLoadOptions options;
-  options.format = data::ParseDataFormat(config.data.format, "data.format");
-  options.num_features = config.data.features;
-  data::Dataset all = data::LoadDataset(config.data.train, options);
+  // The same loading and test split as asynchronous rounds (sim/train_data.h).
+  LoadedData loaded = LoadTrainData(config.data, config.seed);
   Data d;
-  if (config.data.test.empty()) {
-    const auto split = data::SplitTrainTest(all.rows(), config.data.test_fraction, config.seed);
-    d.train = data::Subset(all, split.train);
-    d.test = data::Subset(all, split.test);
-  } else {
-    d.train = std::move(all);
-    d.test = d.train.format == "libsvm" ? data::ReadLibsvmLike(config.data.test, d.train)
-                                        : data::LoadDataset(config.data.test, options);
-    if (d.test.features() != d.train.features()) {
-      throw ConfigError("data.test", "test data has " + std::to_string(d.test.features()) +
-                                         " features, training data " + std::to_string(d.train.features()));
-    }
-  }
+  d.train = std::move(loaded.train);
+  d.test = std::move(loaded.test);
   d.train_rows = d.train.rows();
-  if (d.train.rows() < o.clients) {
-    throw ConfigError("clients.count", fmt::format("{} clients but {} training rows: every client needs a record",
-                                                   o.clients, d.train.rows()));
-  }
   if (o.user_level()) {
     // User level: the clients' data sets, as asynchronous rounds partition them (data.partition,
     // data.rows_per_client).
-    data::PartitionOptions partition;
-    partition.scheme = data::ParsePartitionScheme(config.data.partition);
-    partition.num_clients = static_cast<int>(o.clients);
-    partition.dirichlet_alpha = config.data.dirichlet_alpha;
-    partition.seed = config.seed;
-    d.client_rows = data::PartitionRows(d.train.labels, d.train.num_classes(), partition);
-    for (auto& rows : d.client_rows) {
-      if (config.data.rows_per_client > 0 && static_cast<int64_t>(rows.size()) > config.data.rows_per_client) {
-        rows.resize(static_cast<size_t>(config.data.rows_per_client));
-      }
-      d.used_rows += static_cast<int64_t>(rows.size());
-    }
+    d.client_rows = ClientShards(config.data, d.train, o.clients, config.seed);
+    for (const auto& rows : d.client_rows) d.used_rows += static_cast<int64_t>(rows.size());
   } else {
     // Record level (Balle et al.): client j holds training row j.
+    if (d.train.rows() < o.clients) {
+      throw ConfigError("clients.count", fmt::format("{} clients but {} training rows: every client needs a record",
+                                                     o.clients, d.train.rows()));
+    }
     d.client_rows.resize(static_cast<size_t>(o.clients));
     for (int64_t j = 0; j < o.clients; ++j) d.client_rows[static_cast<size_t>(j)] = {j};
     d.used_rows = o.clients;
-  }
-  if (config.data.eval_rows > 0 && d.test.rows() > config.data.eval_rows) {
-    std::vector<int64_t> first(static_cast<size_t>(config.data.eval_rows));
-    std::iota(first.begin(), first.end(), int64_t{0});
-    d.test = data::Subset(d.test, first);
   }
   return d;
 }

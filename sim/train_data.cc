@@ -1,0 +1,65 @@
+#include "sim/train_data.h"
+
+#include <numeric>
+#include <string>
+
+#include "core/error.h"
+#include "data/libsvm.h"
+#include "data/load.h"
+#include "data/partition.h"
+
+namespace asyncdp::sim {
+
+LoadedData LoadTrainData(const DataConfig& config, uint64_t seed) {
+  data::DataLoadOptions options;
+  options.format = data::ParseDataFormat(config.format, "data.format");
+  options.num_features = config.features;
+  LoadedData loaded;
+  data::Dataset all = data::LoadDataset(config.train, options);
+  if (config.test.empty()) {
+    const auto split = data::SplitTrainTest(all.rows(), config.test_fraction, seed);
+    loaded.train = data::Subset(all, split.train);
+    loaded.test = data::Subset(all, split.test);
+  } else {
+    loaded.train = std::move(all);
+    // A LIBSVM test file is read with the training file's feature count and label mapping, so a test
+    // file that never uses the last feature (a9a.t) or lists labels in another order still lines up.
+    loaded.test = loaded.train.format == "libsvm" ? data::ReadLibsvmLike(config.test, loaded.train)
+                                                  : data::LoadDataset(config.test, options);
+    if (loaded.test.features() != loaded.train.features()) {
+      throw ConfigError("data.test", "test data has " + std::to_string(loaded.test.features()) +
+                                         " features, training data " + std::to_string(loaded.train.features()));
+    }
+    if (loaded.test.class_names != loaded.train.class_names) {
+      throw ConfigError("data.test", "test labels do not use the training data's classes");
+    }
+  }
+  if (config.eval_rows > 0 && loaded.test.rows() > config.eval_rows) {
+    std::vector<int64_t> first(static_cast<size_t>(config.eval_rows));
+    std::iota(first.begin(), first.end(), 0);
+    loaded.test = data::Subset(loaded.test, first);
+  }
+  return loaded;
+}
+
+std::vector<std::vector<int64_t>> ClientShards(const DataConfig& config, const data::Dataset& train, int64_t clients,
+                                               uint64_t seed) {
+  if (train.rows() < clients) {
+    throw ConfigError("clients.count", "more clients (" + std::to_string(clients) + ") than training rows (" +
+                                           std::to_string(train.rows()) + ")");
+  }
+  data::PartitionOptions partition;
+  partition.scheme = data::ParsePartitionScheme(config.partition);
+  partition.num_clients = static_cast<int>(clients);
+  partition.dirichlet_alpha = config.dirichlet_alpha;
+  partition.seed = seed;
+  auto shards = data::PartitionRows(train.labels, train.num_classes(), partition);
+  for (auto& shard : shards) {
+    if (config.rows_per_client > 0 && static_cast<int64_t>(shard.size()) > config.rows_per_client) {
+      shard.resize(static_cast<size_t>(config.rows_per_client));
+    }
+  }
+  return shards;
+}
+
+}  // namespace asyncdp::sim
