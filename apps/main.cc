@@ -9,6 +9,9 @@
 #include <new>
 
 #include "apps/commands.h"
+#if ASYNCDP_WITH_MPI
+#include "apps/mpi_session.h"
+#endif
 #include "core/error.h"
 
 int main(int argc, char** argv) {
@@ -41,6 +44,12 @@ int main(int argc, char** argv) {
     // that does not run on MPI, a bad key), every rank exits 2.
     const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
     if (rank == nullptr) rank = std::getenv("PMI_RANK");
+#if ASYNCDP_WITH_MPI
+    if (rank != nullptr) {
+      asyncdp::apps::MpiSession::ReportOnRankZero(e.what());
+      return 2;
+    }
+#endif
     if (rank == nullptr || std::atoi(rank) == 0) std::fprintf(stderr, "error: %s\n", e.what());
     return 2;
   } catch (const std::bad_alloc&) {

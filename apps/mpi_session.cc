@@ -33,4 +33,25 @@ void MpiSession::Abort(int exit_code) {
   std::exit(exit_code);  // MPI_Abort does not return; this satisfies [[noreturn]] if it ever did
 }
 
+void MpiSession::ReportOnRankZero(const char* message) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized != 0) {  // a session exists: it reports and aborts by itself
+    std::fprintf(stderr, "error: %s\n", message);
+    return;
+  }
+  if (MPI_Init(nullptr, nullptr) != MPI_SUCCESS) {
+    std::fprintf(stderr, "error: %s\n", message);
+    return;
+  }
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) {
+    std::fprintf(stderr, "error: %s\n", message);
+    std::fflush(stderr);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Finalize();
+}
+
 }  // namespace asyncdp::apps

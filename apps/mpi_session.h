@@ -19,6 +19,12 @@ class MpiSession {
   // one, so finalising would hang. mpirun then exits with a non-zero code.
   [[noreturn]] void Abort(int exit_code);
 
+  // For an input error every rank of an `mpirun` job hits alike before any session exists (a bad key, a
+  // mode that does not run on MPI): rank 0 prints the message, then every rank passes a barrier, so the
+  // message is out before any rank exits and mpirun tears the job down (else a fast rank's exit can kill
+  // rank 0 before it writes, and the user sees no message at all).
+  static void ReportOnRankZero(const char* message);
+
  private:
   int rank_ = 0;
   int size_ = 1;
