@@ -24,6 +24,10 @@ Dataset Subset(const Dataset& data, std::span<const int64_t> indices) {
   out.is_sparse = data.is_sparse;
   out.class_names = data.class_names;
   out.image = data.image;
+  if (!data.held.empty()) {
+    out.held.reserve(indices.size());
+    for (int64_t r : indices) out.held.push_back(data.Holds(r));
+  }
   out.labels.reserve(indices.size());
   const auto n = static_cast<int64_t>(indices.size());
   if (data.is_sparse) {

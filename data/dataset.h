@@ -5,6 +5,7 @@
 #include <Eigen/Dense>
 #include <Eigen/SparseCore>
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -36,11 +37,18 @@ struct Dataset {
   // class 1; this vector records that mapping.
   std::vector<std::string> class_names;
   ImageShape image;
+  // Empty (the usual case): every row's features are here. Otherwise only rows r with held[r] carry their
+  // features; the others keep their label and are stored with no entries. A process that needs some rows
+  // only (an MPI rank: its clients' rows) reads this way (LibsvmOptions::rows_held); Holds() is what code
+  // that uses a row's features asserts.
+  std::vector<bool> held;
 
   int64_t rows() const { return static_cast<int64_t>(labels.size()); }
   int64_t features() const { return is_sparse ? sparse.cols() : dense.cols(); }
   int num_classes() const { return static_cast<int>(class_names.size()); }
   int64_t nnz() const;
+  bool Holds(int64_t row) const { return held.empty() || held[static_cast<size_t>(row)]; }
+  bool HoldsEveryRow() const { return std::find(held.begin(), held.end(), false) == held.end(); }
 };
 
 // counts[c] = the number of rows with label c, for c in [0, num_classes()).

@@ -81,7 +81,9 @@ class LibsvmParser {
         end_(text.data() + text.size()),
         line_start_(text.data()),
         source_(source),
-        declared_features_(options.num_features) {
+        declared_features_(options.num_features),
+        rows_held_(options.rows_held),
+        labels_only_(options.labels_only) {
     if (options.num_features < 0 || options.num_features > kMaxIndex) {
       throw ConfigError("num_features", "expected 0 (infer) or a feature count in 1..2147483647, got " +
                                             std::to_string(options.num_features));
@@ -98,7 +100,13 @@ class LibsvmParser {
     // An entry takes at least 4 bytes ("1:1 ") and typically 5 (a9a) to 12 (ijcnn1). One entry per 8
     // bytes avoids most regrowth without reserving 2× the text for short-entry files; beyond it the
     // vectors grow geometrically.
-    const size_t estimate = text.size() / 8;
+    size_t estimate = text.size() / 8;
+    if (labels_only_) {
+      estimate = 0;
+    } else if (!rows_held_.empty()) {  // scale the reservation by the share of rows held
+      const auto held = static_cast<size_t>(std::count(rows_held_.begin(), rows_held_.end(), true));
+      estimate = estimate / rows_held_.size() * held + held;
+    }
     indices_.reserve(estimate);
     values_.reserve(estimate);
     row_ptr_.push_back(0);
@@ -156,6 +164,7 @@ class LibsvmParser {
     const char* label_begin = p_;
     p_ = TokenEnd(p_);
     row_slots_.push_back(ClassSlot(label_begin, p_));
+    const size_t row_begin = indices_.size();
     int64_t previous_index = 0;
     for (;;) {
       SkipBlanks();
@@ -169,6 +178,12 @@ class LibsvmParser {
         break;
       }
       previous_index = ParseEntry(previous_index);
+    }
+    const size_t row = row_slots_.size() - 1;
+    if (labels_only_ || (!rows_held_.empty() && (row >= rows_held_.size() || !rows_held_[row]))) {
+      // Parsed and checked like any row; its entries are dropped (a row beyond the mask fails in Build).
+      indices_.resize(row_begin);
+      values_.resize(row_begin);
     }
     if (indices_.size() > static_cast<size_t>(kMaxIndex)) {
       throw InputError(source_, "more than 2^31-1 stored entries: too large for int32 CSR storage");
@@ -294,6 +309,15 @@ class LibsvmParser {
     for (size_t r = 0; r < row_slots_.size(); ++r) out.labels[r] = rank[row_slots_[r]];
 
     const int64_t rows = static_cast<int64_t>(row_slots_.size());
+    if (labels_only_) {
+      out.held.assign(row_slots_.size(), false);
+    } else if (!rows_held_.empty()) {
+      if (rows_held_.size() != row_slots_.size()) {
+        throw ConfigError("rows_held", "names " + std::to_string(rows_held_.size()) + " rows, the file has " +
+                                           std::to_string(rows) + " examples");
+      }
+      out.held = rows_held_;
+    }
     const int64_t cols = declared_features_ > 0 ? declared_features_ : max_index_;
     out.sparse.resize(rows, cols);
     out.sparse.resizeNonZeros(static_cast<Eigen::Index>(indices_.size()));
@@ -311,6 +335,8 @@ class LibsvmParser {
   int64_t line_ = 1;
   const std::string& source_;
   const int64_t declared_features_;
+  const std::vector<bool>& rows_held_;
+  const bool labels_only_;
   int64_t max_allowed_index_ = kMaxIndex;
   int64_t max_index_ = 0;
 

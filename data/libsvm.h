@@ -38,6 +38,14 @@ struct LibsvmOptions {
   // error. Use this to read a test file with its training file's mapping (see LibsvmOptionsLike), so a
   // test file that lacks a class, or spells `1.0` as `1`, still maps identically.
   std::vector<std::string> class_names;
+  // Empty (default): keep every row. Otherwise one entry per example of the file: only rows with
+  // rows_held[r] keep their features (Dataset::held). Every row is still parsed and checked, so the classes,
+  // the inferred feature count and every error are those of a full read; the memory is that of the held
+  // rows. A size that does not match the file's examples is a ConfigError.
+  std::vector<bool> rows_held;
+  // Keep no row's features (rows_held all false, whatever its size): the labels, classes and feature count
+  // of the file at the memory of its labels, e.g. to decide rows_held for a second read.
+  bool labels_only = false;
 };
 
 // Parses LIBSVM text already in memory. `source` names the input in error messages (normally the path).

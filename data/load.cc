@@ -156,6 +156,11 @@ Dataset LoadDataset(const std::string& path, const DataLoadOptions& options) {
     case DataFormat::kLibsvm: {
       LibsvmOptions libsvm;
       libsvm.num_features = options.num_features;
+      if (options.rows_to_hold) {
+        LibsvmOptions labels_only = libsvm;
+        labels_only.labels_only = true;
+        libsvm.rows_held = options.rows_to_hold(ParseLibsvm(contents, path, labels_only));
+      }
       dataset = ParseLibsvm(contents, path, libsvm);
       break;
     }

@@ -19,7 +19,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "data/dataset.h"
@@ -41,6 +43,11 @@ struct DataLoadOptions {
   // IDX only: the labels file. Empty (default) = the sibling file named by IdxLabelsPathFor. Setting it
   // for another format is a ConfigError.
   std::string labels_path;
+  // LIBSVM only, optional: a process that needs some rows' features (an MPI rank: its clients' rows). The
+  // file is decompressed once and parsed twice: first keeping no features (labels, classes and feature count
+  // as a full read gives), then keeping only the rows this function marks (LibsvmOptions::rows_held).
+  // Not called for other formats, which are read whole.
+  std::function<std::vector<bool>(const Dataset& labels_only)> rows_to_hold;
 };
 
 // The format of `contents` (the decompressed bytes of the file at `path`) by the rules above. Never

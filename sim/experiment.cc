@@ -24,13 +24,18 @@ namespace {
 
 
 // Evenly spaced rows of the union of the shards (deterministic, no extra randomness).
-data::Dataset TrainEvalRows(const data::Dataset& train, int64_t wanted) {
+// The training rows of the train-loss column: `wanted` rows spread evenly over the set.
+std::vector<int64_t> TrainEvalRowNumbers(int64_t n, int64_t wanted) {
   if (wanted <= 0) return {};
-  const int64_t n = train.rows();
   const int64_t count = std::min(wanted, n);
   std::vector<int64_t> rows(static_cast<size_t>(count));
   for (int64_t j = 0; j < count; ++j) rows[j] = j * n / count;
-  return data::Subset(train, rows);
+  return rows;
+}
+
+data::Dataset TrainEvalRows(const data::Dataset& train, int64_t wanted) {
+  if (wanted <= 0) return {};
+  return data::Subset(train, TrainEvalRowNumbers(train.rows(), wanted));
 }
 
 // An (ε, δ) guarantee lets a mechanism publish a whole record with probability about δ, so δ must be far
@@ -118,7 +123,7 @@ void ResolveAllocationWindow(Experiment& e) {
                                                      "rounds", k, dp.allocation_steps));
   }
   const double rate = static_cast<double>(k) / static_cast<double>(dp.allocation_steps);
-  for (RoundPlan& plan : e.plans) plan.allocation_rate = rate;
+  e.plans.ForEachDistinct([rate](RoundPlan& plan) { plan.allocation_rate = rate; });
   spdlog::info("random allocation: windows of m = {} rounds, k = {} per record (expected batch N_c k / m = {:.3g} "
                "for the largest client)", dp.allocation_steps, k,
                rate * static_cast<double>(largest));
@@ -135,19 +140,46 @@ void CheckDeltaValue(double delta, const std::string& why_this_delta) {
   }
 }
 
-Experiment BuildExperiment(const TrainConfig& input) {
+Experiment BuildExperiment(const TrainConfig& input, const Hosting& hosting) {
   Experiment e;
   e.config = input;
   TrainConfig& config = e.config;
 
-  LoadedData loaded = LoadTrainData(config.data, config.seed);
-  auto shards = ClientShards(config.data, loaded.train, config.clients.count, config.seed);
+  // With a Hosting (an MPI rank), the shards and plans are decided from the labels alone, and only the
+  // hosted clients' rows are read with their features; the final plans must place the clients the same way
+  // (checked below).
+  std::vector<std::vector<int64_t>> shards;
+  RowHolding holding;
+  if (hosting.clients) {
+    holding.test = hosting.evaluates;
+    holding.train_rows = [&](const data::Dataset& labels) {
+      shards = ClientShards(config.data, labels, config.clients.count, config.seed);
+      PlanTable plans;
+      plans.reserve(shards.size());
+      for (const auto& shard : shards) plans.push_back(MakeRoundPlan(config.schedule, static_cast<int64_t>(shard.size())));
+      e.hosted = hosting.clients(plans);
+      std::vector<bool> rows(static_cast<size_t>(labels.rows()), false);
+      for (size_t c = 0; c < shards.size(); ++c) {
+        if (!e.hosted[c]) continue;
+        for (int64_t r : shards[c]) rows[static_cast<size_t>(r)] = true;
+      }
+      if (hosting.evaluates) {
+        for (int64_t r : TrainEvalRowNumbers(labels.rows(), config.eval.train_rows)) rows[static_cast<size_t>(r)] = true;
+        // The distance to a reference optimum is the objective over every client's data (sim/metrics.cc).
+        if (!config.eval.reference_optimum.empty()) rows.assign(rows.size(), true);
+      }
+      return rows;
+    };
+  }
+  LoadedData loaded = LoadTrainData(config.data, config.seed, holding);
+  if (shards.empty()) shards = ClientShards(config.data, loaded.train, config.clients.count, config.seed);
+  if (hosting.clients && e.hosted.empty()) e.hosted.assign(shards.size(), true);  // not LIBSVM: read whole
   // Shards are views into the one loaded training set: copying them doubled the peak memory (LeNet's
   // quick run: 534 MB for 235 MB of data; BENCHMARKS.md, "Memory").
   e.train = std::make_shared<const data::Dataset>(std::move(loaded.train));
   for (auto& shard : shards) e.shards.push_back(data::RowView{e.train.get(), std::move(shard)});
   e.test = std::move(loaded.test);
-  e.train_eval = TrainEvalRows(*e.train, config.eval.train_rows);
+  if (hosting.evaluates) e.train_eval = TrainEvalRows(*e.train, config.eval.train_rows);
   e.sampling = ParseSamplingModel(config.dp.sampling, "dp.sampling");
   e.proactive = ResolveProactiveOptions(config, e.sampling);
   if (e.proactive.enabled) SplitHoldouts(e, e.proactive.holdout_fraction);
@@ -216,6 +248,17 @@ Experiment BuildExperiment(const TrainConfig& input) {
   e.runtime = ResolveRuntimeOptions(config);
   e.server = ResolveServerOptions(config);
   e.faults = ResolveFaultPlan(config);
+  if (hosting.clients) {
+    // The rows were chosen from plans made before σ and the budget were resolved; placement must not differ.
+    ASYNCDP_CHECK_MSG(hosting.clients(e.plans) == e.hosted,
+                      "the final round plans place the clients differently from the plans the rows were read for");
+    // A client this process does not run needs no row list (its N_c is plans[c].n_records), unless the
+    // evaluation reads every client's rows (a reference optimum's objective).
+    const bool keep_all = hosting.evaluates && e.reference.has_value();
+    for (size_t c = 0; c < e.shards.size(); ++c) {
+      if (!e.hosted[c] && !keep_all) std::vector<int64_t>().swap(e.shards[c].indices);
+    }
+  }
   return e;
 }
 
@@ -296,6 +339,7 @@ std::vector<std::unique_ptr<ClientProtocol>> MakeClients(const Experiment& e, co
       clients.push_back(nullptr);
       continue;
     }
+    for (int64_t r : e.shards[c].indices) ASYNCDP_CHECK_MSG(e.train->Holds(r), "a hosted client's row was not read");
     ClientOptions options;
     options.id = static_cast<int64_t>(c);
     options.seed = e.config.seed;

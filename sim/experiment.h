@@ -8,6 +8,7 @@
 
 #include <Eigen/Dense>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "sim/proactive/private_checks.h"
 #include "sim/protocol/delay_rule.h"
 #include "sim/protocol/server_step.h"
+#include "sim/plan_table.h"
 #include "sim/round_plan.h"
 #include "sim/runtime/runtime_options.h"
 
@@ -40,13 +42,13 @@ struct Experiment {
   TrainConfig config;
   // The training rows as loaded, once; every client's shard is a view into it (no copy).
   std::shared_ptr<const data::Dataset> train;
-  std::vector<data::RowView> shards;  // client c's local data set d (N_c = shards[c].rows()), rows of *train
+  std::vector<data::RowView> shards;  // client c's local data set d (rows of *train; see `hosted`)
   data::Dataset test;                 // evaluation rows (capped at data.eval_rows)
   data::Dataset train_eval;           // training rows for the train-loss column (may be empty)
   std::optional<models::ReferenceOptimum> reference;  // w* of eval.reference_optimum (diagnostics)
   std::unique_ptr<models::Model> model;
   std::unique_ptr<DelayRule> delay_rule;
-  std::vector<RoundPlan> plans;       // per client: s_i, q_i, σ_i, η̄_i
+  PlanTable plans;                    // per client: s_i, q_i, σ_i, η̄_i
   Eigen::VectorXf initial_model;      // v̂_0
   SamplingModel sampling = SamplingModel::kPoisson;
   double delta = 0.0;                 // δ every ε refers to
@@ -66,6 +68,17 @@ struct Experiment {
   // audit.canaries > 0: the one-run audit's canaries planted in the audited client's data (and its model);
   // nullptr otherwise (sim/audit/train_audit.h).
   std::shared_ptr<audit::TrainCanaries> train_canaries;
+  // Built with a Hosting: the clients this process runs, and whether it evaluates. The other clients' rows
+  // are not in *train and their shards are empty (N_c is plans[c].n_records), unless the evaluation needs
+  // every row (a reference optimum). Empty: every client, and every shard is whole.
+  std::vector<bool> hosted;
+};
+
+// Which clients this process runs, decided from the public round plans, and whether it evaluates the model
+// (an MPI rank: sim/runtime/mpi_runtime.h). Default: one process runs everything.
+struct Hosting {
+  std::function<std::vector<bool>(const PlanTable& plans)> clients;
+  bool evaluates = true;
 };
 
 // The typed runtime options and per-client faults of a configuration (pure in the config and its seed).
@@ -80,8 +93,10 @@ AllocationSlots AllocationSlotsOf(const Experiment& experiment);
 // The most local rounds any client plans (the global round a run ends at if nothing stops early).
 int64_t LongestPlan(const Experiment& experiment);
 
-// Loads data and builds the experiment. Throws InputError/ConfigError for bad files or settings.
-Experiment BuildExperiment(const TrainConfig& config);
+// Loads data and builds the experiment. Throws InputError/ConfigError for bad files or settings. With a
+// Hosting, only the hosted clients' rows (and, if it evaluates, the evaluation rows) keep their features
+// (LIBSVM data; sim/train_data.h), and Experiment::hosted records the clients.
+Experiment BuildExperiment(const TrainConfig& config, const Hosting& hosting = {});
 
 // Refuses δ ≥ 0.1 (a void guarantee: it allows publishing a record outright with probability δ), for every
 // participation mode; `why_this_delta` says where δ came from. Throws ConfigError naming dp.delta.

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/accounting/account.h"
+#include "core/check.h"
 #include "core/error.h"
 #include "models/convergence_measures.h"
 
@@ -23,7 +24,10 @@ MetricsRecorder::MetricsRecorder(const Experiment& experiment) : experiment_(exp
   next_eval_ = experiment.config.eval.points > 0 ? every_ : std::numeric_limits<int64_t>::max();
   if (experiment.reference) {
     parts_.reserve(experiment.shards.size());
-    for (const auto& shard : experiment.shards) parts_.push_back(shard.Copy());
+    for (const auto& shard : experiment.shards) {
+      parts_.push_back(shard.Copy());
+      ASYNCDP_CHECK(parts_.back().HoldsEveryRow());  // an MPI rank 0 reads every row for this (sim/experiment.cc)
+    }
     for (const auto& part : parts_) part_ptrs_.push_back(&part);
   }
   if (experiment.config.output.diagnostics && experiment.config.eval.gradient_norm) {

@@ -17,7 +17,7 @@ namespace asyncdp::sim {
 
 // dp.sigma_schedule spreads its entries over equal parts of each plan: with more entries than a plan has
 // rounds, some entries would never be used — refused, naming the key.
-void CheckSigmaScheduleFits(const std::vector<double>& schedule, const std::vector<RoundPlan>& plans) {
+void CheckSigmaScheduleFits(const std::vector<double>& schedule, const PlanTable& plans) {
   for (const RoundPlan& plan : plans) {
     if (schedule.size() > static_cast<size_t>(plan.rounds())) {
       throw ConfigError("dp.sigma_schedule",
@@ -118,7 +118,7 @@ accounting::Schedule PrivacySetup::AppliedSchedule(const RoundPlan& plan, int64_
   return ForUnit(plan.PrivacySchedule(prefix, early, [this](double sigma) { return AccountedSigma(sigma); }));
 }
 
-PrivacySetup ResolvePrivacy(const TrainConfig& config, std::vector<RoundPlan>& plans, SamplingModel sampling,
+PrivacySetup ResolvePrivacy(const TrainConfig& config, PlanTable& plans, SamplingModel sampling,
                             double delta, int64_t dimension) {
   PrivacySetup p;
   p.enabled = config.dp.enabled;
@@ -184,7 +184,7 @@ PrivacySetup ResolvePrivacy(const TrainConfig& config, std::vector<RoundPlan>& p
     spdlog::info("calibrated sigma = {:.6g} for epsilon = {} (delta = {:.3g}) by the {} accountant", sigma,
                  config.dp.epsilon, delta, config.dp.accountant);
   }
-  for (RoundPlan& plan : plans) SetNoise(plan, p.sigma, config.dp.sigma_schedule);
+  plans.ForEachDistinct([&](RoundPlan& plan) { SetNoise(plan, p.sigma, config.dp.sigma_schedule); });
   CheckSigmaScheduleFits(config.dp.sigma_schedule, plans);
   if (config.dp.epsilon > 0.0 && config.dp.halt_at_budget) {
     // The halt round of each distinct plan, from the public schedule before training.
@@ -214,7 +214,7 @@ PrivacySetup ResolvePrivacy(const TrainConfig& config, std::vector<RoundPlan>& p
   return p;
 }
 
-std::vector<accounting::ClientRounds> ClientRoundsOf(const PrivacySetup& privacy, const std::vector<RoundPlan>& plans,
+std::vector<accounting::ClientRounds> ClientRoundsOf(const PrivacySetup& privacy, const PlanTable& plans,
                                                      const std::vector<int64_t>& rounds_done) {
   std::vector<accounting::ClientRounds> clients;
   clients.reserve(plans.size());
@@ -225,7 +225,7 @@ std::vector<accounting::ClientRounds> ClientRoundsOf(const PrivacySetup& privacy
   return clients;
 }
 
-accounting::PopulationReport AccountRun(const PrivacySetup& privacy, const std::vector<RoundPlan>& plans,
+accounting::PopulationReport AccountRun(const PrivacySetup& privacy, const PlanTable& plans,
                                         const std::vector<int64_t>& rounds_done) {
   accounting::PopulationOptions options;
   options.delta = privacy.delta;

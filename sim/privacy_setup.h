@@ -17,6 +17,7 @@
 #include "core/accounting/population.h"
 #include "core/accounting/schedule.h"
 #include "sim/config.h"
+#include "sim/plan_table.h"
 #include "sim/round_plan.h"
 
 namespace asyncdp::sim {
@@ -76,16 +77,16 @@ double CombinedSigma(double sigma, double count_sigma);
 // validates the combination (secure noise needs rdp), calibrates σ by `dp.accountant` for dp.epsilon when
 // dp.sigma = 0 (the largest client meets the target exactly), and computes every client's budget round
 // when dp.epsilon > 0 and dp.halt_at_budget. Throws ConfigError.
-PrivacySetup ResolvePrivacy(const TrainConfig& config, std::vector<RoundPlan>& plans, SamplingModel sampling,
+PrivacySetup ResolvePrivacy(const TrainConfig& config, PlanTable& plans, SamplingModel sampling,
                             double delta, int64_t dimension);
 
 // Every client's rounds as run: rounds [0, rounds_done[c]) of its plan.
-std::vector<accounting::ClientRounds> ClientRoundsOf(const PrivacySetup& privacy, const std::vector<RoundPlan>& plans,
+std::vector<accounting::ClientRounds> ClientRoundsOf(const PrivacySetup& privacy, const PlanTable& plans,
                                                      const std::vector<int64_t>& rounds_done);
 
 // The population report of a finished run: per accountant, the largest epsilon over clients and which
 // client attains it; the proactive theorems checked for every client.
-accounting::PopulationReport AccountRun(const PrivacySetup& privacy, const std::vector<RoundPlan>& plans,
+accounting::PopulationReport AccountRun(const PrivacySetup& privacy, const PlanTable& plans,
                                         const std::vector<int64_t>& rounds_done);
 
 }  // namespace asyncdp::sim

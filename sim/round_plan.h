@@ -33,6 +33,7 @@ struct RoundPlan {
   double rate(int64_t i) const;           // q_i = s_i / N_c, or allocation_rate when set
   int64_t iterations() const;             // K = Σ s_i
   int64_t max_sample_size() const;        // s_max
+  bool operator==(const RoundPlan&) const = default;
 
   // The subsampled-Gaussian rounds an accountant composes: rounds [0, rounds) as run-length groups (q_i,
   // σ_i) in order, with each σ replaced by accounted_sigma(σ) (the identity, or secure noise's effective

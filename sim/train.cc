@@ -99,23 +99,25 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   ValidateConfig(config, options.refuse_unused_keys);
   if (config.protocol.participation == "check_in") return checkin::RunCheckInTraining(config, options);
   const auto wall_start = std::chrono::steady_clock::now();
-  auto experiment_ptr = std::make_shared<Experiment>(BuildExperiment(config));
+  // MPI: each rank reads only its clients' rows (rank 0, the server, hosts none and evaluates).
+  Hosting hosting;
+#if ASYNCDP_WITH_MPI
+  if (const RuntimeOptions runtime = ResolveRuntimeOptions(config); runtime.kind == RuntimeKind::kMpi) {
+    hosting.clients = [runtime](const PlanTable& plans) { return MpiHostedClients(runtime, plans); };
+    hosting.evaluates = MpiRank() == 0;
+  }
+#endif
+  auto experiment_ptr = std::make_shared<Experiment>(BuildExperiment(config, hosting));
   const Experiment& experiment = *experiment_ptr;
   const TrainConfig& resolved = experiment.config;
   spdlog::info("train: {} clients, model {} ({} parameters), N_c = {}, T = {} rounds, K = {} per client, "
                "sigma = {:.6g}, runtime {}",
                resolved.clients.count, resolved.model.kind, experiment.model->NumParams(),
-               experiment.shards[0].rows(), experiment.plans[0].rounds(), experiment.plans[0].iterations(),
+               experiment.plans[0].n_records, experiment.plans[0].rounds(), experiment.plans[0].iterations(),
                experiment.privacy.sigma, resolved.protocol.runtime);
 
-#if ASYNCDP_WITH_MPI
   // MPI: each rank builds only the clients it hosts (rank 0, the server, none).
-  auto clients = MakeClients(experiment, experiment.runtime.kind == RuntimeKind::kMpi
-                                             ? MpiHostedClients(experiment.runtime, experiment.plans)
-                                             : std::vector<bool>{});
-#else
-  auto clients = MakeClients(experiment);
-#endif
+  auto clients = MakeClients(experiment, experiment.hosted);
   ServerProtocol server(resolved.clients.count, experiment.initial_model, experiment.server);
   MetricsRecorder metrics(experiment);
   ObserverList observers;
@@ -234,7 +236,7 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   s["sigma_calibrated"] = experiment.privacy.calibrated;
   s["clip"] = resolved.dp.clip;
   s["sample_size"] = experiment.plans[0].max_sample_size();
-  s["records_per_client"] = experiment.shards[0].rows();
+  s["records_per_client"] = experiment.plans[0].n_records;
   s["rounds_per_client"] = rounds_done;
   s["planned_grads_per_client"] = planned_grads;
   s["max_staleness"] = max_staleness;

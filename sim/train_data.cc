@@ -10,16 +10,34 @@
 
 namespace asyncdp::sim {
 
-LoadedData LoadTrainData(const DataConfig& config, uint64_t seed) {
+LoadedData LoadTrainData(const DataConfig& config, uint64_t seed, const RowHolding& holding) {
   data::DataLoadOptions options;
   options.format = data::ParseDataFormat(config.format, "data.format");
   options.num_features = config.features;
+  if (holding.train_rows) {
+    // The mask is over the file's rows: the training rows asked for, and the held-out test rows if wanted.
+    options.rows_to_hold = [&](const data::Dataset& labels) {
+      if (!config.test.empty()) return holding.train_rows(labels);
+      const auto split = data::SplitTrainTest(labels.rows(), config.test_fraction, seed);
+      const std::vector<bool> train = holding.train_rows(data::Subset(labels, split.train));
+      std::vector<bool> rows(static_cast<size_t>(labels.rows()), false);
+      for (size_t i = 0; i < split.train.size(); ++i) rows[static_cast<size_t>(split.train[i])] = train[i];
+      if (holding.test) {
+        for (int64_t r : split.test) rows[static_cast<size_t>(r)] = true;
+      }
+      return rows;
+    };
+  }
   LoadedData loaded;
   data::Dataset all = data::LoadDataset(config.train, options);
   if (config.test.empty()) {
     const auto split = data::SplitTrainTest(all.rows(), config.test_fraction, seed);
     loaded.train = data::Subset(all, split.train);
     loaded.test = data::Subset(all, split.test);
+  } else if (!holding.test) {
+    loaded.train = std::move(all);
+    loaded.test.format = loaded.train.format;
+    loaded.test.class_names = loaded.train.class_names;
   } else {
     loaded.train = std::move(all);
     // A LIBSVM test file is read with the training file's feature count and label mapping, so a test

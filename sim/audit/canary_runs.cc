@@ -121,9 +121,9 @@ CanaryExperiment::CanaryExperiment(const TrainConfig& config, const AuditOptions
   plain_model_ = std::make_unique<models::DiracCanaryModel>(base_model_, plain);
 
   run_plans_ = e.plans;
-  for (auto& plan : run_plans_) {
-    for (double& sigma : plan.noise_multipliers) sigma *= options_.noise_scale;
-  }
+  run_plans_.ForEachDistinct([scale = options_.noise_scale](RoundPlan& plan) {
+    for (double& sigma : plan.noise_multipliers) sigma *= scale;
+  });
 
   // The score rule of the audited client's plan (the public q_i and the accounted sigma_i).
   const RoundPlan& plan = e.plans[static_cast<size_t>(options_.client)];

@@ -32,6 +32,7 @@
 #include "sim/audit/audit_options.h"
 #include "sim/config.h"
 #include "sim/experiment.h"
+#include "sim/plan_table.h"
 
 namespace asyncdp::sim::audit {
 
@@ -92,7 +93,7 @@ class CanaryExperiment {
   double projection_scale_ = 1.0;  // C (record canaries) or C_u (whole-client canary)
   std::shared_ptr<const models::Model> base_model_;
   std::unique_ptr<models::DiracCanaryModel> plain_model_;  // the other clients: no canary rows
-  std::vector<RoundPlan> run_plans_;                       // plans with the noise the clients add
+  PlanTable run_plans_;                                    // plans with the noise the clients add
   AuditedClient in_, out_;                                 // multi-run variants
   models::MislabelledCanary mislabelled_;                  // --canary mislabelled: which record, which label
   data::Dataset mislabelled_row_;                          // that record with its new label (one row)

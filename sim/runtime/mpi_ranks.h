@@ -8,6 +8,7 @@
 
 #include "sim/protocol/client.h"
 #include "sim/protocol/server.h"
+#include "sim/plan_table.h"
 #include "sim/round_plan.h"
 #include "sim/runtime/client_outcome.h"
 #include "sim/runtime/mpi_transport.h"
@@ -18,7 +19,7 @@ namespace asyncdp::sim::mpi {
 
 // Rank 0 holds no client: the server's protocol state, every client's public plan (the planned s_i count
 // the gradients it receives), and what the ranks report at the end.
-RuntimeReport RunServerRank(const RuntimeOptions& options, const std::vector<RoundPlan>& plans,
+RuntimeReport RunServerRank(const RuntimeOptions& options, const PlanTable& plans,
                             ServerProtocol& server, RunObserver& observer, Endpoint& endpoint,
                             const Placement& placement, std::vector<ClientOutcome>& outcomes);
 

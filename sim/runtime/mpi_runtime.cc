@@ -72,7 +72,7 @@ int RequireRanks() {
 
 namespace {
 
-mpi::Placement PlacementOf(int ranks, const RuntimeOptions& options, const std::vector<RoundPlan>& plans) {
+mpi::Placement PlacementOf(int ranks, const RuntimeOptions& options, const PlanTable& plans) {
   std::vector<int64_t> work;
   work.reserve(plans.size());
   for (const RoundPlan& plan : plans) work.push_back(plan.iterations());  // Σ s_i: public
@@ -81,7 +81,7 @@ mpi::Placement PlacementOf(int ranks, const RuntimeOptions& options, const std::
 
 }  // namespace
 
-std::vector<bool> MpiHostedClients(const RuntimeOptions& options, const std::vector<RoundPlan>& plans) {
+std::vector<bool> MpiHostedClients(const RuntimeOptions& options, const PlanTable& plans) {
   const mpi::Placement placement = PlacementOf(RequireRanks(), options, plans);
   const int rank = MpiRank();
   std::vector<bool> hosted(plans.size(), false);
@@ -90,7 +90,7 @@ std::vector<bool> MpiHostedClients(const RuntimeOptions& options, const std::vec
 }
 
 RuntimeReport RunMpi(const RuntimeOptions& options, const FaultPlan& faults,
-                     std::vector<std::unique_ptr<ClientProtocol>>& clients, const std::vector<RoundPlan>& plans,
+                     std::vector<std::unique_ptr<ClientProtocol>>& clients, const PlanTable& plans,
                      ServerProtocol& server, RunObserver& observer, std::vector<ClientOutcome>& outcomes) {
   ASYNCDP_CHECK(faults.clients.size() == clients.size() && plans.size() == clients.size());
   RequireRanks();

@@ -26,6 +26,7 @@
 
 #include "sim/protocol/client.h"
 #include "sim/protocol/server.h"
+#include "sim/plan_table.h"
 #include "sim/round_plan.h"
 #include "sim/runtime/client_outcome.h"
 #include "sim/runtime/run_observer.h"
@@ -45,7 +46,7 @@ int MpiRank();
 // Which clients this rank hosts (options.mpi_placement over ranks 1..P−1 from the public plans; rank 0,
 // the server, hosts none). Each rank builds only these (MakeClients): a client's model copies, mailbox and
 // batch sampler live on its rank alone. MPI must be initialised with >= 2 ranks (InputError otherwise).
-std::vector<bool> MpiHostedClients(const RuntimeOptions& options, const std::vector<RoundPlan>& plans);
+std::vector<bool> MpiHostedClients(const RuntimeOptions& options, const PlanTable& plans);
 
 // Every rank calls RunMpi with the same public arguments (the same experiment from the same config):
 // `clients` holds this rank's hosted clients (MpiHostedClients) and null elsewhere, `plans` every client's
@@ -54,7 +55,7 @@ std::vector<bool> MpiHostedClients(const RuntimeOptions& options, const std::vec
 // and returns a report with only that rank's compute time. Throws InputError for fewer than 2 ranks and
 // MpiRunError when a rank fails (see above).
 RuntimeReport RunMpi(const RuntimeOptions& options, const FaultPlan& faults,
-                     std::vector<std::unique_ptr<ClientProtocol>>& clients, const std::vector<RoundPlan>& plans,
+                     std::vector<std::unique_ptr<ClientProtocol>>& clients, const PlanTable& plans,
                      ServerProtocol& server, RunObserver& observer, std::vector<ClientOutcome>& outcomes);
 
 }  // namespace asyncdp::sim

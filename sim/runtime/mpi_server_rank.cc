@@ -25,7 +25,7 @@ constexpr int kMaxBatch = 64;
 
 class ServerRank {
  public:
-  ServerRank(const RuntimeOptions& options, const std::vector<RoundPlan>& plans, ServerProtocol& server,
+  ServerRank(const RuntimeOptions& options, const PlanTable& plans, ServerProtocol& server,
              RunObserver& observer, Endpoint& endpoint, const Placement& placement)
       : options_(options),
         plans_(plans),
@@ -309,7 +309,7 @@ class ServerRank {
   }
 
   const RuntimeOptions& options_;
-  const std::vector<RoundPlan>& plans_;  // every client's public plan; rank 0 builds no client
+  const PlanTable& plans_;  // every client's public plan; rank 0 builds no client
   ServerProtocol& server_;
   RunObserver& observer_;
   Endpoint& endpoint_;
@@ -330,7 +330,7 @@ class ServerRank {
 
 }  // namespace
 
-RuntimeReport RunServerRank(const RuntimeOptions& options, const std::vector<RoundPlan>& plans,
+RuntimeReport RunServerRank(const RuntimeOptions& options, const PlanTable& plans,
                             ServerProtocol& server, RunObserver& observer, Endpoint& endpoint,
                             const Placement& placement, std::vector<ClientOutcome>& outcomes) {
   ServerRank rank(options, plans, server, observer, endpoint, placement);

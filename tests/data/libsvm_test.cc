@@ -192,5 +192,52 @@ TEST(LibsvmTest, AUtf8ByteOrderMarkIsSkippedAndColumnsCountFromAfterIt) {
   EXPECT_THROW(ParseLibsvm("+1 1:1\n\xEF\xBB\xBF-1 1:1\n", "bom.svm"), ParseError);
 }
 
+// rows_held: every row is parsed (labels, classes, inferred width and errors as in a full read); only the
+// held rows keep their features.
+TEST(LibsvmTest, RowsHeldKeepOnlyThoseRowsFeatures) {
+  const std::string text = "3 1:1 4:2\n-1 2:3\n3 5:4\n7 1:5\n";
+  const Dataset full = ParseLibsvm(text, "t.svm");
+  LibsvmOptions options;
+  options.rows_held = {false, true, false, true};
+  const Dataset part = ParseLibsvm(text, "t.svm", options);
+  EXPECT_EQ(part.rows(), full.rows());
+  EXPECT_EQ(part.features(), full.features());  // row 2 (feature 5), not held, still sets the width
+  EXPECT_EQ(part.class_names, full.class_names);
+  EXPECT_EQ(part.labels, full.labels);
+  EXPECT_EQ(part.nnz(), 2);
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_EQ(part.Holds(r), options.rows_held[static_cast<size_t>(r)]);
+    if (part.Holds(r)) {
+      EXPECT_EQ(Row(part, r), Row(full, r)) << "row " << r;
+    } else {
+      EXPECT_TRUE(Row(part, r).empty()) << "row " << r;
+    }
+  }
+  // Subset carries what is held.
+  const std::vector<int64_t> pick = {3, 0};
+  const Dataset sub = Subset(part, pick);
+  EXPECT_TRUE(sub.Holds(0));
+  EXPECT_FALSE(sub.Holds(1));
+  EXPECT_TRUE(full.Holds(2));  // a full read holds every row
+}
+
+TEST(LibsvmTest, LabelsOnlyReadsNoFeaturesAndStillReportsErrors) {
+  LibsvmOptions options;
+  options.labels_only = true;
+  const Dataset labels = ParseLibsvm("1 1:1 3:2\n0 2:1\n", "t.svm", options);
+  EXPECT_EQ(labels.rows(), 2);
+  EXPECT_EQ(labels.features(), 3);
+  EXPECT_EQ(labels.nnz(), 0);
+  EXPECT_THAT(labels.labels, ElementsAre(1, 0));
+  EXPECT_FALSE(labels.Holds(0));
+  EXPECT_THROW(ParseLibsvm("1 1:1\n0 2:x\n", "t.svm", options), ParseError);  // a row not kept is still checked
+}
+
+TEST(LibsvmTest, RowsHeldOfTheWrongLengthIsAConfigError) {
+  LibsvmOptions options;
+  options.rows_held = {true};
+  EXPECT_THROW(ParseLibsvm("1 1:1\n0 2:1\n", "t.svm", options), ConfigError);
+}
+
 }  // namespace
 }  // namespace asyncdp::data

@@ -37,7 +37,7 @@ double Pld(const accounting::Schedule& s) { return accounting::AccountSchedule(A
 
 TEST(ResolvePrivacy, AGivenSigmaIsUsedAndFilledIntoEveryRound) {
   const TrainConfig c = Config(1.3, 0.0);
-  std::vector<RoundPlan> plans = Plans(c, {1000, 2000});
+  PlanTable plans = Plans(c, {1000, 2000});
   const PrivacySetup p = ResolvePrivacy(c, plans, SamplingModel::kPoisson, 1e-5, 10);
   EXPECT_DOUBLE_EQ(p.sigma, 1.3);
   EXPECT_FALSE(p.calibrated);
@@ -49,7 +49,7 @@ TEST(ResolvePrivacy, AGivenSigmaIsUsedAndFilledIntoEveryRound) {
 
 TEST(ResolvePrivacy, CalibrationMakesTheLargestClientMeetTheTargetAndHaltsNobodyEarly) {
   const TrainConfig c = Config(0.0, 2.0);
-  std::vector<RoundPlan> plans = Plans(c, {1000, 400});  // the smaller shard has the larger rate
+  PlanTable plans = Plans(c, {1000, 400});  // the smaller shard has the larger rate
   const PrivacySetup p = ResolvePrivacy(c, plans, SamplingModel::kPoisson, 1e-5, 10);
   ASSERT_TRUE(p.calibrated);
   const double small = Pld({{20.0 / 400, p.sigma, 100}});
@@ -63,7 +63,7 @@ TEST(ResolvePrivacy, CalibrationMakesTheLargestClientMeetTheTargetAndHaltsNobody
 
 TEST(ResolvePrivacy, AFixedSigmaWithABudgetHaltsAtTheLastCertifiedRound) {
   TrainConfig c = Config(2.0, 1.0);  // q = 0.1: 10 rounds cost 0.8, 100 rounds 2.3
-  std::vector<RoundPlan> plans = Plans(c, {200});
+  PlanTable plans = Plans(c, {200});
   const PrivacySetup p = ResolvePrivacy(c, plans, SamplingModel::kPoisson, 1e-5, 10);
   const int64_t t = p.budget_rounds[0];
   ASSERT_GT(t, 0);
@@ -76,7 +76,7 @@ TEST(ResolvePrivacy, UserLevelCalibratesEveryRoundAtRateOne) {
   TrainConfig c = Config(0.0, 4.0);
   c.dp.unit = "client";
   c.dp.client_clip = 2.0;
-  std::vector<RoundPlan> plans = Plans(c, {1000});
+  PlanTable plans = Plans(c, {1000});
   const PrivacySetup p = ResolvePrivacy(c, plans, SamplingModel::kPoisson, 1e-5, 10);
   ASSERT_TRUE(p.user_level);
   const double eps = Pld({{1.0, p.sigma, 100}});
@@ -92,7 +92,7 @@ TEST(ResolvePrivacy, AdaptiveClippingCalibratesTheCombinedMultiplier) {
   TrainConfig c = Config(0.0, 2.0);
   c.dp.clip_mode = "adaptive";
   c.dp.clip_count_sigma = 5.0;
-  std::vector<RoundPlan> plans = Plans(c, {400});
+  PlanTable plans = Plans(c, {400});
   const PrivacySetup p = ResolvePrivacy(c, plans, SamplingModel::kPoisson, 1e-5, 10);
   const double combined = CombinedSigma(p.sigma, 5.0);
   EXPECT_LT(combined, p.sigma);
@@ -104,7 +104,7 @@ TEST(ResolvePrivacy, AdaptiveClippingCalibratesTheCombinedMultiplier) {
 TEST(ResolvePrivacy, RefusesWhatTheEventCannotBeAccountedBy) {
   TrainConfig c = Config(1.0, 0.0);
   c.dp.secure_noise = true;  // discrete Gaussian: RDP only
-  std::vector<RoundPlan> plans = Plans(c, {400});
+  PlanTable plans = Plans(c, {400});
   EXPECT_THROW(ResolvePrivacy(c, plans, SamplingModel::kPoisson, 1e-5, 10), ConfigError);
   c.dp.accountant = "rdp";
   EXPECT_NO_THROW(ResolvePrivacy(c, plans, SamplingModel::kPoisson, 1e-5, 10));

@@ -60,5 +60,68 @@ TEST(ShardView, DenseLeNetRunIsBitIdenticalToCopiedShards) {
   ExpectViewsTrainLikeCopies(testing::SmallLenetConfig(2));
 }
 
+// A process that hosts some clients (an MPI rank, sim/train.cc) reads only their rows: the shards, plans
+// and classes are those of a full build, the hosted clients' rows carry the same features, nobody else's do,
+// and the test rows are read only by the process that evaluates.
+void ExpectHostingReadsOnlyHostedRows(TrainConfig config, bool evaluates) {
+  const Experiment full = BuildExperiment(config);
+  Hosting hosting;
+  hosting.clients = [](const PlanTable& plans) {
+    std::vector<bool> hosted(plans.size());
+    for (size_t c = 0; c < plans.size(); ++c) hosted[c] = c % 2 == 1;
+    return hosted;
+  };
+  hosting.evaluates = evaluates;
+  const Experiment part = BuildExperiment(config, hosting);
+  ASSERT_EQ(part.hosted.size(), full.shards.size());
+  EXPECT_EQ(part.train->class_names, full.train->class_names);
+  EXPECT_EQ(part.train->features(), full.train->features());
+  EXPECT_LT(part.train->nnz(), full.train->nnz());
+  for (size_t c = 0; c < full.shards.size(); ++c) {
+    EXPECT_EQ(part.plans[c], full.plans[c]) << "client " << c;
+    EXPECT_EQ(part.plans[c].n_records, full.shards[c].rows());
+    if (!part.hosted[c]) {
+      EXPECT_TRUE(part.shards[c].indices.empty()) << "client " << c << ": not hosted, no row list";
+      if (!evaluates) {  // (the evaluating process also reads the train-loss rows, eval.train_rows)
+        for (int64_t r : full.shards[c].indices) ASSERT_FALSE(part.train->Holds(r)) << "client " << c << " row " << r;
+      }
+      continue;
+    }
+    ASSERT_EQ(part.shards[c].indices, full.shards[c].indices) << "client " << c;
+    for (int64_t r : part.shards[c].indices) {
+      ASSERT_TRUE(part.train->Holds(r)) << "client " << c << " row " << r;
+      ASSERT_EQ(part.train->labels[static_cast<size_t>(r)], full.train->labels[static_cast<size_t>(r)]);
+      const Eigen::VectorXf a = part.train->sparse.row(r);
+      const Eigen::VectorXf b = full.train->sparse.row(r);
+      ASSERT_EQ(a, b) << "client " << c << " row " << r;
+    }
+  }
+  EXPECT_EQ(MakeClients(part, part.hosted).size(), full.shards.size());  // hosted rows are all there
+  if (evaluates) {
+    EXPECT_EQ(part.test.rows(), full.test.rows());
+    EXPECT_EQ(part.test.nnz(), full.test.nnz());
+    EXPECT_EQ(part.train_eval.nnz(), full.train_eval.nnz());
+  } else {
+    EXPECT_EQ(part.test.nnz(), 0);  // no test features read
+    EXPECT_EQ(part.train_eval.rows(), 0);
+  }
+}
+
+TEST(ShardView, AHostingProcessReadsOnlyItsClientsRows) {
+  TrainConfig c = testing::SmallA9aConfig(4, 300);
+  c.data.partition = "dirichlet";  // the label-skewed partition is decided from the labels alone
+  c.eval.train_rows = 50;
+  ExpectHostingReadsOnlyHostedRows(c, false);
+  ExpectHostingReadsOnlyHostedRows(c, true);
+}
+
+TEST(ShardView, AHostingProcessReadsTheHeldOutTestRowsOnlyIfItEvaluates) {
+  TrainConfig c = testing::SmallA9aConfig(3, 200);
+  c.data.test.clear();
+  c.data.test_fraction = 0.2;  // the test rows come from the training file
+  ExpectHostingReadsOnlyHostedRows(c, true);
+  ExpectHostingReadsOnlyHostedRows(c, false);
+}
+
 }  // namespace
 }  // namespace asyncdp::sim
