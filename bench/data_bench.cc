@@ -37,6 +37,26 @@ void BM_LibsvmParse(benchmark::State& state, const std::string& name) {
 BENCHMARK_CAPTURE(BM_LibsvmParse, a9a, std::string("a9a"))->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_LibsvmParse, ijcnn1, std::string("ijcnn1"))->Unit(benchmark::kMillisecond);
 
+// What an MPI rank does to read only its clients' rows (sim/train_data.cc): a labels-only parse, then a
+// parse keeping the features of 1/W of the rows (W = range(0) worker ranks, a block of rows each). Against
+// BM_LibsvmParse/ijcnn1 this is the price of skipping rows instead of one rank parsing and scattering them.
+void BM_LibsvmParseHostedRows(benchmark::State& state) {
+  const std::string& text = LibsvmText("ijcnn1");
+  const int64_t workers = state.range(0);
+  asyncdp::data::LibsvmOptions labels_only;
+  labels_only.labels_only = true;
+  for (auto _ : state) {
+    const asyncdp::data::Dataset labels = asyncdp::data::ParseLibsvm(text, "ijcnn1", labels_only);
+    asyncdp::data::LibsvmOptions hosted;
+    hosted.rows_held.assign(static_cast<size_t>(labels.rows()), false);
+    for (int64_t r = 0; r < labels.rows() / workers; ++r) hosted.rows_held[static_cast<size_t>(r)] = true;
+    asyncdp::data::Dataset d = asyncdp::data::ParseLibsvm(text, "ijcnn1", hosted);
+    benchmark::DoNotOptimize(d.sparse.valuePtr());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
+}
+BENCHMARK(BM_LibsvmParseHostedRows)->Arg(1)->Arg(4)->Arg(64)->Unit(benchmark::kMillisecond);
+
 // End to end from the compressed file: read, gunzip (zlib), parse. Bytes = decompressed text.
 void BM_LibsvmReadGzFile(benchmark::State& state) {
   const std::string path = SharedPath("datasets/libsvm/a9a.gz");
