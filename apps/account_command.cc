@@ -15,6 +15,9 @@
 //    "gdp": {"epsilon", "mu", "bound", "method"}}
 // With --at-epsilon E instead of --delta: "at_epsilon" replaces "delta" and each accountant reports
 // {"delta", "bound", "method"}, the smallest delta at E (a point of the privacy curve delta(epsilon)).
+// With --curve: also "curve": {<accountant>: {"bound", "epsilon_of_delta": [{"delta", "epsilon"}],
+// "delta_of_epsilon": [{"epsilon", "delta"}], "tradeoff": [{"alpha", "beta"}], "tradeoff_profile_points"}}
+// (core/accounting/privacy_curve.h; lists from --curve-deltas, --curve-epsilons, --curve-alphas).
 // With --schedule, "q"/"sigma" are replaced by "schedule": [{"q", "sigma", "count"}, ...].
 // With --epsilon, each accountant reports {"sigma", "epsilon"} (or {"sigma": null} if none up to 1e4).
 // An accountant that cannot account the input (e.g. PLD beyond 2^30 rounds) reports {"epsilon": null,
@@ -39,6 +42,7 @@
 #include "core/accounting/account.h"
 #include "core/accounting/dp_event.h"
 #include "core/accounting/csv_input.h"
+#include "core/accounting/privacy_curve.h"
 #include "core/accounting/report.h"
 #include <fmt/format.h>
 
@@ -64,6 +68,8 @@ struct AccountArgs {
   int64_t windows = 1;      // --windows (random allocation)
   double participation = 1.0;  // --p0 (random allocation)
   double at_epsilon = 0.0;     // --at-epsilon: delta(epsilon) instead of epsilon(delta)
+  bool curve = false;          // --curve
+  std::vector<double> curve_deltas, curve_epsilons, curve_alphas;
 };
 
 SamplingModel ParseSampling(const std::string& text, const std::string& key) {
@@ -166,6 +172,45 @@ nlohmann::ordered_json RandomAllocationJson(const AccountRequest& args) {
   return args.epsilon ? CalibrateRandomAllocation(a, *args.epsilon) : AccountRandomAllocation(a);
 }
 
+// --curve: every requested accountant's whole curve (core/accounting/privacy_curve.h), from the event of
+// the schedule; an accountant that cannot account it says why.
+nlohmann::ordered_json CurveJson(const AccountRequest& args, const accounting::Schedule& schedule,
+                                 SamplingModel sampling, const std::vector<AccountantKind>& accountants) {
+  const accounting::DpEventPtr event = accounting::ScheduleEvent(schedule, sampling);
+  const std::vector<double> deltas = args.curve_deltas.empty() ? accounting::DefaultCurveDeltas() : args.curve_deltas;
+  const std::vector<double> alphas =
+      args.curve_alphas.empty() ? accounting::DefaultTradeoffAlphas() : args.curve_alphas;
+  accounting::AccountQuery query;
+  query.delta = *std::min_element(deltas.begin(), deltas.end());
+  query.pld_lower_bound = false;
+  nlohmann::ordered_json out;
+  for (AccountantKind kind : accountants) {
+    const std::string name(accounting::ToString(kind));
+    const accounting::Accounted accounted = accounting::Account(*event, kind, query);
+    if (!accounted.available) {
+      out[name] = {{"unavailable", accounted.reason}};
+      continue;
+    }
+    const accounting::PrivacyCurve curve = accounting::CurveOf(*accounted.composed, deltas, args.curve_epsilons, alphas);
+    nlohmann::ordered_json section;
+    section["bound"] = std::string(accounting::ToString(accounted.bound));
+    nlohmann::ordered_json eps = nlohmann::ordered_json::array(), del = nlohmann::ordered_json::array(),
+                           trade = nlohmann::ordered_json::array();
+    for (const auto& p : curve.epsilon_of_delta) eps.push_back({{"delta", p.x}, {"epsilon", Number(p.y)}});
+    for (const auto& p : curve.delta_of_epsilon) del.push_back({{"epsilon", p.x}, {"delta", p.y}});
+    for (const auto& p : curve.tradeoff) trade.push_back({{"alpha", p.x}, {"beta", p.y}});
+    section["epsilon_of_delta"] = std::move(eps);
+    section["delta_of_epsilon"] = std::move(del);
+    section["tradeoff"] = std::move(trade);
+    section["tradeoff_profile_points"] = curve.profile_points;
+    section["tradeoff_is"] = accounted.bound == accounting::BoundKind::kUpperBound
+                                 ? "a lower bound on the type-II error of any test at type-I error alpha"
+                                 : "an approximation (this accountant's epsilon is not a bound)";
+    out[name] = std::move(section);
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::ordered_json AccountJson(const AccountRequest& args) {
@@ -175,6 +220,10 @@ nlohmann::ordered_json AccountJson(const AccountRequest& args) {
     if (args.at_epsilon) {
       throw ConfigError(dash + "at-epsilon", "is not available for sampling random_allocation (its bounds give "
                                              "epsilon at delta only): give " + dash + "delta");
+    }
+    if (args.curve) {
+      throw ConfigError(dash + "curve", "is not available for sampling random_allocation (its bounds give "
+                                        "epsilon at delta only)");
     }
     return RandomAllocationJson(args);
   }
@@ -248,6 +297,7 @@ nlohmann::ordered_json AccountJson(const AccountRequest& args) {
   out["neighbors"] = std::string(ToString(NaturalNeighbours(sampling)));
   out["public"] = "q (hence N behind q = s/N), the number of rounds and delta are treated as public";
   if (calibrate) {
+    if (args.curve) throw ConfigError(dash + "curve", "describes a given sigma; it does not calibrate (drop " + dash + "epsilon)");
     out.update(Calibrate(args, steps, sampling, accountants, requested_alone));
     return out;
   }
@@ -295,6 +345,7 @@ nlohmann::ordered_json AccountJson(const AccountRequest& args) {
     }
     out[name] = std::move(section);
   }
+  if (args.curve) out["curve"] = CurveJson(args, schedule, sampling, accountants);
   return out;
 }
 
@@ -325,6 +376,14 @@ void RunAccount(const AccountArgs& args, const CLI::App& command) {
   } else if (!command.count("--delta")) {
     throw ConfigError("--delta", "required (or --at-epsilon E for the smallest delta at E)");
   }
+  if (!args.curve && (command.count("--curve-deltas") || command.count("--curve-epsilons") ||
+                      command.count("--curve-alphas"))) {
+    throw ConfigError("--curve-deltas", "--curve-deltas, --curve-epsilons and --curve-alphas need --curve");
+  }
+  request.curve = args.curve;
+  request.curve_deltas = args.curve_deltas;
+  request.curve_epsilons = args.curve_epsilons;
+  request.curve_alphas = args.curve_alphas;
   request.delta = args.delta;
   request.accountant = args.accountant;
   request.sampling = args.sampling;
@@ -392,6 +451,16 @@ void RegisterAccountCommand(CLI::App& app) {
   account->add_option("--p0", args->participation,
                       "random_allocation: probability that a record checks in to a window, in (0, 1]")
       ->capture_default_str();
+  account->add_flag("--curve", args->curve,
+                    "Also each accountant's whole curve: epsilon(delta), delta(epsilon) and the trade-off beta(alpha)");
+  account->add_option("--curve-deltas", args->curve_deltas, "--curve: the deltas of epsilon(delta) (default 1e-1 ... 1e-10)")
+      ->delimiter(',');
+  account->add_option("--curve-epsilons", args->curve_epsilons,
+                      "--curve: the epsilons of delta(epsilon) (default 21 from 0 to epsilon(min delta))")
+      ->delimiter(',');
+  account->add_option("--curve-alphas", args->curve_alphas,
+                      "--curve: the type-I errors alpha of the trade-off curve (default 0, 1e-6 ... 1e-3, 0.01 ... 1)")
+      ->delimiter(',');
   account->footer(kFooter);
   account->callback([args, account] { RunAccount(*args, *account); });
 }

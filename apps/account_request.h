@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/accounting/schedule.h"
 
@@ -31,6 +32,12 @@ struct AccountRequest {
   std::optional<int64_t> allocations;  // k, rounds each record joins per window
   std::optional<int64_t> windows;      // E, windows composed
   std::optional<double> participation; // p0, probability a record takes part in a window
+  // Also the whole curve of each requested accountant, under "curve" (core/accounting/privacy_curve.h):
+  // ε(δ) at curve_deltas, δ(ε) at curve_epsilons and the trade-off β(α) at curve_alphas (empty: defaults).
+  bool curve = false;
+  std::vector<double> curve_deltas;
+  std::vector<double> curve_epsilons;
+  std::vector<double> curve_alphas;
   // Prefix of the argument names in error messages: "--" for the CLI ("--q: must be in (0, 1]"), "" for
   // keyword arguments in Python ("q: must be in (0, 1]").
   std::string option_prefix = "--";

@@ -18,11 +18,13 @@ from .accounting import (
     AccountResult,
     AccountantResult,
     CalcResult,
+    PrivacyCurve,
     account,
     calc,
     calibrate_sigma,
     delta,
     epsilon,
+    privacy_curve,
 )
 from .data import load_libsvm
 from .errors import BinaryFormatError, ConfigError, InfeasibleTarget, InputError, ParseError
@@ -45,6 +47,7 @@ __all__ = [
     "InfeasibleTarget",
     "InputError",
     "ParseError",
+    "PrivacyCurve",
     "Run",
     "account",
     "calc",
@@ -52,6 +55,7 @@ __all__ = [
     "delta",
     "epsilon",
     "load_libsvm",
+    "privacy_curve",
     "set_log_level",
     "train",
 ]

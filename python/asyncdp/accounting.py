@@ -389,6 +389,65 @@ def _curve_point(field, named, schedule, accountant, sampling):
     return np.array([one(r) for r in rows])
 
 
+@dataclasses.dataclass(frozen=True)
+class PrivacyCurve:
+    """One accountant's whole privacy curve of a mechanism (``asyncdp account --curve``).
+
+    ``epsilon_of_delta``: DataFrame (delta, epsilon); ``delta_of_epsilon``: DataFrame (epsilon, delta);
+    ``tradeoff``: DataFrame (alpha, beta), beta(alpha) the smallest type-II error a test of "the record is in"
+    can have at type-I error alpha — a lower bound from the privacy profile when ``bound`` is
+    "upper_bound" (f-DP, Dong, Roth & Su 2022; docs/theory.md, "Privacy curves").
+    """
+
+    accountant: str
+    bound: str
+    epsilon_of_delta: Any
+    delta_of_epsilon: Any
+    tradeoff: Any
+    tradeoff_profile_points: int
+
+
+def privacy_curve(q: Optional[float] = None, sigma: Optional[float] = None, steps: Optional[int] = None, *,
+                  schedule: Union[PathLike, Sequence[tuple], None] = None, accountant: str = "pld",
+                  sampling: str = "poisson", deltas: Optional[Sequence[float]] = None,
+                  epsilons: Optional[Sequence[float]] = None,
+                  alphas: Optional[Sequence[float]] = None) -> PrivacyCurve:
+    """epsilon(delta), delta(epsilon) and the trade-off curve beta(alpha) of DP-SGD rounds, by one accountant.
+
+    Defaults: deltas 1e-1 ... 1e-10; epsilons 21 points from 0 to epsilon(min delta); alphas 0, 1e-6 ... 1e-3,
+    0.01 ... 1.
+
+    >>> c = privacy_curve(q=0.01, sigma=1.0, steps=1000, deltas=[1e-5])
+    >>> round(float(c.epsilon_of_delta["epsilon"][0]), 3)
+    1.829
+    >>> bool(c.tradeoff["beta"].is_monotonic_decreasing)
+    True
+    """
+    import pandas as pd
+
+    _single_accountant(accountant)
+    groups = path = None
+    if isinstance(schedule, (str, os.PathLike)):
+        path = os.fspath(schedule)
+    elif schedule is not None:
+        groups = _schedule_groups(schedule)
+    lists = {}
+    for name, values in (("deltas", deltas), ("epsilons", epsilons), ("alphas", alphas)):
+        lists[name] = None if values is None else [_real(f"{name}[{i}]", v) for i, v in enumerate(values)]
+    headline = min(lists["deltas"]) if lists["deltas"] else 1e-5
+    obj = _asyncdp.account_json(
+        _real("q", q), _real("sigma", sigma), None, _rounds("steps", steps), groups, path, headline, accountant,
+        sampling, None, None, None, None, True, lists["deltas"], lists["epsilons"], lists["alphas"])
+    section = obj["curve"][accountant]
+    if "unavailable" in section:
+        raise ConfigError(f"accountant: {section['unavailable']}", "accountant", section["unavailable"])
+    return PrivacyCurve(accountant=accountant, bound=section["bound"],
+                        epsilon_of_delta=pd.DataFrame(section["epsilon_of_delta"], columns=["delta", "epsilon"]),
+                        delta_of_epsilon=pd.DataFrame(section["delta_of_epsilon"], columns=["epsilon", "delta"]),
+                        tradeoff=pd.DataFrame(section["tradeoff"], columns=["alpha", "beta"]),
+                        tradeoff_profile_points=section["tradeoff_profile_points"])
+
+
 def _single_accountant(accountant):
     if accountant not in ("rdp", "pld", "gdp"):
         message = f"expected one of rdp, pld, gdp, got {accountant!r}"
@@ -465,5 +524,5 @@ def calc(N: float, delta: float, *, K: Optional[float] = None, sigma: Optional[f
     return from_json(CalcResult, obj)
 
 
-__all__ = ["AccountResult", "AccountantResult", "CalcResult", "account", "calc", "calibrate_sigma", "delta",
-           "epsilon"]
+__all__ = ["AccountResult", "AccountantResult", "CalcResult", "PrivacyCurve", "account", "calc", "calibrate_sigma",
+           "delta", "epsilon", "privacy_curve"]

@@ -40,8 +40,14 @@ py::object AccountJson(std::optional<double> q, std::optional<double> sigma, std
                        std::optional<std::string> schedule_path, double delta, const std::string& accountant,
                        const std::string& sampling, std::optional<int64_t> allocations,
                        std::optional<int64_t> windows, std::optional<double> participation,
-                       std::optional<double> at_epsilon) {
+                       std::optional<double> at_epsilon, bool curve, std::optional<std::vector<double>> curve_deltas,
+                       std::optional<std::vector<double>> curve_epsilons,
+                       std::optional<std::vector<double>> curve_alphas) {
   apps::AccountRequest request;
+  request.curve = curve;
+  request.curve_deltas = curve_deltas.value_or(std::vector<double>{});
+  request.curve_epsilons = curve_epsilons.value_or(std::vector<double>{});
+  request.curve_alphas = curve_alphas.value_or(std::vector<double>{});
   request.at_epsilon = at_epsilon;
   request.allocations = allocations;
   request.windows = windows;
@@ -129,8 +135,11 @@ void RegisterAccounting(py::module_& m) {
   m.def("account_json", &AccountJson, py::arg("q"), py::arg("sigma"), py::arg("epsilon"), py::arg("steps"),
         py::arg("schedule"), py::arg("schedule_path"), py::arg("delta"), py::arg("accountant"),
         py::arg("sampling"), py::arg("k") = py::none(), py::arg("windows") = py::none(),
-        py::arg("p0") = py::none(), py::arg("at_epsilon") = py::none(),
-        "The JSON object of `asyncdp account` as a dict (`asyncdp account --at-epsilon` with at_epsilon).");
+        py::arg("p0") = py::none(), py::arg("at_epsilon") = py::none(), py::arg("curve") = false,
+        py::arg("curve_deltas") = py::none(), py::arg("curve_epsilons") = py::none(),
+        py::arg("curve_alphas") = py::none(),
+        "The JSON object of `asyncdp account` as a dict (`asyncdp account --at-epsilon` with at_epsilon, "
+        "`--curve` with curve).");
   m.def("calc_json", &CalcJson, py::arg("N"), py::arg("K"), py::arg("delta"), py::arg("sigma"), py::arg("epsilon"),
         py::arg("theta"), py::arg("mode"), py::arg("phases"), py::arg("phases_path"),
         "The JSON object of `asyncdp calc` as a dict.");

@@ -314,5 +314,41 @@ TEST(AccountCommandTest, RandomAllocationCalibratesSigma) {
   EXPECT_THAT(both.err, HasSubstr("exactly one of --sigma / --epsilon"));
 }
 
+// --curve: ε(δ), δ(ε) and the trade-off β(α) per accountant; its ε at the headline δ is the headline's.
+TEST(AccountCommandTest, CurvePrintsEveryAccountantsWholeCurve) {
+  testing::TempDir dir;
+  const CliResult r = RunAsyncdp(
+      "account --q 0.01 --sigma 1 --steps 1000 --delta 1e-5 --accountant pld --curve --curve-deltas 1e-3,1e-5 "
+      "--curve-epsilons 0,1,2 --curve-alphas 0,0.05,0.5,1",
+      dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto out = nlohmann::ordered_json::parse(r.out);
+  const auto& curve = out["curve"]["pld"];
+  EXPECT_EQ(curve["bound"], "upper_bound");
+  ASSERT_EQ(curve["epsilon_of_delta"].size(), 2u);
+  EXPECT_EQ(curve["epsilon_of_delta"][1]["delta"].get<double>(), 1e-5);
+  EXPECT_NEAR(curve["epsilon_of_delta"][1]["epsilon"].get<double>(), out["pld"]["epsilon"].get<double>(),
+              1e-9 * out["pld"]["epsilon"].get<double>());
+  ASSERT_EQ(curve["delta_of_epsilon"].size(), 3u);
+  EXPECT_GT(curve["delta_of_epsilon"][0]["delta"].get<double>(), curve["delta_of_epsilon"][2]["delta"].get<double>());
+  ASSERT_EQ(curve["tradeoff"].size(), 4u);
+  EXPECT_NEAR(curve["tradeoff"][0]["beta"].get<double>(), 1.0, 1e-9);  // α = 0: β = 1 − δ(ε_max) ≈ 1
+  EXPECT_EQ(curve["tradeoff"][3]["beta"].get<double>(), 0.0);
+  EXPECT_GT(curve["tradeoff_profile_points"].get<int>(), 100);
+}
+
+TEST(AccountCommandTest, CurveRefusesWhatItCannotDraw) {
+  testing::TempDir dir;
+  const CliResult alloc = RunAsyncdp(
+      "account --sampling random_allocation --steps 100 --sigma 1 --delta 1e-5 --curve", dir);
+  EXPECT_EQ(alloc.exit_code, 2);
+  EXPECT_THAT(alloc.err, HasSubstr("--curve"));
+  const CliResult lists = RunAsyncdp("account --q 0.01 --sigma 1 --steps 10 --delta 1e-5 --curve-deltas 1e-5", dir);
+  EXPECT_EQ(lists.exit_code, 2);
+  EXPECT_THAT(lists.err, HasSubstr("need --curve"));
+  const CliResult bad = RunAsyncdp("account --q 0.01 --sigma 1 --steps 10 --delta 1e-5 --curve --curve-deltas 2", dir);
+  EXPECT_EQ(bad.exit_code, 2);
+}
+
 }  // namespace
 }  // namespace asyncdp::apps

@@ -1,0 +1,92 @@
+#include "core/accounting/privacy_curve.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/error.h"
+
+namespace asyncdp::accounting {
+namespace {
+
+constexpr int kDefaultEpsilonPoints = 21;
+constexpr int kProfilePoints = 400;
+
+double EpsilonOrInfinity(const Accountant& composed, double delta) {
+  const double eps = composed.Epsilon(delta).epsilon;
+  return std::isnan(eps) ? std::numeric_limits<double>::infinity() : eps;
+}
+
+}  // namespace
+
+std::vector<double> DefaultCurveDeltas() {
+  std::vector<double> deltas;
+  for (int e = 1; e <= 10; ++e) deltas.push_back(std::pow(10.0, -e));
+  return deltas;
+}
+
+std::vector<double> DefaultTradeoffAlphas() {
+  std::vector<double> alphas = {0.0, 1e-6, 1e-5, 1e-4, 1e-3};
+  for (int j = 1; j <= 100; ++j) alphas.push_back(j / 100.0);
+  return alphas;
+}
+
+std::vector<CurvePoint> TradeoffFromProfile(std::span<const CurvePoint> profile, std::span<const double> alphas) {
+  std::vector<CurvePoint> curve;
+  curve.reserve(alphas.size());
+  for (const double alpha : alphas) {
+    if (!(alpha >= 0.0 && alpha <= 1.0)) throw ConfigError("alpha", "a type-I error must be in [0, 1]");
+    double beta = std::max(0.0, 1.0 - alpha);  // δ = 1 says nothing: β ≥ 0; the trivial test bounds β ≤ 1 − α
+    double best = 0.0;
+    for (const CurvePoint& p : profile) {
+      const double eps = p.x, delta = std::clamp(p.y, 0.0, 1.0);
+      const double a = 1.0 - delta - std::exp(eps) * alpha;
+      const double b = std::exp(-eps) * (1.0 - delta - alpha);
+      best = std::max({best, a, b});
+    }
+    curve.push_back({alpha, std::min(beta, best)});
+  }
+  return curve;
+}
+
+PrivacyCurve CurveOf(const Accountant& composed, std::span<const double> deltas, std::span<const double> epsilons,
+                     std::span<const double> alphas) {
+  PrivacyCurve curve;
+  double smallest_delta = 1.0;
+  for (const double delta : deltas) {
+    if (!(delta > 0.0 && delta < 1.0)) throw ConfigError("delta", "every delta of a curve must be in (0, 1)");
+    curve.epsilon_of_delta.push_back({delta, EpsilonOrInfinity(composed, delta)});
+    smallest_delta = std::min(smallest_delta, delta);
+  }
+  std::vector<double> eps_grid(epsilons.begin(), epsilons.end());
+  if (eps_grid.empty()) {
+    const double top = EpsilonOrInfinity(composed, smallest_delta);
+    if (std::isfinite(top)) {
+      for (int j = 0; j < kDefaultEpsilonPoints; ++j) eps_grid.push_back(top * j / (kDefaultEpsilonPoints - 1));
+    }
+  }
+  for (const double eps : eps_grid) {
+    if (!(eps >= 0.0 && std::isfinite(eps))) throw ConfigError("epsilon", "every epsilon of a curve must be finite and >= 0");
+    curve.delta_of_epsilon.push_back({eps, std::clamp(composed.Delta(eps), 0.0, 1.0)});
+  }
+  // The profile behind the trade-off curve: a fine grid up to where δ(ε) is negligible, plus the points above.
+  std::vector<CurvePoint> profile = curve.delta_of_epsilon;
+  // Up to ε(10^-12), or the smallest of 10^-10, 10^-8 the accountant gives a finite ε for (the PLD's upper
+  // bound turns +inf where its FFT round-off would dominate, docs/theory.md §7).
+  double top = std::numeric_limits<double>::infinity();
+  for (const double delta : {1e-12, 1e-10, 1e-8}) {
+    top = EpsilonOrInfinity(composed, delta);
+    if (std::isfinite(top)) break;
+  }
+  if (std::isfinite(top)) {
+    for (int j = 0; j < kProfilePoints; ++j) {
+      const double eps = top * j / (kProfilePoints - 1);
+      profile.push_back({eps, std::clamp(composed.Delta(eps), 0.0, 1.0)});
+    }
+  }
+  curve.profile_points = static_cast<int>(profile.size());
+  curve.tradeoff = TradeoffFromProfile(profile, alphas);
+  return curve;
+}
+
+}  // namespace asyncdp::accounting
