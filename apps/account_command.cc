@@ -49,6 +49,7 @@
 #include "core/accounting/pld/pld.h"
 #include "core/error.h"
 #include "data/file_contents.h"
+#include "sim/json_number.h"
 
 namespace asyncdp::apps {
 namespace {
@@ -104,10 +105,8 @@ std::vector<AccountantKind> RequestedAccountants(const std::string& name, const 
   return {accounting::ParseAccountantKind(name, key)};
 }
 
-// JSON has no infinity: an unbounded epsilon (sigma -> 0) is written as null.
-nlohmann::ordered_json Number(double x) {
-  return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr);
-}
+// An unbounded epsilon (sigma -> 0) is written as null.
+nlohmann::ordered_json Number(double x) { return sim::FiniteOrNull<nlohmann::ordered_json>(x); }
 
 void AddAssumptions(nlohmann::ordered_json& section, const accounting::Assumptions& a) {
   section["bound"] = std::string(accounting::ToString(a.bound));

@@ -13,13 +13,12 @@
 #include "core/accounting/report.h"
 #include "core/accounting/shuffle/clones.h"
 #include "core/error.h"
+#include "sim/json_number.h"
 
 namespace asyncdp::apps {
 namespace {
 
-nlohmann::ordered_json Number(double x) {
-  return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr);
-}
+nlohmann::ordered_json Number(double x) { return sim::FiniteOrNull<nlohmann::ordered_json>(x); }
 
 // Validates everything but sigma (calibration does not take one).
 void ValidateWindow(const RandomAllocationCliArgs& a) {

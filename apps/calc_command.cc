@@ -23,6 +23,7 @@
 #include "core/error.h"
 #include "data/file_contents.h"
 #include "sim/config_fields.h"
+#include "sim/json_number.h"
 
 namespace asyncdp::apps {
 namespace {
@@ -39,9 +40,7 @@ struct CalcArgs {
 };
 
 // JSON has no infinity: non-finite numbers (e.g. gamma when no solution exists) become null.
-nlohmann::ordered_json Number(double value) {
-  return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
-}
+nlohmann::ordered_json Number(double value) { return sim::FiniteOrNull<nlohmann::ordered_json>(value); }
 
 // The accepted range of every number `calc` takes, checked once where it enters (here), so the calculators
 // never see NaN, an infinity or a magnitude whose s_max cannot be represented. N and K are counts.

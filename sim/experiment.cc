@@ -149,15 +149,17 @@ Experiment BuildExperiment(const TrainConfig& input, const Hosting& hosting) {
   // hosted clients' rows are read with their features; the final plans must place the clients the same way
   // (checked below).
   std::vector<std::vector<int64_t>> shards;
+  PlanTable planned;  // the plans the rows were chosen by (reused below for asynchronous rounds)
   RowHolding holding;
   if (hosting.clients) {
     holding.test = hosting.evaluates;
     holding.train_rows = [&](const data::Dataset& labels) {
       shards = ClientShards(config.data, labels, config.clients.count, config.seed);
-      PlanTable plans;
-      plans.reserve(shards.size());
-      for (const auto& shard : shards) plans.push_back(MakeRoundPlan(config.schedule, static_cast<int64_t>(shard.size())));
-      e.hosted = hosting.clients(plans);
+      planned.reserve(shards.size());
+      for (const auto& shard : shards) {
+        planned.push_back(MakeRoundPlan(config.schedule, static_cast<int64_t>(shard.size())));
+      }
+      e.hosted = hosting.clients(planned);
       std::vector<bool> rows(static_cast<size_t>(labels.rows()), false);
       for (size_t c = 0; c < shards.size(); ++c) {
         if (!e.hosted[c]) continue;
@@ -238,7 +240,11 @@ Experiment BuildExperiment(const TrainConfig& input, const Hosting& hosting) {
     for (CheckPlan& checks : e.check_plans) SetCheckStride(checks, longest);
     e.privacy = ProactivePrivacy(e, e.model->NumParams());
   } else {
-    for (const auto& shard : e.shards) e.plans.push_back(MakeRoundPlan(config.schedule, shard.rows()));
+    if (!planned.empty()) {
+      e.plans = std::move(planned);
+    } else {
+      for (const auto& shard : e.shards) e.plans.push_back(MakeRoundPlan(config.schedule, shard.rows()));
+    }
     if (e.sampling == SamplingModel::kRandomAllocation) ResolveAllocationWindow(e);
     // σ (calibrated if asked), every plan's σ_i and every client's budget round, before training.
     e.privacy = ResolvePrivacy(config, e.plans, e.sampling, e.delta, e.model->NumParams());

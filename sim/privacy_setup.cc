@@ -68,7 +68,7 @@ void CheckAccountantApplies(const TrainConfig& config) {
 }
 
 accounting::DpEventPtr PrivacySetup::EventOf(const accounting::Schedule& schedule) const {
-  return accounting::ScheduleEvent(schedule, options.sampling, options.noise, options.allocation);
+  return accounting::ScheduleEvent(schedule, options);
 }
 
 double PrivacySetup::AccountedSigma(double sigma) const {

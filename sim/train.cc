@@ -24,6 +24,7 @@
 #include "sim/runtime/virtual_runtime.h"
 #if ASYNCDP_WITH_MPI
 #include "sim/runtime/mpi_runtime.h"
+#include "sim/json_number.h"
 #endif
 
 namespace asyncdp::sim {
@@ -310,7 +311,7 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
         {"realised_grads_per_client", realised_grads},
         {"clipped_fraction_per_client", clipped_fraction},
         {"mean_grad_norm_per_client", mean_grad_norm}};
-    const auto finite_or_null = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    const auto finite_or_null = [](double v) { return FiniteOrNull(v); };
     if (experiment.reference) {
       s["diagnostics"]["suboptimality"] = finite_or_null(last.suboptimality);
       s["diagnostics"]["distance_sq"] = finite_or_null(last.distance_sq);

@@ -17,6 +17,7 @@
 #include "core/random.h"
 #include "sim/config_io.h"
 #include "sim/train.h"
+#include "sim/json_number.h"
 
 namespace asyncdp::sim {
 namespace {
@@ -92,7 +93,7 @@ double MaxSigmaAtThreshold(const std::vector<UtilityPoint>& points, double thres
 }
 
 nlohmann::json NumberOrNull(double value) {
-  return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json();
+  return FiniteOrNull(value);
 }
 
 }  // namespace

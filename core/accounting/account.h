@@ -27,6 +27,8 @@ struct AccountingPrecision {
   RdpOptions rdp;
   PldOptions pld;
 };
+// The precision part of a run's accountant options.
+inline AccountingPrecision PrecisionOf(const AccountantOptions& options) { return {options.rdp, options.pld}; }
 
 // Empty when an accountant of `kind` can account `event`; otherwise why not (the event's own structure —
 // e.g. samplers mixed — or the accountant's: random allocation only by its own accountant, secure noise

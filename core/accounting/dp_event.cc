@@ -126,6 +126,10 @@ DpEventPtr RandomAllocation(AllocationWindow window, int64_t rounds, DpEventPtr 
 DpEventPtr SelfComposed(DpEventPtr event, int64_t count) { return Make(SelfComposedEvent{std::move(event), count}); }
 DpEventPtr Composed(std::vector<DpEventPtr> events) { return Make(ComposedEvent{std::move(events)}); }
 
+DpEventPtr ScheduleEvent(const Schedule& schedule, const AccountantOptions& options) {
+  return ScheduleEvent(schedule, options.sampling, options.noise, options.allocation);
+}
+
 DpEventPtr ScheduleEvent(const Schedule& schedule, SamplingModel sampling, NoiseModel noise, AllocationWindow window) {
   std::vector<DpEventPtr> groups;
   groups.reserve(schedule.size());

@@ -94,6 +94,9 @@ DpEventPtr Composed(std::vector<DpEventPtr> events);
 // every q being the window's rate p0 k / m.
 DpEventPtr ScheduleEvent(const Schedule& schedule, SamplingModel sampling, NoiseModel noise = NoiseModel::kGaussian,
                          AllocationWindow window = {});
+// The same with the sampler, noise and window of a run's accountant options (the one way the run's
+// callers — privacy setup, proactive phases, population report — describe a schedule).
+DpEventPtr ScheduleEvent(const Schedule& schedule, const AccountantOptions& options);
 
 // What the accountant families compose for an event.
 struct LoweredEvent {

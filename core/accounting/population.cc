@@ -69,13 +69,10 @@ PopulationReport ReportPopulation(std::span<const ClientRounds> clients, const P
   PopulationReport report;
   report.delta = options.delta;
   // Each client's rounds as a mechanism description (dp_event.h) of the run's sampler and noise.
-  const auto event_of = [&](const Schedule& schedule) {
-    return ScheduleEvent(schedule, options.accounting.sampling, options.accounting.noise,
-                         options.accounting.allocation);
-  };
+  const auto event_of = [&](const Schedule& schedule) { return ScheduleEvent(schedule, options.accounting); };
   AccountQuery query;
   query.delta = options.delta;
-  query.precision = {options.accounting.rdp, options.accounting.pld};
+  query.precision = PrecisionOf(options.accounting);
   // Accountants that cannot account this mechanism at all are reported as unavailable up front (the
   // mechanism without rounds: what applies depends on the sampler and the noise, not on the rounds).
   std::vector<AccountantKind> usable;

@@ -10,12 +10,13 @@
 #include "sim/config_io.h"
 #include "sim/output_dir.h"
 #include "sim/privacy.h"
+#include "sim/json_number.h"
 
 namespace asyncdp::sim::audit {
 namespace {
 
 nlohmann::json NumberOrNull(double x) {
-  return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
+  return FiniteOrNull(x);
 }
 
 nlohmann::json BoundJson(const asyncdp::audit::ThresholdBound& b, int64_t in_runs, int64_t out_runs) {

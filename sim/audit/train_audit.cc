@@ -18,6 +18,7 @@
 #include "sim/audit/reported_epsilons.h"
 #include "sim/experiment.h"
 #include "sim/privacy.h"
+#include "sim/json_number.h"
 
 namespace asyncdp::sim::audit {
 namespace {
@@ -35,7 +36,7 @@ std::string ThreatModel(const TrainCanaries& t) {
          "not their coins";
 }
 
-nlohmann::json NumberOrNull(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+nlohmann::json NumberOrNull(double x) { return FiniteOrNull(x); }
 
 }  // namespace
 

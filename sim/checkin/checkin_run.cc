@@ -18,6 +18,7 @@
 #include "sim/config_io.h"
 #include "sim/model_config.h"
 #include "sim/train_data.h"
+#include "sim/json_number.h"
 
 namespace asyncdp::sim::checkin {
 namespace {
@@ -238,7 +239,7 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
                       {"sigma", sigma},
                       {"sigma_calibrated", calibrated}};
   if (privacy.bounded) {
-    p["epsilon"] = std::isfinite(privacy.epsilon) ? nlohmann::json(privacy.epsilon) : nlohmann::json(nullptr);
+    p["epsilon"] = FiniteOrNull(privacy.epsilon);
     p["bound"] = "upper_bound";
     p["theorem"] = privacy.theorem;
     p["assumptions"] = std::string(accounting::kRandomAllocationAssumptions);
@@ -251,7 +252,7 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
     if (record_level) {
       const double record = std::min(record_level->epsilon, privacy.epsilon);
       p["epsilon_record_level"] = {
-          {"epsilon", std::isfinite(record) ? nlohmann::json(record) : nlohmann::json(nullptr)},
+          {"epsilon", FiniteOrNull(record)},
           {"accounted_sigma", record_level->accounted.sigma},
           {"note", "record-level DP of the same run (add/remove one record of a client: it moves the client's "
                    "update by at most C under noise sigma * client_clip, accounted by the same reduction at "

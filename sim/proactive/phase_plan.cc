@@ -25,19 +25,16 @@ void AppendRounds(RoundPlan& plan, const ProactiveOptions& options, int64_t s, i
   }
 }
 
-// A schedule of the phases' rounds as a mechanism description (the run's sampler; dp_event.h).
-accounting::DpEventPtr EventOf(const accounting::Schedule& schedule, const accounting::AccountantOptions& options) {
-  return accounting::ScheduleEvent(schedule, options.sampling, options.noise, options.allocation);
-}
-
 int64_t BudgetRounds(const RoundPlan& plan, const ClientTarget& target, const ProactiveOptions& o) {
   const accounting::Schedule schedule = plan.PrivacySchedule(plan.rounds(), [](double s) { return s; });
   int64_t rounds = plan.rounds();
   for (accounting::AccountantKind kind : o.budget_accountants) {
     rounds = std::min(rounds, accounting::RoundsWithinBudget(
-                                  [&](int64_t t) { return EventOf(accounting::SchedulePrefix(schedule, t), o.accounting); },
+                                  [&](int64_t t) {
+                                    return accounting::ScheduleEvent(accounting::SchedulePrefix(schedule, t), o.accounting);
+                                  },
                                   accounting::TotalRounds(schedule), target.epsilon, target.delta, kind,
-                                  {o.accounting.rdp, o.accounting.pld}));
+                                  accounting::PrecisionOf(o.accounting)));
   }
   return rounds;
 }
@@ -90,8 +87,8 @@ void PlanCalibrated(const ProactiveOptions& o, const ClientTarget& target, int64
   double scale = 0.0;
   for (accounting::AccountantKind kind : o.budget_accountants) {
     const accounting::CalibrationResult c =
-        accounting::Calibrate(accounting::ScaledFamily({EventOf(profile, o.accounting)}), target.epsilon, target.delta,
-                              kind, {o.accounting.rdp, o.accounting.pld});
+        accounting::Calibrate(accounting::ScaledFamily({accounting::ScheduleEvent(profile, o.accounting)}),
+                              target.epsilon, target.delta, kind, accounting::PrecisionOf(o.accounting));
     if (!c.found) {
       out.phases.clear();
       out.reason = fmt::format("no noise multiplier up to 1e4 meets epsilon_target = {}", target.epsilon);
@@ -159,10 +156,11 @@ PhaseEpsilon EpsilonOfRounds(const RoundPlan& plan, int64_t rounds, double delta
                              const accounting::AccountantOptions& options) {
   PhaseEpsilon e;
   if (rounds <= 0) return e;
-  const accounting::DpEventPtr event = EventOf(plan.PrivacySchedule(rounds, [](double s) { return s; }), options);
+  const accounting::DpEventPtr event =
+      accounting::ScheduleEvent(plan.PrivacySchedule(rounds, [](double s) { return s; }), options);
   accounting::AccountQuery query;
   query.delta = delta;
-  query.precision = {options.rdp, options.pld};
+  query.precision = accounting::PrecisionOf(options);
   query.pld_lower_bound = false;
   const accounting::AccountantKind kinds[] = {accounting::AccountantKind::kRdp, accounting::AccountantKind::kPld,
                                               accounting::AccountantKind::kGdp};
