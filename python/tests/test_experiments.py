@@ -322,6 +322,11 @@ def test_audit_runs_every_row_at_a_family_wise_confidence_and_draws_log_log_roc_
         eps = float(multi.loc[multi["run"] == panel, "eps_pld"].iloc[0])
         delta = float(multi.loc[multi["run"] == panel, "delta"].iloc[0])
         assert (bound["mean"] <= np.exp(eps) * bound["x"] + delta + 1e-12).all()
+        # The whole curve allows no more than its (ε_PLD, δ) point does, and never less than chance.
+        curve = part[part["series"] == "reported privacy curve: the most TPR allowed"]
+        assert len(curve) > 50, panel
+        assert (curve["mean"] <= np.exp(eps) * curve["x"] + delta + 1e-9).all()
+        assert (curve["mean"] >= curve["x"] - 1e-9).all()
     spec = plots.LineFigure("roc", "t", "false positive rate", "true positive rate", logx=True, logy=True)
     fig = plots.draw(spec, roc)
     visible = [ax for ax in fig.axes if ax.get_visible()]

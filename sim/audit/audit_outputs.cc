@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/accounting/privacy_curve.h"
 #include "core/audit/threshold_sweep.h"
 #include "sim/audit/audit.h"
 #include "sim/config_io.h"
@@ -240,11 +241,27 @@ void WriteAuditOutputs(const AuditReport& r, const std::string& out_dir) {
                       in_hist[static_cast<size_t>(b)], out_hist[static_cast<size_t>(b)]);
     }
     out.Write("histogram.csv", histogram);
-    std::string roc = "threshold,fpr,tpr\n";
-    for (const auto& p : asyncdp::audit::RocCurve(r.in_scores, r.out_scores)) {
-      roc += fmt::format("{:.9g},{:.9g},{:.9g}\n", p.threshold, p.false_positive_rate, p.true_positive_rate);
+    // The ROC beside the most TPR the reported privacy curve allows at each FPR, 1 − β(FPR), with β the
+    // trade-off curve of the tested profile (core/accounting/privacy_curve.h; docs/audit.md, "Outputs").
+    std::vector<accounting::CurvePoint> profile;
+    for (const auto& p : r.profile) profile.push_back({p.epsilon, p.delta});
+    const auto points = asyncdp::audit::RocCurve(r.in_scores, r.out_scores);
+    std::vector<double> fprs;
+    for (const auto& p : points) fprs.push_back(std::clamp(p.false_positive_rate, 0.0, 1.0));
+    const auto allowed = accounting::TradeoffFromProfile(profile, fprs);
+    std::string roc = "threshold,fpr,tpr,tpr_allowed\n";
+    for (size_t i = 0; i < points.size(); ++i) {
+      roc += fmt::format("{:.9g},{:.9g},{:.9g},{:.9g}\n", points[i].threshold, points[i].false_positive_rate,
+                         points[i].true_positive_rate, 1.0 - allowed[i].y);
     }
     out.Write("roc.csv", roc);
+    std::string tradeoff = "alpha,beta,tpr_allowed\n";
+    std::vector<double> alphas;
+    for (int j = 0; j <= 80; ++j) alphas.push_back(std::pow(10.0, -4.0 + 4.0 * j / 80));  // 1e-4 … 1
+    for (const auto& p : accounting::TradeoffFromProfile(profile, alphas)) {
+      tradeoff += fmt::format("{:.9g},{:.9g},{:.9g}\n", p.x, p.y, 1.0 - p.y);
+    }
+    out.Write("tradeoff.csv", tradeoff);
   } else {
     std::string scores = "canary,included,score\n";
     for (size_t i = 0; i < r.canary_scores.size(); ++i) {

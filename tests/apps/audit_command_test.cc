@@ -3,8 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "tests/apps/cli_runner.h"
@@ -33,8 +35,28 @@ TEST(AuditCommand, ConsistentConfigExitsZeroWithVerdictLineAndOutputs) {
   EXPECT_THAT(r.out, ::testing::MatchesRegex(
                          "eps_lower = [0-9.e+-]+ \\(95%\\) <= eps_reported\\(pld\\) = 4\\.38[0-9]* "
                          ": consistent\n"));
-  for (const char* f : {"audit.json", "config.resolved.toml", "scores.csv", "histogram.csv", "roc.csv"}) {
+  for (const char* f : {"audit.json", "config.resolved.toml", "scores.csv", "histogram.csv", "roc.csv",
+                        "tradeoff.csv"}) {
     EXPECT_TRUE(std::filesystem::exists(out + "/" + f)) << f;
+  }
+  // The ROC beside the most TPR the reported curve allows: an honest run stays (nearly) below it, and the
+  // allowed TPR is at least chance.
+  const std::string roc = ReadFile(out + "/roc.csv");
+  EXPECT_THAT(roc, ::testing::StartsWith("threshold,fpr,tpr,tpr_allowed\n"));
+  {
+    std::istringstream lines(roc);
+    std::string line;
+    std::getline(lines, line);
+    int rows = 0, above = 0;
+    while (std::getline(lines, line)) {
+      double threshold = 0, fpr = 0, tpr = 0, allowed = 0;
+      ASSERT_EQ(std::sscanf(line.c_str(), "%lf,%lf,%lf,%lf", &threshold, &fpr, &tpr, &allowed), 4) << line;
+      EXPECT_GE(allowed, fpr - 1e-9) << line;
+      ++rows;
+      above += tpr > allowed + 0.1 ? 1 : 0;  // 400 runs a side: sampling error of a rate is below 0.1
+    }
+    EXPECT_GT(rows, 10);
+    EXPECT_EQ(above, 0);
   }
   const auto j = nlohmann::json::parse(ReadFile(out + "/audit.json"));
   EXPECT_EQ(j["verdict"], "consistent");

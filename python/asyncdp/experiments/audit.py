@@ -217,6 +217,12 @@ def _roc_rows(out, a: dict) -> list[dict]:
                                            1 - math.exp(-a["eps_pld"]) * (1 - a["delta"] - fpr)))
         rows += [{"panel": panel, "series": "reported (ε_PLD, δ): the most TPR allowed", "kind": "curve", "x": f,
                   "mean": b, "low": math.nan, "high": math.nan, "n": 1} for f, b in zip(fpr, bound)]
+    # The whole reported privacy curve (the tested profile's trade-off, asyncdp audit's tradeoff.csv): at
+    # every FPR the most TPR any test can reach under it — at most the single (ε_PLD, δ) line above.
+    curve = pd.read_csv(out.path(f"runs/{a['run']}/tradeoff.csv"))
+    rows += [{"panel": panel, "series": "reported privacy curve: the most TPR allowed", "kind": "curve", "x": f,
+              "mean": t, "low": math.nan, "high": math.nan, "n": 1}
+             for f, t in zip(curve["alpha"], curve["tpr_allowed"])]
     mu = gdp_mu(a["eps_gdp"], a["delta"]) if math.isfinite(a["eps_gdp"]) else math.nan
     if math.isfinite(mu):
         curve = st.norm.cdf(st.norm.ppf(fpr) + mu)
@@ -239,6 +245,7 @@ def _figures(out, audits: pd.DataFrame, scale: str) -> dict:
             "roc", "Audit ROC curves (log-log) against the reported bounds", "false positive rate",
             "true positive rate", logx=True, logy=True, note=note,
             styles=(("reported (ε_PLD, δ): the most TPR allowed", "--", "black"),
+                    ("reported privacy curve: the most TPR allowed", "-", "tab:red"),
                     ("μ-GDP curve of the GDP approximation", "-.", "tab:green"),
                     ("chance (TPR = FPR)", ":", "0.5"))), plots.table(rows))
     rows = []
@@ -322,7 +329,7 @@ def _report(args, libsvm, audits, train, runs_per_side, canaries, confidence, k,
               f"{r['canaries']} ({r['planted']})", f"{r['correct']} / {r['guesses']}", verdict(r), r["expected"],
               f(r["test_accuracy"]), f"{r['wall_seconds']:.1f}"] for r in train.to_dict("records")]))
     lines += ["", "Per-row outputs: `runs/NAME/audit.json` (every bound with its assumptions, the resolved configuration), "
-              "`scores.csv`, `histogram.csv`, `roc.csv`; all rows in `audit.csv` and `train_audit.csv`; each "
+              "`scores.csv`, `histogram.csv`, `roc.csv`, `tradeoff.csv`; all rows in `audit.csv` and `train_audit.csv`; each "
               "figure's table in `plots/*.csv`.", ""]
     if failures:
         lines += ["## Failures", ""] + [f"* {x}" for x in failures] + [""]
