@@ -180,14 +180,39 @@ CalibrationResult Bisect(const EventFamily& family, double epsilon, double delta
     hi = lo;
     eps_hi = eps_lo;
   }
-  while (hi / lo - 1.0 > search.relative_tolerance) {
-    const double mid = std::sqrt(lo * hi);
-    const double eps_mid = worst(mid);
-    if (eps_mid <= epsilon) {
-      hi = mid;
-      eps_hi = eps_mid;
+  // Shrink [lo, hi] to the tolerance. ε(σ) is smooth and monotone, nearly a power law, so a secant step in
+  // (log σ, log ε) from a 1.25× bracket lands within ~10⁻³ of the answer and the next within ~10⁻⁶. Once two
+  // estimates agree, two probes at (1 ± 0.45 tol) × the estimate close the bracket: about 5 evaluations (a
+  // PLD composition each) instead of bisection's ~12. Every step keeps ε(lo) > target ≥ ε(hi); a secant
+  // point outside the bracket, or a search that has not closed in 40 steps, bisects instead.
+  double eps_lo = worst(lo);
+  const double log_target = std::log(epsilon);
+  const double half = 0.45 * search.relative_tolerance;
+  double previous = std::numeric_limits<double>::quiet_NaN();
+  for (int step_count = 0; hi / lo - 1.0 > search.relative_tolerance; ++step_count) {
+    double x = std::sqrt(lo * hi);
+    const double fa = std::log(eps_lo) - log_target, fb = std::log(eps_hi) - log_target;
+    if (step_count < 40 && std::isfinite(fa) && std::isfinite(fb) && fa > 0.0 && fb <= 0.0) {
+      const double a = std::log(lo), b = std::log(hi);
+      const double estimate = std::exp(a - fa * (b - a) / (fb - fa));
+      if (estimate > lo && estimate < hi) {
+        x = estimate;
+        if (std::fabs(estimate / previous - 1.0) < 0.5 * half) {
+          // Converged: probe beside the estimate, on the side of the farther end of the bracket.
+          const double up = estimate * (1.0 + half), down = estimate * (1.0 - half);
+          const bool raise_lo = std::log(estimate / lo) > std::log(hi / estimate);
+          x = raise_lo ? (down > lo ? down : up) : (up < hi ? up : down);
+        }
+        previous = estimate;
+      }
+    }
+    const double eps_x = worst(x);
+    if (eps_x <= epsilon) {
+      hi = x;
+      eps_hi = eps_x;
     } else {
-      lo = mid;
+      lo = x;
+      eps_lo = eps_x;
     }
   }
   return {hi, eps_hi, true};
