@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -238,7 +239,9 @@ Experiment BuildExperiment(const TrainConfig& input, const Hosting& hosting) {
     int64_t longest = 0;
     for (const RoundPlan& plan : e.plans) longest = std::max(longest, plan.rounds());
     for (CheckPlan& checks : e.check_plans) SetCheckStride(checks, longest);
+    const auto privacy_start = std::chrono::steady_clock::now();
     e.privacy = ProactivePrivacy(e, e.model->NumParams());
+    e.privacy_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - privacy_start).count();
   } else {
     if (!planned.empty()) {
       e.plans = std::move(planned);
@@ -247,7 +250,9 @@ Experiment BuildExperiment(const TrainConfig& input, const Hosting& hosting) {
     }
     if (e.sampling == SamplingModel::kRandomAllocation) ResolveAllocationWindow(e);
     // σ (calibrated if asked), every plan's σ_i and every client's budget round, before training.
+    const auto privacy_start = std::chrono::steady_clock::now();
     e.privacy = ResolvePrivacy(config, e.plans, e.sampling, e.delta, e.model->NumParams());
+    e.privacy_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - privacy_start).count();
   }
   // σ lives in e.privacy; the resolved configuration records it so that the run can be repeated as is.
   config.dp.sigma = e.privacy.sigma;

@@ -72,6 +72,9 @@ struct Experiment {
   // are not in *train and their shards are empty (N_c is plans[c].n_records), unless the evaluation needs
   // every row (a reference optimum). Empty: every client, and every shard is whole.
   std::vector<bool> hosted;
+  // Wall seconds spent deciding σ and the budget halts before training (calibration, RoundsWithinBudget):
+  // part of summary.json's accounting_seconds.
+  double privacy_seconds = 0.0;
 };
 
 // Which clients this process runs, decided from the public round plans, and whether it evaluates the model

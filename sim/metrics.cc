@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -69,7 +70,9 @@ void MetricsRecorder::Record(const ServerProtocol& server, const RunClock& clock
   row.global_round = server.global_round();
   row.time = clock.time;
   row.gradients = clock.gradients;
+  const auto epsilon_start = std::chrono::steady_clock::now();
   row.epsilon = EpsilonSoFar(server);
+  epsilon_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - epsilon_start).count();
   if (experiment_.privacy.adaptive_clip) {
     double sum = 0.0;
     int64_t clients = 0;

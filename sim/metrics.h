@@ -45,6 +45,8 @@ class MetricsRecorder final : public RunObserver {
   void OnFinish(const ServerProtocol& server, const RunClock& clock) override;
 
   const std::vector<MetricsRow>& rows() const { return rows_; }
+  // Wall seconds spent on the running ε column (part of summary.json's accounting_seconds).
+  double epsilon_seconds() const { return epsilon_seconds_; }
   // Header and rows of metrics.csv; `diagnostics` adds the diag_* columns the configuration asks for.
   std::string ToCsv(const std::string& time_unit, bool diagnostics) const;
 
@@ -63,6 +65,7 @@ class MetricsRecorder final : public RunObserver {
   std::vector<MetricsRow> rows_;
   // Applied schedule (q, σ, count per group) → ε: clients with equal shards and progress share one value.
   std::map<std::vector<std::tuple<double, double, int64_t>>, double> epsilon_cache_;
+  double epsilon_seconds_ = 0.0;
 };
 
 }  // namespace asyncdp::sim

@@ -206,6 +206,7 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   }
   // The rounds the guarantee covers: those that ran, except for clients with accuracy targets, whose
   // pauses and re-joins depend on their outputs: every round of their admitted plan (AdmittedRounds).
+  const auto report_start = std::chrono::steady_clock::now();
   std::vector<int64_t> accounted = rounds_done;
   if (experiment.proactive.enabled) {
     for (size_t c = 0; c < accounted.size(); ++c) accounted[c] = AdmittedRounds(experiment, c);
@@ -232,6 +233,12 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
         "client_clip / clip); privacy.epsilon, the headline, is user-level (add/remove one client's data set)";
   }
   s["epsilon"] = s["privacy"]["epsilon"];
+  // Time spent accounting: σ and budget halts before training, the running ε column, this final report.
+  const double report_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - report_start).count();
+  s["accounting_seconds"] = experiment.privacy_seconds + metrics.epsilon_seconds() + report_seconds;
+  spdlog::info("accounting: {:.3f} s (sigma and budget halts {:.3f} s, running epsilon {:.3f} s, final report {:.3f} s)",
+               s["accounting_seconds"].get<double>(), experiment.privacy_seconds, metrics.epsilon_seconds(),
+               report_seconds);
   s["delta"] = experiment.delta;
   s["sigma"] = experiment.privacy.sigma;
   s["sigma_calibrated"] = experiment.privacy.calibrated;

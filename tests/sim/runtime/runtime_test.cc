@@ -16,10 +16,6 @@ namespace {
 
 using testing::SmallA9aConfig;
 
-// Keys of summary.json that measure the machine, not the computation.
-const char* const kWallClockKeys[] = {"wall_seconds", "run_seconds",       "compute_seconds", "eval_seconds",
-                                      "compute_threads", "protocol_overhead", "grads_per_second"};
-
 class BothRuntimes : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(BothRuntimes, ObservedStalenessNeverExceedsTau) {
@@ -116,7 +112,7 @@ TEST(VirtualRuntime, SameSeedGivesIdenticalOutputsWithOneAndTwoWorkerThreads) {
   EXPECT_EQ(one.metrics_csv, two.metrics_csv);
   EXPECT_EQ(one.clients_csv, two.clients_csv);
   nlohmann::json a = one.summary, b = two.summary;
-  for (const char* key : kWallClockKeys) {
+  for (const std::string& key : testing::kTimingSummaryKeys) {
     a.erase(key);
     b.erase(key);
   }
