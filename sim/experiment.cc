@@ -176,7 +176,6 @@ Experiment BuildExperiment(const TrainConfig& input, const Hosting& hosting) {
   }
   LoadedData loaded = LoadTrainData(config.data, config.seed, holding);
   if (shards.empty()) shards = ClientShards(config.data, loaded.train, config.clients.count, config.seed);
-  if (hosting.clients && e.hosted.empty()) e.hosted.assign(shards.size(), true);  // not LIBSVM: read whole
   // Shards are views into the one loaded training set: copying them doubled the peak memory (LeNet's
   // quick run: 534 MB for 235 MB of data; BENCHMARKS.md, "Memory").
   e.train = std::make_shared<const data::Dataset>(std::move(loaded.train));
@@ -260,9 +259,14 @@ Experiment BuildExperiment(const TrainConfig& input, const Hosting& hosting) {
   e.server = ResolveServerOptions(config);
   e.faults = ResolveFaultPlan(config);
   if (hosting.clients) {
-    // The rows were chosen from plans made before σ and the budget were resolved; placement must not differ.
-    ASYNCDP_CHECK_MSG(hosting.clients(e.plans) == e.hosted,
-                      "the final round plans place the clients differently from the plans the rows were read for");
+    if (e.hosted.empty()) {
+      // Not LIBSVM: the data were read whole, so the placement comes from the final plans.
+      e.hosted = hosting.clients(e.plans);
+    } else {
+      // The rows were chosen from plans made before σ and the budget were resolved; placement must not differ.
+      ASYNCDP_CHECK_MSG(hosting.clients(e.plans) == e.hosted,
+                        "the final round plans place the clients differently from the plans the rows were read for");
+    }
     // A client this process does not run needs no row list (its N_c is plans[c].n_records), unless the
     // evaluation reads every client's rows (a reference optimum's objective).
     const bool keep_all = hosting.evaluates && e.reference.has_value();

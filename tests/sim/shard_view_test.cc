@@ -123,5 +123,24 @@ TEST(ShardView, AHostingProcessReadsTheHeldOutTestRowsOnlyIfItEvaluates) {
   ExpectHostingReadsOnlyHostedRows(c, false);
 }
 
+// Image data (IDX) are read whole; a hosting process still hosts exactly its clients (placed from the final
+// plans) and builds only them.
+TEST(ShardView, AHostingProcessWithImageDataReadsItWholeAndHostsItsClients) {
+  const TrainConfig c = testing::SmallLenetConfig(2);
+  Hosting hosting;
+  hosting.clients = [](const PlanTable& plans) {
+    std::vector<bool> hosted(plans.size());
+    for (size_t k = 0; k < plans.size(); ++k) hosted[k] = k % 2 == 1;
+    return hosted;
+  };
+  hosting.evaluates = false;
+  const Experiment part = BuildExperiment(c, hosting);
+  EXPECT_EQ(part.hosted, (std::vector<bool>{false, true}));
+  EXPECT_TRUE(part.train->HoldsEveryRow());
+  const auto clients = MakeClients(part, part.hosted);
+  EXPECT_EQ(clients[0], nullptr);
+  EXPECT_NE(clients[1], nullptr);
+}
+
 }  // namespace
 }  // namespace asyncdp::sim
