@@ -373,5 +373,22 @@ TEST(MpiRuntimeTest, AModeWithoutMpiSupportStopsEveryRankWithOneMessage) {
   EXPECT_FALSE(fs::exists(dir.Path("checkin")));
 }
 
+// Image data (IDX) are read whole on every rank; the ranks still host only their clients and the run
+// completes (a placement check once aborted LeNet over MPI).
+TEST(MpiRuntimeTest, ImageDataRunsOverMpi) {
+  TempDir dir;
+  const std::string out = dir.Path("lenet");
+  const CliResult run = testing::RunCommand(
+      Mpirun(3) + "train --quiet --config " + Quoted(testing::SourceDir() + "/experiments/quick_lenet.toml") +
+          " --set clients.count=2 --set data.rows_per_client=40 --set schedule.sample_size=8 --set schedule.rounds=2"
+          " --set eval.points=1"
+          " --set data.eval_rows=200 --set protocol.runtime=\"mpi\" --out " + Quoted(out),
+      dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto s = Summary(out);
+  EXPECT_FALSE(s["truncated"].get<bool>());
+  EXPECT_EQ(s["rounds_per_client"][0].get<int64_t>(), 2);
+}
+
 }  // namespace
 }  // namespace asyncdp::sim
