@@ -36,7 +36,7 @@ std::vector<CurvePoint> TradeoffFromProfile(std::span<const CurvePoint> profile,
   curve.reserve(alphas.size());
   for (const double alpha : alphas) {
     if (!(alpha >= 0.0 && alpha <= 1.0)) throw ConfigError("alpha", "a type-I error must be in [0, 1]");
-    double beta = std::max(0.0, 1.0 - alpha);  // δ = 1 says nothing: β ≥ 0; the trivial test bounds β ≤ 1 − α
+    // Each term is at most 1 − α (ε ≥ 0, δ ≥ 0), the trivial test's β, so the maximum needs no cap.
     double best = 0.0;
     for (const CurvePoint& p : profile) {
       const double eps = p.x, delta = std::clamp(p.y, 0.0, 1.0);
@@ -44,7 +44,7 @@ std::vector<CurvePoint> TradeoffFromProfile(std::span<const CurvePoint> profile,
       const double b = std::exp(-eps) * (1.0 - delta - alpha);
       best = std::max({best, a, b});
     }
-    curve.push_back({alpha, std::min(beta, best)});
+    curve.push_back({alpha, best});
   }
   return curve;
 }
@@ -52,15 +52,15 @@ std::vector<CurvePoint> TradeoffFromProfile(std::span<const CurvePoint> profile,
 PrivacyCurve CurveOf(const Accountant& composed, std::span<const double> deltas, std::span<const double> epsilons,
                      std::span<const double> alphas) {
   PrivacyCurve curve;
-  double smallest_delta = 1.0;
+  CurvePoint smallest{1.0, 0.0};  // (min δ, ε(min δ)): the top of the default ε grid
   for (const double delta : deltas) {
     if (!(delta > 0.0 && delta < 1.0)) throw ConfigError("delta", "every delta of a curve must be in (0, 1)");
     curve.epsilon_of_delta.push_back({delta, EpsilonOrInfinity(composed, delta)});
-    smallest_delta = std::min(smallest_delta, delta);
+    if (delta < smallest.x) smallest = curve.epsilon_of_delta.back();
   }
   std::vector<double> eps_grid(epsilons.begin(), epsilons.end());
-  if (eps_grid.empty()) {
-    const double top = EpsilonOrInfinity(composed, smallest_delta);
+  if (eps_grid.empty() && !curve.epsilon_of_delta.empty()) {
+    const double top = smallest.y;
     if (std::isfinite(top)) {
       for (int j = 0; j < kDefaultEpsilonPoints; ++j) eps_grid.push_back(top * j / (kDefaultEpsilonPoints - 1));
     }
