@@ -36,6 +36,27 @@ MetricsRecorder::MetricsRecorder(const Experiment& experiment) : experiment_(exp
   }
 }
 
+const accounting::RunningEpsilon& MetricsRecorder::RunningOf(size_t client) {
+  if (client_running_.empty()) client_running_.resize(experiment_.plans.size(), nullptr);
+  if (client_running_[client] == nullptr) {
+    // Rounds applied so far are a part of the client's whole plan (budget halts only shorten it): the
+    // whole plan's composition is prepared once and shared by clients with the same plan.
+    const PrivacySetup& privacy = experiment_.privacy;
+    const RoundPlan& plan = experiment_.plans[client];
+    const accounting::Schedule whole = privacy.ClientSchedule(plan, plan.rounds());
+    std::vector<std::tuple<double, double, int64_t>> key;
+    for (const accounting::RoundGroup& g : accounting::CompactSchedule(whole)) key.emplace_back(g.q, g.sigma, g.count);
+    auto it = running_.find(key);
+    if (it == running_.end()) {
+      it = running_.emplace(std::move(key), std::make_unique<accounting::RunningEpsilon>(
+                                                *privacy.EventOf(whole), privacy.accountant, privacy.delta,
+                                                privacy.precision())).first;
+    }
+    client_running_[client] = it->second.get();
+  }
+  return *client_running_[client];
+}
+
 double MetricsRecorder::EpsilonSoFar(const ServerProtocol& server) {
   const PrivacySetup& privacy = experiment_.privacy;
   if (!privacy.enabled) return std::numeric_limits<double>::infinity();
@@ -50,13 +71,7 @@ double MetricsRecorder::EpsilonSoFar(const ServerProtocol& server) {
     for (const accounting::RoundGroup& g : accounting::CompactSchedule(schedule)) key.emplace_back(g.q, g.sigma, g.count);
     auto it = epsilon_cache_.find(key);
     if (it == epsilon_cache_.end()) {
-      accounting::AccountQuery query;
-      query.delta = privacy.delta;
-      query.precision = privacy.precision();
-      query.pld_lower_bound = false;  // ε so far is the upper bound
-      const accounting::Accounted a = accounting::Account(*privacy.EventOf(schedule), privacy.accountant, query);
-      if (!a.available) throw ConfigError("dp.accountant", a.reason);
-      it = epsilon_cache_.emplace(std::move(key), a.result.epsilon).first;
+      it = epsilon_cache_.emplace(std::move(key), RunningOf(c).Of(*privacy.EventOf(schedule))).first;
     }
     worst = std::max(worst, it->second);
   }

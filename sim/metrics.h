@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/accounting/running_epsilon.h"
 #include "sim/experiment.h"
 #include "sim/runtime/run_observer.h"
 
@@ -53,6 +54,7 @@ class MetricsRecorder final : public RunObserver {
  private:
   void Record(const ServerProtocol& server, const RunClock& clock);
   double EpsilonSoFar(const ServerProtocol& server);
+  const accounting::RunningEpsilon& RunningOf(size_t client);
 
   const Experiment& experiment_;
   // F's parts, for the suboptimality (with eval.reference_optimum only): the shards copied out of their
@@ -65,6 +67,10 @@ class MetricsRecorder final : public RunObserver {
   std::vector<MetricsRow> rows_;
   // Applied schedule (q, σ, count per group) → ε: clients with equal shards and progress share one value.
   std::map<std::vector<std::tuple<double, double, int64_t>>, double> epsilon_cache_;
+  // Whole plan (q, σ, count per group) → its running-ε composer (core/accounting/running_epsilon.h), and
+  // each client's.
+  std::map<std::vector<std::tuple<double, double, int64_t>>, std::unique_ptr<accounting::RunningEpsilon>> running_;
+  std::vector<const accounting::RunningEpsilon*> client_running_;
   double epsilon_seconds_ = 0.0;
 };
 

@@ -143,6 +143,8 @@ PrivacySetup ResolvePrivacy(const TrainConfig& config, PlanTable& plans, Samplin
   p.sigma = config.dp.sigma;
   if (!p.enabled) return p;
   ThrowUnlessApplies(p);
+  // The calibration's last probes are the budget halts' whole plans at the calibrated σ: composed once.
+  accounting::EpsilonMemo memo;
   if (config.dp.sigma == 0.0) {
     // Calibrate the accounted multiplier σ_acc over every distinct plan, then the configured σ whose
     // lattice (secure noise) reaches it.
@@ -157,7 +159,7 @@ PrivacySetup ResolvePrivacy(const TrainConfig& config, PlanTable& plans, Samplin
       if (seen.emplace(KeyOf(relative), true).second) clients.push_back(p.EventOf(relative));
     }
     const accounting::CalibrationResult r = accounting::Calibrate(
-        accounting::ScaledFamily(std::move(clients)), config.dp.epsilon, delta, p.accountant, p.precision());
+        accounting::ScaledFamily(std::move(clients)), config.dp.epsilon, delta, p.accountant, p.precision(), &memo);
     if (!r.found) {
       throw ConfigError("dp.epsilon", "no noise multiplier up to 1e4 meets epsilon = " +
                                           std::to_string(config.dp.epsilon) + " for the planned rounds");
@@ -197,7 +199,7 @@ PrivacySetup ResolvePrivacy(const TrainConfig& config, PlanTable& plans, Samplin
       if (fresh) {
         it->second = accounting::RoundsWithinBudget(
             [&](int64_t t) { return p.EventOf(accounting::SchedulePrefix(schedule, t)); },
-            accounting::TotalRounds(schedule), p.epsilon_budget, delta, p.accountant, p.precision());
+            accounting::TotalRounds(schedule), p.epsilon_budget, delta, p.accountant, p.precision(), &memo);
       }
       p.budget_rounds[c] = it->second;
       halted += it->second < plans[c].rounds() ? 1 : 0;

@@ -1,6 +1,8 @@
 #include "core/accounting/account.h"
 
 #include <algorithm>
+#include <charconv>
+#include <map>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -118,37 +120,134 @@ EventFamily ScaledFamily(std::vector<DpEventPtr> unit) {
 
 namespace {
 
+// MemoKey spells out every field of the options; a new field must be added there.
+static_assert(sizeof(PldOptions) == 40 && sizeof(AllocationWindow) == 24, "a new option must join MemoKey");
+
+void AppendHex(std::string& key, double value) {
+  char buffer[40];
+  const auto end = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::hex).ptr;
+  key.append(buffer, end);
+  key += ',';
+}
+
+void AppendInt(std::string& key, int64_t value) {
+  key += std::to_string(value);
+  key += ',';
+}
+
+// Everything about a lowered event but its q's (members that differ only in q are compared by them).
+std::string ShapeKey(const LoweredEvent& lowered) {
+  std::string key;
+  AppendInt(key, static_cast<int64_t>(lowered.sampling));
+  AppendInt(key, static_cast<int64_t>(lowered.noise));
+  AppendInt(key, lowered.allocation.steps);
+  AppendInt(key, lowered.allocation.allocations);
+  AppendHex(key, lowered.allocation.participation);
+  key += '|';
+  for (const RoundGroup& g : lowered.schedule) {
+    AppendHex(key, g.sigma);
+    AppendInt(key, g.count);
+  }
+  return key;
+}
+
+std::string MemoKey(const LoweredEvent& lowered, AccountantKind kind, double delta, const AccountingPrecision& p) {
+  std::string key = ShapeKey(lowered);
+  key += '|';
+  for (const RoundGroup& g : lowered.schedule) AppendHex(key, g.q);
+  key += '|';
+  AppendInt(key, static_cast<int64_t>(kind));
+  AppendHex(key, delta);
+  AppendHex(key, p.pld.value_discretization);
+  AppendHex(key, p.pld.relative_discretization);
+  AppendInt(key, p.pld.max_grid_points);
+  AppendHex(key, p.pld.tail_mass);
+  AppendInt(key, p.pld.compute_lower_bound ? 1 : 0);
+  AppendInt(key, p.pld.max_log2_fft_size);
+  key += '|';
+  for (double order : p.rdp.orders) AppendHex(key, order);
+  return key;
+}
+
+// The members a calibration composes while it searches: among members with the same rounds but for their
+// q's (ShapeKey), one whose every q is the largest of them dominates the others. Poisson or fixed-size
+// rounds at rate q' <= q are the rounds at rate q followed by a further subsampling at q'/q, i.e. the pair
+// ((1 - r) Q + r P, Q) with r = q'/q, and the hockey-stick divergence is jointly convex, so the dominated
+// member's true epsilon is never the larger. Random allocation is left alone (its q is not a rate).
+std::vector<bool> SearchMembers(const std::vector<LoweredEvent>& lowered) {
+  std::vector<bool> keep(lowered.size(), true);
+  std::map<std::string, std::vector<size_t>> buckets;
+  for (size_t i = 0; i < lowered.size(); ++i) {
+    if (lowered[i].sampling != SamplingModel::kRandomAllocation) buckets[ShapeKey(lowered[i])].push_back(i);
+  }
+  for (const auto& [shape, members] : buckets) {
+    if (members.size() < 2) continue;
+    const Schedule& first = lowered[members.front()].schedule;
+    std::vector<double> largest(first.size(), 0.0);
+    for (size_t i : members) {
+      for (size_t g = 0; g < largest.size(); ++g) largest[g] = std::max(largest[g], lowered[i].schedule[g].q);
+    }
+    for (size_t i : members) {
+      bool dominates = true;
+      for (size_t g = 0; g < largest.size() && dominates; ++g) dominates = lowered[i].schedule[g].q == largest[g];
+      if (!dominates) continue;
+      for (size_t j : members) keep[j] = j == i;
+      break;
+    }
+  }
+  return keep;
+}
+
 struct Search {
   double relative_tolerance = CalibrationPolicy::kRelativeTolerance;
   double sigma_min = CalibrationPolicy::kSigmaMin;
   double sigma_max = CalibrationPolicy::kSigmaMax;
+  bool prune = true;  // compose only the members SearchMembers keeps (then check all at the answer)
 };
 
 CalibrationResult Bisect(const EventFamily& family, double epsilon, double delta, AccountantKind kind,
-                         const AccountingPrecision& given, const Search& search) {
+                         const AccountingPrecision& given, const Search& search, EpsilonMemo& memo) {
   AccountingPrecision precision = given;
   precision.pld.compute_lower_bound = false;  // only the upper bound certifies
   // The largest epsilon over the family's events at sigma (+inf where the accountant cannot represent
-  // it, e.g. a PLD grid beyond its limits: never certified, so the search moves on).
-  auto worst = [&](double sigma) {
+  // it, e.g. a PLD grid beyond its limits: never certified, so the search moves on). `all`: every member,
+  // not only those SearchMembers keeps.
+  bool pruned = false;
+  auto worst = [&](double sigma, bool all) {
+    const std::vector<DpEventPtr> members = family(sigma);
+    std::vector<LoweredEvent> lowered;
+    lowered.reserve(members.size());
+    for (const DpEventPtr& e : members) lowered.push_back(LowerOrThrow(*e));
+    const std::vector<bool> keep = all || !search.prune ? std::vector<bool>(members.size(), true) : SearchMembers(lowered);
     double eps = 0.0;
-    for (const DpEventPtr& e : family(sigma)) {
-      const LoweredEvent lowered = LowerOrThrow(*e);
-      for (const RoundGroup& g : lowered.schedule) {
+    for (size_t i = 0; i < members.size(); ++i) {
+      if (!keep[i]) {
+        pruned = true;
+        continue;
+      }
+      for (const RoundGroup& g : lowered[i].schedule) {
         if (!(g.sigma > 0.0) || !std::isfinite(g.sigma)) return kInf;
       }
-      std::string reason;
-      std::unique_ptr<Accountant> accountant;
+      if (std::string why = MakeAccountant(kind, OptionsOf(lowered[i], precision))->Limitation(); !why.empty()) {
+        throw ConfigError(std::string(ToString(kind)), why);
+      }
       try {
-        accountant = Compose(lowered, kind, precision, reason);
-        if (!accountant) throw ConfigError(std::string(ToString(kind)), reason);
-        eps = std::max(eps, accountant->Epsilon(delta).epsilon);
+        eps = std::max(eps, memo.Epsilon(*members[i], kind, delta, precision));
       } catch (const ConfigError&) {
-        if (!reason.empty()) throw;
         return kInf;
       }
     }
     return eps;
+  };
+  // Every member at the sigma the pruned search found; if one is above the target after all (the members'
+  // grids differ, so the accountant's numbers need not order as the true epsilons do), search with all.
+  auto confirmed = [&](CalibrationResult r) {
+    if (!r.found || !pruned) return r;
+    const double all = worst(r.sigma, true);
+    if (all <= epsilon) return CalibrationResult{r.sigma, all, true};
+    Search everyone = search;
+    everyone.prune = false;
+    return Bisect(family, epsilon, delta, kind, given, everyone, memo);
   };
   CalibrationResult result;
   // Start near the answer: a PLD composition at a small sigma is expensive (heavy-tailed rounds need long
@@ -158,24 +257,26 @@ CalibrationResult Bisect(const EventFamily& family, double epsilon, double delta
   if (kind == AccountantKind::kPld) {
     Search rough = search;
     rough.relative_tolerance = 1e-2;
-    const CalibrationResult guess = Bisect(family, epsilon, delta, AccountantKind::kGdp, precision, rough);
+    EpsilonMemo gdp_memo;
+    const CalibrationResult guess = Bisect(family, epsilon, delta, AccountantKind::kGdp, precision, rough, gdp_memo);
     if (guess.found) {
       start = guess.sigma;
       step = 1.25;
     }
   }
   double hi = std::clamp(start, search.sigma_min, search.sigma_max);
-  double eps_hi = worst(hi);
+  double eps_hi = worst(hi, false);
   while (eps_hi > epsilon) {
     if (hi >= search.sigma_max) return result;  // not found
     hi = std::min(step * hi, search.sigma_max);
-    eps_hi = worst(hi);
+    eps_hi = worst(hi, false);
   }
   double lo = hi;
+  double eps_lo = eps_hi;
   while (true) {
-    if (lo <= search.sigma_min) return {hi, eps_hi, true};  // even sigma_min suffices
+    if (lo <= search.sigma_min) return confirmed({hi, eps_hi, true});  // even sigma_min suffices
     lo = std::max(lo / step, search.sigma_min);
-    const double eps_lo = worst(lo);
+    eps_lo = worst(lo, false);
     if (eps_lo > epsilon) break;
     hi = lo;
     eps_hi = eps_lo;
@@ -185,7 +286,6 @@ CalibrationResult Bisect(const EventFamily& family, double epsilon, double delta
   // estimates agree, two probes at (1 ± 0.45 tol) × the estimate close the bracket: about 5 evaluations (a
   // PLD composition each) instead of bisection's ~12. Every step keeps ε(lo) > target ≥ ε(hi); a secant
   // point outside the bracket, or a search that has not closed in 40 steps, bisects instead.
-  double eps_lo = worst(lo);
   const double log_target = std::log(epsilon);
   const double half = 0.45 * search.relative_tolerance;
   double previous = std::numeric_limits<double>::quiet_NaN();
@@ -206,7 +306,7 @@ CalibrationResult Bisect(const EventFamily& family, double epsilon, double delta
         previous = estimate;
       }
     }
-    const double eps_x = worst(x);
+    const double eps_x = worst(x, false);
     if (eps_x <= epsilon) {
       hi = x;
       eps_hi = eps_x;
@@ -215,13 +315,26 @@ CalibrationResult Bisect(const EventFamily& family, double epsilon, double delta
       eps_lo = eps_x;
     }
   }
-  return {hi, eps_hi, true};
+  return confirmed({hi, eps_hi, true});
 }
 
 }  // namespace
 
-CalibrationResult Calibrate(const EventFamily& family, double epsilon, double delta, AccountantKind kind,
+double EpsilonMemo::Epsilon(const DpEvent& event, AccountantKind kind, double delta,
                             const AccountingPrecision& precision) {
+  const LoweredEvent lowered = LowerOrThrow(event);
+  std::string key = MemoKey(lowered, kind, delta, precision);
+  if (const auto it = values_.find(key); it != values_.end()) return it->second;
+  std::string reason;
+  const std::unique_ptr<Accountant> accountant = Compose(lowered, kind, precision, reason);
+  if (!accountant) throw ConfigError(std::string(ToString(kind)), reason);
+  const double eps = accountant->Epsilon(delta).epsilon;
+  values_.emplace(std::move(key), eps);
+  return eps;
+}
+
+CalibrationResult Calibrate(const EventFamily& family, double epsilon, double delta, AccountantKind kind,
+                            const AccountingPrecision& precision, EpsilonMemo* memo) {
   if (!(epsilon > 0.0) || !std::isfinite(epsilon)) {
     throw ConfigError("calibration.epsilon", "must be a positive finite number");
   }
@@ -232,11 +345,14 @@ CalibrationResult Calibrate(const EventFamily& family, double epsilon, double de
     const std::string limitation = MakeAccountant(kind, OptionsOf(lowered, precision))->Limitation();
     if (!limitation.empty()) throw ConfigError(std::string(ToString(kind)), limitation);
   }
-  return Bisect(family, epsilon, delta, kind, precision, Search{});
+  EpsilonMemo own;
+  return Bisect(family, epsilon, delta, kind, precision, Search{}, memo != nullptr ? *memo : own);
 }
 
 int64_t RoundsWithinBudget(const std::function<DpEventPtr(int64_t)>& prefix, int64_t total, double budget,
-                           double delta, AccountantKind kind, const AccountingPrecision& given) {
+                           double delta, AccountantKind kind, const AccountingPrecision& given, EpsilonMemo* memo) {
+  EpsilonMemo own;
+  EpsilonMemo& remembered = memo != nullptr ? *memo : own;
   AccountingPrecision precision = given;
   precision.pld.compute_lower_bound = false;  // only the upper bound certifies
   if (!(budget > 0.0)) throw ConfigError("budget", "must be positive (or +inf for none)");
@@ -244,12 +360,9 @@ int64_t RoundsWithinBudget(const std::function<DpEventPtr(int64_t)>& prefix, int
   if (total < 0) throw ConfigError("budget.rounds", "must be >= 0");
   if (std::isinf(budget) || total == 0) return total;
   auto fits = [&](int64_t rounds) {
-    const LoweredEvent lowered = LowerOrThrow(*prefix(rounds));
-    ValidateSchedule(lowered.schedule, "budget.schedule");
-    std::string reason;
-    const std::unique_ptr<Accountant> accountant = Compose(lowered, kind, precision, reason);
-    if (!accountant) throw ConfigError(std::string(ToString(kind)), reason);
-    return accountant->Epsilon(delta).epsilon <= budget;
+    const DpEventPtr event = prefix(rounds);
+    ValidateSchedule(LowerOrThrow(*event).schedule, "budget.schedule");
+    return remembered.Epsilon(*event, kind, delta, precision) <= budget;
   };
   if (fits(total)) return total;
   // Invariant: `lo` rounds certified (0 rounds release nothing), `hi` rounds not.

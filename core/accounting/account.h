@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -67,6 +68,21 @@ double Delta(const DpEvent& event, AccountantKind kind, double epsilon, const Ac
 // Every bound of the random-allocation accountant (which binds, each direction), for reports.
 RandomAllocationResult AllocationBounds(const DpEvent& event, double delta);
 
+// Remembers the upper-bound epsilon of (event, accountant, delta, precision) between the calls of one
+// task that compose the same mechanism more than once: a calibration's probes, then the budget halts at the
+// calibrated sigma (which are the calibration's last probes), never compose it twice. Keyed by the lowered
+// event exactly (every q, sigma and count bit for bit), so it only ever returns what the accountant returned.
+// Not thread-safe; one per task.
+class EpsilonMemo {
+ public:
+  // The accountant's epsilon upper bound for `event` (ConfigError, as Account would say, when unavailable).
+  double Epsilon(const DpEvent& event, AccountantKind kind, double delta, const AccountingPrecision& precision);
+  size_t size() const { return values_.size(); }
+
+ private:
+  std::map<std::string, double> values_;
+};
+
 // The one calibration policy: sigma in [1e-3, 1e4], certified within a factor 1 + 1e-4 of the smallest
 // sigma the accountant certifies.
 struct CalibrationPolicy {
@@ -87,8 +103,12 @@ struct CalibrationResult {
 // (ScaleNoise of a unit-sigma description is the usual family). ConfigError for invalid targets or an
 // accountant that cannot account the family.
 using EventFamily = std::function<std::vector<DpEventPtr>(double sigma)>;
+// The search composes only members that no other member dominates (the same rounds, each with at least the
+// other's q: by joint convexity of the hockey-stick divergence that member's true epsilon is the larger),
+// then checks every member at the sigma found and searches again with all of them if the accountant's
+// numbers disagree (their grids differ). `memo` (optional) keeps every composition for later calls.
 CalibrationResult Calibrate(const EventFamily& family, double epsilon, double delta, AccountantKind kind,
-                            const AccountingPrecision& precision = {});
+                            const AccountingPrecision& precision = {}, EpsilonMemo* memo = nullptr);
 // The family of `unit` (events at sigma = 1) scaled to sigma.
 EventFamily ScaledFamily(std::vector<DpEventPtr> unit);
 
@@ -96,6 +116,7 @@ EventFamily ScaledFamily(std::vector<DpEventPtr> unit);
 // epsilon(prefix(t)) <= budget at `delta` (the total when all fit; bisection, O(log T) compositions).
 // `prefix(t)` is the event of the first t rounds.
 int64_t RoundsWithinBudget(const std::function<DpEventPtr(int64_t)>& prefix, int64_t total, double budget,
-                           double delta, AccountantKind kind, const AccountingPrecision& precision = {});
+                           double delta, AccountantKind kind, const AccountingPrecision& precision = {},
+                           EpsilonMemo* memo = nullptr);
 
 }  // namespace asyncdp::accounting

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "core/error.h"
@@ -58,6 +59,53 @@ TEST(CalibrateTest, TheLargestClientDecidesAndProfilesScale) {
   EXPECT_NEAR(EpsilonAt(AccountantKind::kPld, {{0.01, 2 * p.sigma, 50}, {0.01, p.sigma, 50}}, 1e-5,
                         SamplingModel::kPoisson),
               0.5, 1e-3);
+}
+
+// Clients whose plans differ only in N_c (an iid split: 26/6512 and 26/6513): the search composes only the
+// dominating one (larger q), then checks every member at the answer. The answer certifies every member and
+// is the smallest sigma within the tolerance for the dominating one.
+TEST(CalibrateTest, DominatedClientsAreCheckedOnceAtTheAnswer) {
+  const std::vector<Schedule> clients = {{{26.0 / 6513, 1.0, 1253}}, {{26.0 / 6512, 1.0, 1253}},
+                                         {{26.0 / 7000, 1.0, 1253}}};
+  const double target = 1.0, delta = 1.0 / 6513;
+  EpsilonMemo memo;
+  const CalibrationResult r = Calibrate(Family(clients), target, delta, AccountantKind::kPld, {}, &memo);
+  ASSERT_TRUE(r.found);
+  double worst = 0.0;
+  for (const Schedule& s : clients) {
+    const double eps = EpsilonAt(AccountantKind::kPld, {{s[0].q, r.sigma, s[0].count}}, delta, SamplingModel::kPoisson);
+    EXPECT_LE(eps, target);
+    worst = std::max(worst, eps);
+  }
+  EXPECT_EQ(r.epsilon, worst);
+  const double below = r.sigma / (1 + 1.5 * CalibrationPolicy::kRelativeTolerance);
+  EXPECT_GT(EpsilonAt(AccountantKind::kPld, {{26.0 / 6512, below, 1253}}, delta, SamplingModel::kPoisson), target);
+  // The memo holds the probes of the dominating client plus the final check of the other two, and a budget
+  // search at the answer composes nothing new for the whole plan.
+  const size_t composed = memo.size();
+  const auto prefix = [&](int64_t t) { return ScheduleEvent({{26.0 / 6512, r.sigma, t}}, SamplingModel::kPoisson); };
+  EXPECT_EQ(RoundsWithinBudget(prefix, 1253, target, delta, AccountantKind::kPld, {}, &memo), 1253);
+  EXPECT_EQ(memo.size(), composed);
+}
+
+TEST(EpsilonMemo, RemembersExactlyWhatTheAccountantSaid) {
+  EpsilonMemo memo;
+  const DpEventPtr event = ScheduleEvent({{0.01, 1.0, 100}}, SamplingModel::kPoisson);
+  const double first = memo.Epsilon(*event, AccountantKind::kPld, 1e-5, {});
+  EXPECT_EQ(first, EpsilonAt(AccountantKind::kPld, {{0.01, 1.0, 100}}, 1e-5, SamplingModel::kPoisson));
+  EXPECT_EQ(memo.Epsilon(*event, AccountantKind::kPld, 1e-5, {}), first);
+  EXPECT_EQ(memo.size(), 1u);
+  // Another delta, accountant, precision or q is another entry.
+  memo.Epsilon(*event, AccountantKind::kPld, 1e-6, {});
+  memo.Epsilon(*event, AccountantKind::kRdp, 1e-5, {});
+  AccountingPrecision coarse;
+  coarse.pld.relative_discretization = 0.2;
+  memo.Epsilon(*event, AccountantKind::kPld, 1e-5, coarse);
+  memo.Epsilon(*ScheduleEvent({{0.0100001, 1.0, 100}}, SamplingModel::kPoisson), AccountantKind::kPld, 1e-5, {});
+  EXPECT_EQ(memo.size(), 5u);
+  EXPECT_THROW(memo.Epsilon(*ScheduleEvent({{0.01, 1.0, 100}}, SamplingModel::kPoisson, NoiseModel::kDiscreteGaussian),
+                            AccountantKind::kPld, 1e-5, {}),
+               ConfigError);
 }
 
 // The reduction an event owns: a replace-one Gaussian (sensitivity 2) calibrates to twice the sigma of the
