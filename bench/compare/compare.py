@@ -56,7 +56,10 @@ BLAS: Debian's torch calls the system BLAS, which is the unoptimised reference (
 another is selected; per-example gradients are BLAS products, so that would flatter asyncdp. When
 OpenBLAS is installed (apt-get install libopenblas0-pthread) and torch is importable, the script
 re-executes itself with OpenBLAS first on LD_LIBRARY_PATH (as many threads as --threads), so torch loads it instead of the
-reference BLAS, and it prints the BLAS library torch actually loaded.
+reference BLAS, and it prints the BLAS library torch actually loaded, the kernel set OpenBLAS chose
+(openblas_get_corename) and the CPU model. Hosts that set OPENBLAS_CORETYPE or OPENBLAS_L2_SIZE pin OpenBLAS
+to another CPU's kernels; the torch side runs without them (the header says what was unset), the asyncdp
+processes with them (Eigen ignores them).
 
 Usage: /usr/bin/python3 bench/compare/compare.py [--opacus /path/to/opacus] [--build build/release]
            [--threads 1] [--check]
@@ -96,7 +99,7 @@ def asyncdp_rate(bench, name, repetitions, min_time):
     out = subprocess.run(
         [bench, f"--benchmark_filter=^BM_ClippedGradSum/{name}(/|$)", "--benchmark_format=json",
          f"--benchmark_repetitions={repetitions}", f"--benchmark_min_time={min_time}"],
-        check=True, capture_output=True, text=True).stdout
+        check=True, capture_output=True, text=True, env=asyncdp_environment()).stdout
     # No matching row: Google Benchmark prints nothing on stdout (and says so on stderr).
     rows = [b for b in json.loads(out)["benchmarks"] if b.get("run_type") == "iteration"] if out.strip() else []
     if not rows:
@@ -142,7 +145,7 @@ def asyncdp_epoch_seconds(cli, threads, fashion):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         subprocess.run([cli, "train", "--config", config, "--out", os.path.join(tmp, "out")], check=True,
-                       capture_output=True)
+                       capture_output=True, env=asyncdp_environment())
         wall = time.perf_counter() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -467,18 +470,86 @@ def check_clipped_sums(torch, a9a, opacus=None):
 
 # ----------------------------------------------------------------------------------------------------
 
-def reexec_with_openblas(threads):
-    """Re-executes this script with OpenBLAS first on LD_LIBRARY_PATH, if installed and not yet done, with
-    as many OpenBLAS threads as the comparison's --threads (torch's BLAS calls get the same cores as its
-    other kernels and as asyncdp)."""
+# Variables some hosts set that pin OpenBLAS to another CPU's kernels or cache size (seen: OPENBLAS_CORETYPE=
+# Haswell, OPENBLAS_L2_SIZE=512 on an AVX-512 Xeon); with them torch runs slower than this CPU allows and
+# every ratio against it is inflated. They are unset for the torch side only (this process after the
+# re-exec) and given back to the asyncdp processes, whose Eigen kernels never read them.
+OPENBLAS_OVERRIDES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+SAVED_PREFIX = "ASYNCDP_COMPARE_SAVED_"
+
+
+def reexec_with_openblas(threads, keep_overrides=False):
+    """Re-executes this script for the torch side: OpenBLAS first on LD_LIBRARY_PATH if installed, with as
+    many OpenBLAS threads as the comparison's --threads (torch's BLAS calls get the same cores as its other
+    kernels and as asyncdp), and without OPENBLAS_OVERRIDES (kept aside for asyncdp_environment)."""
     if os.environ.get("ASYNCDP_COMPARE_BLAS"):
         return
+    env = dict(os.environ, ASYNCDP_COMPARE_BLAS="system")
+    for name in OPENBLAS_OVERRIDES if not keep_overrides else ():
+        if name in env:
+            env[SAVED_PREFIX + name] = env.pop(name)
     for directory in OPENBLAS_DIRS:
         if os.path.exists(os.path.join(directory, "libblas.so.3")):
-            env = dict(os.environ, ASYNCDP_COMPARE_BLAS=directory, OPENBLAS_NUM_THREADS=str(threads),
+            env.update(ASYNCDP_COMPARE_BLAS=directory, OPENBLAS_NUM_THREADS=str(threads),
                        LD_LIBRARY_PATH=directory + os.pathsep + os.environ.get("LD_LIBRARY_PATH", ""))
-            os.execve(sys.executable, [sys.executable] + sys.argv, env)
-    log("compare: OpenBLAS not installed (apt-get install libopenblas0-pthread); torch uses the system BLAS")
+            break
+    else:
+        log("compare: OpenBLAS not installed (apt-get install libopenblas0-pthread); torch uses the system BLAS")
+    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+
+
+def asyncdp_environment():
+    """The environment the asyncdp processes run in: the caller's, OPENBLAS_OVERRIDES included."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(SAVED_PREFIX)}
+    for name in OPENBLAS_OVERRIDES:
+        if SAVED_PREFIX + name in os.environ:
+            env[name] = os.environ[SAVED_PREFIX + name]
+    return env
+
+
+def overrides_text():
+    """What the torch side unset, for the header."""
+    unset = [f"{name}={os.environ[SAVED_PREFIX + name]}" for name in OPENBLAS_OVERRIDES
+             if SAVED_PREFIX + name in os.environ]
+    kept = [f"{name}={os.environ[name]}" for name in OPENBLAS_OVERRIDES if name in os.environ]
+    if kept:
+        return "KEPT for torch (--keep-openblas-overrides): " + ", ".join(kept)
+    return "unset for torch: " + ", ".join(unset) if unset else "no OpenBLAS overrides were set"
+
+
+def cpu_model():
+    """The CPU model of /proc/cpuinfo (BENCHMARKS.md records it beside every figure)."""
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
+
+
+def openblas_core():
+    """The kernel set OpenBLAS chose in this process (openblas_get_corename of the mapped library; else
+    threadpoolctl's report), or why there is none."""
+    import ctypes
+    with open("/proc/self/maps") as maps:
+        paths = sorted({line.split()[-1] for line in maps if "blas" in line.split()[-1]})
+    for path in paths:
+        try:
+            corename = ctypes.CDLL(path).openblas_get_corename
+        except (OSError, AttributeError):
+            continue
+        corename.restype = ctypes.c_char_p
+        return corename().decode()
+    try:
+        from threadpoolctl import threadpool_info
+        for pool in threadpool_info():
+            if pool.get("internal_api") == "openblas":
+                return str(pool.get("architecture"))
+    except ImportError:
+        pass
+    return "not OpenBLAS"
 
 
 def loaded_blas():
@@ -521,13 +592,15 @@ def main():
     parser.add_argument("--fashion-mnist", default=FASHION, help="directory of the Fashion-MNIST IDX files")
     parser.add_argument("--a9a", default=os.path.join(REPO, "..", "shared", "datasets", "libsvm", "a9a.gz"))
     parser.add_argument("--skip-epoch", action="store_true", help="skip the one-epoch runs")
+    parser.add_argument("--keep-openblas-overrides", action="store_true",
+                        help="leave OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE set for torch (to measure what they cost)")
     parser.add_argument("--check", action="store_true",
                         help="only check the torch clipped sums, and with --opacus each Opacus engine's, "
                              "against a per-example loop, then exit")
     args = parser.parse_args()
     # Without importing torch: the re-exec has to come before torch loads a BLAS.
     if importlib.util.find_spec("torch") is not None:
-        reexec_with_openblas(args.threads)
+        reexec_with_openblas(args.threads, args.keep_openblas_overrides)
 
     torch = None
     try:
@@ -539,7 +612,8 @@ def main():
         if torch is None:
             sys.exit("compare: --check needs torch")
         torch.ones(64, 64) @ torch.ones(64, 64)
-        print(f"torch {torch.__version__}, BLAS {loaded_blas()}")
+        print(f"{cpu_model()}; torch {torch.__version__}, BLAS {loaded_blas()}, OpenBLAS core {openblas_core()} "
+              f"({overrides_text()})")
         opacus = None
         if is_opacus_checkout(args.opacus):
             opacus = import_opacus(os.path.abspath(args.opacus))
@@ -571,8 +645,10 @@ def main():
     header = ""
     if torch is not None:
         torch.ones(64, 64) @ torch.ones(64, 64)
-        header = f"; torch {torch.__version__}, BLAS {loaded_blas()}"
-        log(f"compare: torch {torch.__version__}, {torch.get_num_threads()} thread(s), BLAS {loaded_blas()}")
+        header = (f"; torch {torch.__version__}, BLAS {loaded_blas()}, OpenBLAS core {openblas_core()} "
+                  f"({overrides_text()})")
+        log(f"compare: torch {torch.__version__}, {torch.get_num_threads()} thread(s), BLAS {loaded_blas()}, "
+            f"OpenBLAS core {openblas_core()} ({overrides_text()})")
         torch.manual_seed(7)
         images = torch.rand(2048, 1, 28, 28)
         labels = torch.randint(0, 10, (2048,))
@@ -623,7 +699,7 @@ def main():
         rows.append(("lenet DP epoch (60k images)", "seconds", epoch, "-", opacus_epoch))
 
     basis = "CPU time" if args.threads == 1 else "wall time"
-    print(f"{args.threads} thread(s), {basis}{header}")
+    print(f"{cpu_model()}; {args.threads} thread(s), {basis}{header}")
     print("torch = plain PyTorch, no Opacus: per-example gradients with functorch (vmap of grad; [torch ew] rows:")
     print("  ExpandedWeights), clipped, summed. A lower bound on Opacus's cost with the same engine (Opacus adds")
     print("  its wrapper and optimizer on top), so asyncdp/Opacus >= asyncdp/torch for that engine. Opacus = its")
