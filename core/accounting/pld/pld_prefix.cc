@@ -9,8 +9,7 @@ using pld_detail::Channel;
 using pld_detail::Complex;
 
 PldPrefixComposer::PldPrefixComposer(const Schedule& whole, SamplingModel sampling, const PldOptions& options,
-                                     int64_t max_spectrum_bytes)
-    : sampling_(sampling) {
+                                     int64_t max_spectrum_bytes) {
   PldOptions upper_only = options;
   upper_only.compute_lower_bound = false;
   pld_detail::Prepared prepared = pld_detail::Prepare(whole, sampling, upper_only, false);

@@ -47,7 +47,6 @@ class PldPrefixComposer {
 
  private:
   bool stored_ = false;
-  SamplingModel sampling_;
   Schedule groups_;  // CompactSchedule(whole): group g is channels' group g
   double discretization_ = 0.0;
   double tail_mass_ = 0.0;
