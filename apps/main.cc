@@ -6,11 +6,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 #include <new>
 
+#include "apps/allocator_tuning.h"
 #include "apps/commands.h"
 #if ASYNCDP_WITH_MPI
 #include "apps/mpi_session.h"
@@ -18,16 +16,7 @@
 #include "core/error.h"
 
 int main(int argc, char** argv) {
-#if defined(__GLIBC__)
-  // Accounting composes privacy-loss distributions on grids of 0.5-2 MiB (pld.h), many times per run
-  // (calibration probes, budget halts, the report). glibc's defaults hand such blocks back to the kernel on
-  // every free (mmap above a moving threshold, heap trimming above 2x it), and faulting their pages in
-  // again cost ~25 ms of every ~35 ms composition on our VMs (Table 3 calibrated to epsilon = 1: accounting
-  // 0.54 -> 0.29 s). Keep blocks below 4 MiB in the heap and trim it only above 64 MiB free. Measured: Table
-  // 4's peak RSS unchanged (238 MB; a 32 MiB threshold raised it to 264 MB), Table 3's within 1 MB.
-  mallopt(M_MMAP_THRESHOLD, 4 << 20);
-  mallopt(M_TRIM_THRESHOLD, 64 << 20);
-#endif
+  asyncdp::apps::TuneAllocator();  // before the first large allocation (apps/allocator_tuning.h)
   CLI::App app{"asyncdp: asynchronous DP-SGD simulator with an embedded privacy accountant", "asyncdp"};
   app.set_version_flag("--version", std::string("asyncdp ") + ASYNCDP_VERSION);
   app.require_subcommand(1);
