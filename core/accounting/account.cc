@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
-#include <map>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <string>
 #include <utility>
 
