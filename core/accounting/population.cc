@@ -93,6 +93,12 @@ PopulationReport ReportPopulation(std::span<const ClientRounds> clients, const P
     proactive.not_applicable = "Theorems 3.1 and B.4 assume Gaussian noise";
   }
   bool proactive_defined = true;  // every client has a relation-(6) value
+  // The PLD's lower bound (a second, pooled grid) is composed for the client with the largest PLD upper
+  // bound only: its lower bound is a lower bound on the worst client's true epsilon, which is what the
+  // report states, and a population of many distinct clients pays one pooled grid instead of one each.
+  AccountQuery upper_only = query;
+  upper_only.pld_lower_bound = false;
+  const Schedule* pld_worst_schedule = nullptr;
   std::map<ClientKey, std::pair<int64_t, bool>> seen;  // key -> (representative, proactive valid)
   for (const ClientRounds& c : clients) {
     ValidateSchedule(c.schedule, "client[" + std::to_string(c.client) + "].schedule");
@@ -105,16 +111,16 @@ PopulationReport ReportPopulation(std::span<const ClientRounds> clients, const P
       if (!it->second.second) proactive.invalid_clients.push_back(c.client);
       continue;
     }
-    for (const Accounted& a : AccountAll(*event_of(c.schedule), usable, query)) {
+    for (const Accounted& a : AccountAll(*event_of(c.schedule), usable, upper_only)) {
       if (!a.available) {
         report.unavailable[a.kind] = a.reason;
         continue;
       }
       const EpsilonResult& r = a.result;
-      Raise(report.worst[a.kind], r.epsilon, c.client, r);
-      if (a.kind == AccountantKind::kPld && !std::isnan(r.epsilon_lower)) {
-        Raise(report.pld_lower, r.epsilon_lower, c.client, r);
+      if (a.kind == AccountantKind::kPld && (report.worst[a.kind].client < 0 || r.epsilon > report.worst[a.kind].epsilon)) {
+        pld_worst_schedule = &c.schedule;
       }
+      Raise(report.worst[a.kind], r.epsilon, c.client, r);
     }
     // The closed form, for this client.
     bool valid = false;
@@ -143,6 +149,14 @@ PopulationReport ReportPopulation(std::span<const ClientRounds> clients, const P
       }
     }
     seen.emplace(key, std::make_pair(c.client, valid));
+  }
+  if (pld_worst_schedule != nullptr && query.pld_lower_bound) {
+    WorstClient& pld = report.worst[AccountantKind::kPld];
+    const Accounted a = Account(*event_of(*pld_worst_schedule), AccountantKind::kPld, query);
+    if (a.available) {
+      pld.result = a.result;  // the same upper bound (the upper grid does not depend on the lower one)
+      if (!std::isnan(a.result.epsilon_lower)) report.pld_lower = {a.result.epsilon_lower, pld.client, a.result};
+    }
   }
   for (auto& [kind, worst] : report.worst) {
     if (worst.client < 0) worst.epsilon = 0.0;  // nobody ran a round: nothing released

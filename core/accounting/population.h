@@ -64,7 +64,9 @@ struct PopulationReport {
   double delta = 0.0;
   int64_t clients_with_rounds = 0;
   std::map<AccountantKind, WorstClient> worst;        // per requested accountant that could account
-  WorstClient pld_lower;                              // largest PLD lower bound (when PLD was requested)
+  // The PLD lower bound of the client with the largest PLD upper bound (when PLD was requested): a lower
+  // bound on the worst client's true epsilon.
+  WorstClient pld_lower;
   std::map<AccountantKind, Assumptions> assumptions;  // what each accountant's numbers state
   std::map<AccountantKind, std::string> unavailable;  // requested accountants that cannot, and why
   ProactiveSummary proactive;
