@@ -17,6 +17,13 @@ namespace {
 
 constexpr int64_t kGradientChunk = 256;  // rows per gradient batch of the gradient-norm diagnostic
 
+// (q, σ, count) per group of the compacted schedule: schedules with the same multiset of rounds share it.
+std::vector<std::tuple<double, double, int64_t>> CompactKey(const accounting::Schedule& schedule) {
+  std::vector<std::tuple<double, double, int64_t>> key;
+  for (const accounting::RoundGroup& g : accounting::CompactSchedule(schedule)) key.emplace_back(g.q, g.sigma, g.count);
+  return key;
+}
+
 }  // namespace
 
 MetricsRecorder::MetricsRecorder(const Experiment& experiment) : experiment_(experiment) {
@@ -44,8 +51,7 @@ const accounting::RunningEpsilon& MetricsRecorder::RunningOf(size_t client) {
     const PrivacySetup& privacy = experiment_.privacy;
     const RoundPlan& plan = experiment_.plans[client];
     const accounting::Schedule whole = privacy.ClientSchedule(plan, plan.rounds());
-    std::vector<std::tuple<double, double, int64_t>> key;
-    for (const accounting::RoundGroup& g : accounting::CompactSchedule(whole)) key.emplace_back(g.q, g.sigma, g.count);
+    auto key = CompactKey(whole);
     auto it = running_.find(key);
     if (it == running_.end()) {
       it = running_.emplace(std::move(key), std::make_unique<accounting::RunningEpsilon>(
@@ -67,8 +73,7 @@ double MetricsRecorder::EpsilonSoFar(const ServerProtocol& server) {
     const std::set<int64_t>& early = server.early_rounds(client);
     if (prefix == 0 && early.empty()) continue;
     const accounting::Schedule schedule = privacy.AppliedSchedule(experiment_.plans[c], prefix, early);
-    std::vector<std::tuple<double, double, int64_t>> key;
-    for (const accounting::RoundGroup& g : accounting::CompactSchedule(schedule)) key.emplace_back(g.q, g.sigma, g.count);
+    auto key = CompactKey(schedule);
     auto it = epsilon_cache_.find(key);
     if (it == epsilon_cache_.end()) {
       it = epsilon_cache_.emplace(std::move(key), RunningOf(c).Of(*privacy.EventOf(schedule))).first;

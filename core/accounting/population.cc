@@ -1,5 +1,6 @@
 #include "core/accounting/population.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -98,7 +99,6 @@ PopulationReport ReportPopulation(std::span<const ClientRounds> clients, const P
   // report states, and a population of many distinct clients pays one pooled grid instead of one each.
   AccountQuery upper_only = query;
   upper_only.pld_lower_bound = false;
-  const Schedule* pld_worst_schedule = nullptr;
   std::map<ClientKey, std::pair<int64_t, bool>> seen;  // key -> (representative, proactive valid)
   for (const ClientRounds& c : clients) {
     ValidateSchedule(c.schedule, "client[" + std::to_string(c.client) + "].schedule");
@@ -116,11 +116,7 @@ PopulationReport ReportPopulation(std::span<const ClientRounds> clients, const P
         report.unavailable[a.kind] = a.reason;
         continue;
       }
-      const EpsilonResult& r = a.result;
-      if (a.kind == AccountantKind::kPld && (report.worst[a.kind].client < 0 || r.epsilon > report.worst[a.kind].epsilon)) {
-        pld_worst_schedule = &c.schedule;
-      }
-      Raise(report.worst[a.kind], r.epsilon, c.client, r);
+      Raise(report.worst[a.kind], a.result.epsilon, c.client, a.result);
     }
     // The closed form, for this client.
     bool valid = false;
@@ -150,9 +146,14 @@ PopulationReport ReportPopulation(std::span<const ClientRounds> clients, const P
     }
     seen.emplace(key, std::make_pair(c.client, valid));
   }
-  if (pld_worst_schedule != nullptr && query.pld_lower_bound) {
-    WorstClient& pld = report.worst[AccountantKind::kPld];
-    const Accounted a = Account(*event_of(*pld_worst_schedule), AccountantKind::kPld, query);
+  // The PLD's lower bound (a second, pooled grid) for the client with the largest PLD upper bound only.
+  const auto pld_worst = report.worst.find(AccountantKind::kPld);
+  const auto is_worst = [&](const ClientRounds& c) { return c.client == pld_worst->second.client; };
+  const auto worst_rounds =
+      pld_worst == report.worst.end() ? clients.end() : std::find_if(clients.begin(), clients.end(), is_worst);
+  if (worst_rounds != clients.end() && query.pld_lower_bound) {
+    WorstClient& pld = pld_worst->second;
+    const Accounted a = Account(*event_of(worst_rounds->schedule), AccountantKind::kPld, query);
     if (a.available) {
       pld.result = a.result;  // the same upper bound (the upper grid does not depend on the lower one)
       if (!std::isnan(a.result.epsilon_lower)) report.pld_lower = {a.result.epsilon_lower, pld.client, a.result};

@@ -2,7 +2,6 @@
 
 #include <utility>
 
-
 namespace asyncdp::accounting {
 
 using pld_detail::Channel;

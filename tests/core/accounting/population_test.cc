@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "tests/core/accounting/oracle/hockey_stick.h"
 
 namespace asyncdp::accounting {
 namespace {
@@ -32,6 +33,28 @@ TEST(PopulationTest, EveryAccountantReportsItsOwnMaximumAndWhoAttainsIt) {
   EXPECT_LE(r.pld_lower.epsilon, pld.epsilon);
   EXPECT_GE(r.worst.at(AccountantKind::kGdp).client, 0);
   EXPECT_EQ(r.assumptions.at(AccountantKind::kPld).bound, BoundKind::kUpperBound);
+}
+
+// The report composes the PLD's pooled lower bound for the worst client (by PLD upper bound) only. Against
+// the hockey-stick oracle (no code shared with core/accounting): the worst client's true epsilon lies in
+// [pld_lower, pld], and the client the search of a calibration keeps (the larger q, same rounds) has the
+// larger true epsilon, as SearchMembers in account.cc assumes.
+TEST(PopulationTest, TheLowerBoundOfTheWorstClientBracketsItsTrueEpsilon) {
+  const double sigma = 1.0, delta = 1e-5;
+  const std::vector<ClientRounds> clients = {{0, 1000, {{0.1, sigma, 2}}}, {1, 500, {{0.2, sigma, 2}}}};
+  PopulationOptions options;
+  options.delta = delta;
+  const PopulationReport r = ReportPopulation(clients, options);
+  const double small_q = oracle::TrueEpsilon(oracle::PoissonPairs(0.1, sigma), 2, delta);
+  const double large_q = oracle::TrueEpsilon(oracle::PoissonPairs(0.2, sigma), 2, delta);
+  EXPECT_LT(small_q, large_q);
+  const WorstClient& pld = r.worst.at(AccountantKind::kPld);
+  EXPECT_EQ(pld.client, 1);
+  EXPECT_EQ(r.pld_lower.client, 1);
+  EXPECT_LE(r.pld_lower.epsilon, large_q * (1 + 1e-6));
+  EXPECT_GE(pld.epsilon, large_q * (1 - 1e-6));
+  EXPECT_GT(r.pld_lower.epsilon, 0.99 * large_q);
+  EXPECT_EQ(pld.result.epsilon_lower, r.pld_lower.epsilon);
 }
 
 TEST(PopulationTest, ClientsWithoutRoundsReleaseNothingAndTiesKeepTheFirstClient) {
