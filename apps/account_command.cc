@@ -106,8 +106,6 @@ std::vector<AccountantKind> RequestedAccountants(const std::string& name, const 
 }
 
 // An unbounded epsilon (sigma -> 0) is written as null.
-nlohmann::ordered_json Number(double x) { return sim::FiniteOrNull<nlohmann::ordered_json>(x); }
-
 void AddAssumptions(nlohmann::ordered_json& section, const accounting::Assumptions& a) {
   section["bound"] = std::string(accounting::ToString(a.bound));
   section["method"] = a.method;
@@ -195,7 +193,8 @@ nlohmann::ordered_json CurveJson(const AccountRequest& args, const accounting::S
     section["bound"] = std::string(accounting::ToString(accounted.bound));
     nlohmann::ordered_json eps = nlohmann::ordered_json::array(), del = nlohmann::ordered_json::array(),
                            trade = nlohmann::ordered_json::array();
-    for (const auto& p : curve.epsilon_of_delta) eps.push_back({{"delta", p.x}, {"epsilon", Number(p.y)}});
+    for (const auto& p : curve.epsilon_of_delta)
+      eps.push_back({{"delta", p.x}, {"epsilon", sim::OrderedNumber(p.y)}});
     for (const auto& p : curve.delta_of_epsilon) del.push_back({{"epsilon", p.x}, {"delta", p.y}});
     for (const auto& p : curve.tradeoff) trade.push_back({{"alpha", p.x}, {"beta", p.y}});
     section["epsilon_of_delta"] = std::move(eps);
@@ -331,15 +330,16 @@ nlohmann::ordered_json AccountJson(const AccountRequest& args) {
                                                           : report.gdp->delta_at_epsilon}};
       AddAssumptions(section, a);
     } else if (kind == AccountantKind::kRdp) {
-      section = {{"epsilon", Number(report.rdp->epsilon)}, {"order", report.rdp->order}};
+      section = {{"epsilon", sim::OrderedNumber(report.rdp->epsilon)}, {"order", report.rdp->order}};
       AddAssumptions(section, report.rdp->assumptions);
     } else if (kind == AccountantKind::kPld) {
-      section = {{"epsilon", Number(report.pld->epsilon)},
-                 {"epsilon_lower", Number(report.pld->epsilon_lower)},
+      section = {{"epsilon", sim::OrderedNumber(report.pld->epsilon)},
+                 {"epsilon_lower", sim::OrderedNumber(report.pld->epsilon_lower)},
                  {"discretization", report.pld->discretization}};
       AddAssumptions(section, report.pld->assumptions);
     } else {
-      section = {{"epsilon", Number(report.gdp->epsilon)}, {"mu", Number(report.gdp->mu)}};
+      section = {{"epsilon", sim::OrderedNumber(report.gdp->epsilon)},
+                 {"mu", sim::OrderedNumber(report.gdp->mu)}};
       AddAssumptions(section, report.gdp->assumptions);
     }
     out[name] = std::move(section);
@@ -389,7 +389,7 @@ void RunAccount(const AccountArgs& args, const CLI::App& command) {
   std::cout << AccountJson(request).dump() << '\n';
 }
 
-constexpr const char* kFooter = R"(Output: one JSON object.
+constexpr const char* kAccountFooter = R"(Output: one JSON object.
   q, sigma, steps, delta   the inputs (with --schedule: "schedule" [{q, sigma, count}] and total "steps")
   sampling                 poisson | fixed_size_without_replacement | shuffle
   neighbors                add_remove (poisson) | replace_one (fixed size, shuffle): what every epsilon assumes
@@ -460,7 +460,7 @@ void RegisterAccountCommand(CLI::App& app) {
   account->add_option("--curve-alphas", args->curve_alphas,
                       "--curve: the type-I errors alpha of the trade-off curve (default 0, 1e-6 ... 1e-3, 0.01 ... 1)")
       ->delimiter(',');
-  account->footer(kFooter);
+  account->footer(kAccountFooter);
   account->callback([args, account] { RunAccount(*args, *account); });
 }
 

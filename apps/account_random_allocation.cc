@@ -18,8 +18,6 @@
 namespace asyncdp::apps {
 namespace {
 
-nlohmann::ordered_json Number(double x) { return sim::FiniteOrNull<nlohmann::ordered_json>(x); }
-
 // Validates everything but sigma (calibration does not take one).
 void ValidateWindow(const RandomAllocationCliArgs& a) {
   const std::string& dash = a.option_prefix;
@@ -66,18 +64,19 @@ nlohmann::ordered_json AllocationSection(const accounting::RandomAllocationAccou
   const accounting::RandomAllocationResult& r = accountant.Bounds(delta);  // computed by Account, cached
   nlohmann::ordered_json bounds = nlohmann::ordered_json::array();
   for (const accounting::AllocationBoundValue& b : r.bounds) {
-    nlohmann::ordered_json entry = {{"bound", std::string(accounting::ToString(b.bound))},
-                                    {"direction", std::string(accounting::ToString(b.direction))},
-                                    {"applicable", b.applicable},
-                                    {"epsilon", b.applicable ? Number(b.value) : nlohmann::ordered_json(nullptr)},
-                                    {"theorem", std::string(accounting::BoundTheorem(b.bound))}};
+    nlohmann::ordered_json entry = {
+        {"bound", std::string(accounting::ToString(b.bound))},
+        {"direction", std::string(accounting::ToString(b.direction))},
+        {"applicable", b.applicable},
+        {"epsilon", b.applicable ? sim::OrderedNumber(b.value) : nlohmann::ordered_json(nullptr)},
+        {"theorem", std::string(accounting::BoundTheorem(b.bound))}};
     if (b.bound == accounting::AllocationBound::kRenyiRemove) entry["order"] = b.order;
     if (!b.note.empty()) entry["note"] = b.note;
     bounds.push_back(std::move(entry));
   }
   const accounting::Assumptions assumptions = accountant.Describe(delta);
   nlohmann::ordered_json section = {
-      {"epsilon", Number(r.value)},
+      {"epsilon", sim::OrderedNumber(r.value)},
       {"binding_bound", std::string(accounting::ToString(r.binding_bound))},
       {"binding_direction", std::string(accounting::ToString(r.binding_direction))},
       {"theorem", std::string(accounting::BoundTheorem(r.binding_bound))},
@@ -99,13 +98,13 @@ nlohmann::ordered_json PoissonSection(const accounting::Schedule& schedule, doub
   const accounting::PrivacyReport report = accounting::ComputePrivacyReport(schedule, options);
   nlohmann::ordered_json section = {{"q", schedule.front().q}, {"steps", schedule.front().count}};
   if (report.rdp) {
-    section["rdp"] = {{"epsilon", Number(report.rdp->epsilon)},
+    section["rdp"] = {{"epsilon", sim::OrderedNumber(report.rdp->epsilon)},
                       {"order", report.rdp->order},
                       {"bound", "upper_bound"},
                       {"method", report.rdp->assumptions.method}};
   }
   if (report.pld) {
-    section["pld"] = {{"epsilon", Number(report.pld->epsilon)},
+    section["pld"] = {{"epsilon", sim::OrderedNumber(report.pld->epsilon)},
                       {"discretization", report.pld->discretization},
                       {"bound", "upper_bound"},
                       {"method", report.pld->assumptions.method}};
@@ -125,10 +124,10 @@ nlohmann::ordered_json ShuffleSection(const RandomAllocationCliArgs& a) {
     return section;
   }
   const accounting::ShuffleGaussianEpsilon s = accounting::ShuffledGaussianEpsilon(a.steps, a.sigma, 2.0, a.delta);
-  section["epsilon"] = Number(s.numerical);
-  section["closed_form_epsilon"] = Number(s.closed_form);
-  section["no_amplification_epsilon"] = Number(s.no_amplification);
-  section["local_epsilon"] = Number(s.local_epsilon);
+  section["epsilon"] = sim::OrderedNumber(s.numerical);
+  section["closed_form_epsilon"] = sim::OrderedNumber(s.closed_form);
+  section["no_amplification_epsilon"] = sim::OrderedNumber(s.no_amplification);
+  section["local_epsilon"] = sim::OrderedNumber(s.local_epsilon);
   section["local_delta"] = s.local_delta;
   section["neighbors"] = "replace_one";
   section["method"] =
@@ -173,10 +172,11 @@ nlohmann::ordered_json CalibrateRandomAllocation(const RandomAllocationCliArgs& 
   out["delta"] = a.delta;
   out["neighbors"] = std::string(ToString(NaturalNeighbours(SamplingModel::kRandomAllocation)));
   out["public"] = "m, k, p0, the number of windows and delta are treated as public";
-  out["random_allocation"] = {{"sigma", r.found ? nlohmann::ordered_json(r.sigma) : nlohmann::ordered_json(nullptr)},
-                              {"epsilon", r.found ? Number(r.epsilon) : nlohmann::ordered_json(nullptr)},
-                              {"bound", "upper_bound"},
-                              {"assumptions", std::string(accounting::kRandomAllocationAssumptions)}};
+  out["random_allocation"] = {
+      {"sigma", r.found ? nlohmann::ordered_json(r.sigma) : nlohmann::ordered_json(nullptr)},
+      {"epsilon", r.found ? sim::OrderedNumber(r.epsilon) : nlohmann::ordered_json(nullptr)},
+      {"bound", "upper_bound"},
+      {"assumptions", std::string(accounting::kRandomAllocationAssumptions)}};
   return out;
 }
 

@@ -40,8 +40,6 @@ struct CalcArgs {
 };
 
 // JSON has no infinity: non-finite numbers (e.g. gamma when no solution exists) become null.
-nlohmann::ordered_json Number(double value) { return sim::FiniteOrNull<nlohmann::ordered_json>(value); }
-
 // The accepted range of every number `calc` takes, checked once where it enters (here), so the calculators
 // never see NaN, an infinity or a magnitude whose s_max cannot be represented. N and K are counts.
 constexpr sim::NumericRange kRecordsRange{1, 1e9};         // --N: records in one client's data set
@@ -70,8 +68,12 @@ nlohmann::ordered_json FloorOrNull(double x) {
 nlohmann::ordered_json ConditionsJson(const accounting::ProactiveCheck& check) {
   nlohmann::ordered_json conditions;
   for (const accounting::ConditionResult& c : check.conditions) {
-    conditions[c.id] = {{"lhs", Number(c.lhs)},       {"rhs", Number(c.rhs)},   {"holds", c.holds},
-                        {"margin", Number(c.margin)}, {"relation", c.relation}, {"statement", c.statement}};
+    conditions[c.id] = {{"lhs", sim::OrderedNumber(c.lhs)},
+                        {"rhs", sim::OrderedNumber(c.rhs)},
+                        {"holds", c.holds},
+                        {"margin", sim::OrderedNumber(c.margin)},
+                        {"relation", c.relation},
+                        {"statement", c.statement}};
   }
   return conditions;
 }
@@ -91,12 +93,12 @@ nlohmann::ordered_json SimplifiedJson(const CalcRequest& args) {
   RequireInRange(dash + "theta", in.theta, kThetaRange, false);
   const accounting::CalculatorResult r = accounting::RunSimplifiedCalculator(in);
   nlohmann::ordered_json out;
-  out["epsilon"] = Number(r.epsilon);
-  out["sigma"] = Number(r.sigma);
-  out["gamma"] = Number(r.gamma);
-  out["T_min"] = Number(r.t_min);
+  out["epsilon"] = sim::OrderedNumber(r.epsilon);
+  out["sigma"] = sim::OrderedNumber(r.sigma);
+  out["gamma"] = sim::OrderedNumber(r.gamma);
+  out["T_min"] = sim::OrderedNumber(r.t_min);
   out["s_max"] = FloorOrNull(r.s_max_real);
-  out["T_min_asym"] = Number(r.t_min_asym);
+  out["T_min_asym"] = sim::OrderedNumber(r.t_min_asym);
   out["s_max_asym"] = FloorOrNull(r.s_max_asym_real);
   out["conditions"] = ConditionsJson(r.check);
   out["theorem_3_1"] = r.check.theorem_3_1;
@@ -107,14 +109,14 @@ nlohmann::ordered_json SimplifiedJson(const CalcRequest& args) {
   out["epochs"] = r.epochs;
   out["theta"] = in.theta;
   out["mode"] = std::string(accounting::ToString(in.mode));
-  out["s_max_real"] = Number(r.s_max_real);
-  out["s_max_asym_real"] = Number(r.s_max_asym_real);
-  out["eps_fdp"] = {{"s_max", Number(r.eps_fdp_s_max)},
-                    {"s_max_asym", Number(r.eps_fdp_s_max_asym)},
-                    {"s_max_asym_paper", Number(r.eps_fdp_s_max_asym_paper)},
+  out["s_max_real"] = sim::OrderedNumber(r.s_max_real);
+  out["s_max_asym_real"] = sim::OrderedNumber(r.s_max_asym_real);
+  out["eps_fdp"] = {{"s_max", sim::OrderedNumber(r.eps_fdp_s_max)},
+                    {"s_max_asym", sim::OrderedNumber(r.eps_fdp_s_max_asym)},
+                    {"s_max_asym_paper", sim::OrderedNumber(r.eps_fdp_s_max_asym_paper)},
                     {"bound", "approximation"}};
-  out["factor"] = {{"s_max", Number(r.epsilon / r.eps_fdp_s_max)},
-                   {"s_max_asym_paper", Number(r.epsilon / r.eps_fdp_s_max_asym_paper)}};
+  out["factor"] = {{"s_max", sim::OrderedNumber(r.epsilon / r.eps_fdp_s_max)},
+                   {"s_max_asym_paper", sim::OrderedNumber(r.epsilon / r.eps_fdp_s_max_asym_paper)}};
   out["sampling"] = "poisson";
   out["neighbors"] = "add_remove";
   return out;
@@ -147,9 +149,9 @@ nlohmann::ordered_json MultiPhaseJson(const CalcRequest& args) {
     if (p.admissible) {
       phase["s"] = p.sample_size;
       phase["T"] = p.rounds;
-      phase["epsilon"] = Number(p.epsilon);
-      phase["sigma"] = Number(p.sigma);
-      phase["gamma"] = Number(p.gamma);
+      phase["epsilon"] = sim::OrderedNumber(p.epsilon);
+      phase["sigma"] = sim::OrderedNumber(p.sigma);
+      phase["gamma"] = sim::OrderedNumber(p.gamma);
       phase["theta"] = p.theta;
       phase["s_bar"] = p.mean_sample_size;
     }
@@ -166,7 +168,8 @@ nlohmann::ordered_json MultiPhaseJson(const CalcRequest& args) {
   return out;
 }
 
-constexpr const char* kFooter = R"(Inputs: --N an integer in [1, 1e9], --K an integer in [1, 1e12], --delta in (0, 1),
+constexpr const char* kCalcFooter =
+    R"(Inputs: --N an integer in [1, 1e9], --K an integer in [1, 1e12], --delta in (0, 1),
 --sigma in (0, 1e6] (the D.4 calculator needs sigma^2 > 2), --epsilon in (0, 1000], --theta in [1, 1000].
 Output of the D.4 calculator (one JSON object):
   epsilon              eps = 2 ln(1/delta) / (sigma^2 - 2) from --sigma, or --epsilon as given
@@ -214,7 +217,7 @@ void RegisterCalcCommand(CLI::App& app) {
       ->check(CLI::IsMember({"paper", "exact"}))
       ->capture_default_str();
   calc->add_option("--phases", args->phases_path, "E.1 multi-phase calculator: CSV of K,sigma per phase");
-  calc->footer(kFooter);
+  calc->footer(kCalcFooter);
   calc->callback([args, calc] {
     CalcRequest request;
     request.n_records = args->n_records;

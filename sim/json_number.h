@@ -12,4 +12,7 @@ Json FiniteOrNull(double x) {
   return std::isfinite(x) ? Json(x) : Json(nullptr);
 }
 
+// The CLI's outputs keep their keys in the order written (ordered_json): the same rule for them.
+inline nlohmann::ordered_json OrderedNumber(double x) { return FiniteOrNull<nlohmann::ordered_json>(x); }
+
 }  // namespace asyncdp::sim

@@ -22,8 +22,8 @@ namespace asyncdp::sim {
 namespace {
 
 namespace fs = std::filesystem;
+using ::asyncdp::testing::TempDir;
 using ::testing::HasSubstr;
-using testing::TempDir;
 
 std::string Slurp(const fs::path& path) {
   std::ifstream in(path);

@@ -8,20 +8,12 @@
 #include <cstdint>
 #include <numbers>
 
+#include "tests/core/audit/binomial_oracle.h"
+
 namespace asyncdp::audit {
 namespace {
 
-// P[Bin(n, p) >= k] by summing C(n, j) p^j (1-p)^(n-j), each term from lgammal.
-long double DirectTail(int64_t n, long double p, int64_t k) {
-  long double sum = 0.0L;
-  for (int64_t j = std::max<int64_t>(k, 0); j <= n; ++j) {
-    const long double log_term =
-        std::lgamma(static_cast<long double>(n) + 1) - std::lgamma(static_cast<long double>(j) + 1) -
-        std::lgamma(static_cast<long double>(n - j) + 1) + j * std::log(p) + (n - j) * std::log1p(-p);
-    sum += std::exp(log_term);
-  }
-  return sum;
-}
+using binomial_oracle::DirectTail;
 
 TEST(BinomialTest, IncompleteBetaMatchesClosedForms) {
   for (const double x : {1e-12, 0.01, 0.3, 0.5, 0.77, 0.999}) {

@@ -8,18 +8,12 @@
 #include <cstdint>
 
 #include "core/random.h"
+#include "tests/core/audit/binomial_oracle.h"
 
 namespace asyncdp::audit {
 namespace {
 
-long double DirectTail(int64_t n, long double p, int64_t k) {  // P[Bin(n, p) >= k]
-  long double sum = 0.0L;
-  for (int64_t j = k; j <= n; ++j) {
-    sum += std::exp(std::lgamma(n + 1.0L) - std::lgamma(j + 1.0L) - std::lgamma(n - j + 1.0L) +
-                    j * std::log(p) + (n - j) * std::log1p(-p));
-  }
-  return sum;
-}
+using binomial_oracle::DirectTail;
 
 TEST(ClopperPearsonTest, ReproducesPublishedIntervals) {
   // R's binom.test (exact Clopper–Pearson): the documentation example, 682 of 925 (Mendel's peas),

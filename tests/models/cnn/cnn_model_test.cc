@@ -35,8 +35,8 @@ CnnArchitecture SmallArchitecture() {
   return architecture;
 }
 
-struct Fixture {
-  explicit Fixture(CnnOptions options = {}, int64_t rows = 23)
+struct CnnFixture {
+  explicit CnnFixture(CnnOptions options = {}, int64_t rows = 23)
       : model(SmallArchitecture(), options),
         data(SyntheticImages(SmallArchitecture().input, 5, rows, /*seed=*/21)),
         params(model.InitialParams(/*seed=*/4)) {}
@@ -69,7 +69,7 @@ struct Fixture {
   Eigen::VectorXf params;
 };
 
-double MedianNorm(const Fixture& f) {
+double MedianNorm(const CnnFixture& f) {
   std::vector<double> norms;
   for (int64_t r = 0; r < f.data.rows(); ++r) norms.push_back(f.Single(r).norm());
   std::sort(norms.begin(), norms.end());
@@ -78,7 +78,7 @@ double MedianNorm(const Fixture& f) {
 
 // Expectation: ||clip_C(g_r)|| ≤ C(1 + 1e-6) for every example, with C far below every norm.
 TEST(CnnModelTest, EveryClippedGradientHasNormAtMostC) {
-  const Fixture f;
+  const CnnFixture f;
   constexpr double kClip = 1e-3;
   for (int64_t r = 0; r < f.data.rows(); ++r) {
     const int64_t batch[1] = {r};
@@ -92,7 +92,7 @@ TEST(CnnModelTest, EveryClippedGradientHasNormAtMostC) {
 
 // Expectation: a gradient already inside C is returned unchanged (bit-identical to no clipping).
 TEST(CnnModelTest, GradientInsideCIsUnchanged) {
-  const Fixture f;
+  const CnnFixture f;
   const std::vector<int64_t> rows = f.AllRows();
   ClipStats stats;
   const Eigen::VectorXf loose = f.Sum(rows, 1e6, &stats);
@@ -108,7 +108,7 @@ TEST(CnnModelTest, GradientInsideCIsUnchanged) {
 // Expectation: the batched path (chunks, ghost norms, one GEMM per dense layer) equals a naive loop that
 // computes each example's gradient alone, clips it with core ClipInPlace and sums, to 1e-5 relative.
 TEST(CnnModelTest, BatchedPathEqualsNaivePerExampleLoop) {
-  const Fixture f;
+  const CnnFixture f;
   const double clip = MedianNorm(f);
   std::vector<int64_t> batch = f.AllRows();
   batch.push_back(3);  // a repeat
@@ -142,12 +142,12 @@ TEST(CnnModelTest, BatchedPathEqualsNaivePerExampleLoop) {
 // Expectation: 1, 2 and 3 threads give bit-identical sums (chunks are reduced in a fixed order), and a
 // workspace can be reused and be smaller than the batch.
 TEST(CnnModelTest, ResultDoesNotDependOnThreadCount) {
-  const Fixture one({.threads = 1}, 40);
+  const CnnFixture one({.threads = 1}, 40);
   const std::vector<int64_t> batch = one.AllRows();
   const double clip = 0.5 * MedianNorm(one);
   const Eigen::VectorXf reference = one.Sum(batch, clip);
   for (int threads : {2, 3}) {
-    const Fixture many({.threads = threads}, 40);
+    const CnnFixture many({.threads = threads}, 40);
     EXPECT_EQ(many.Sum(batch, clip), reference) << threads << " threads";
     auto small_workspace = many.model.NewWorkspace(5);
     Eigen::VectorXf sum(many.model.NumParams());
@@ -161,8 +161,8 @@ TEST(CnnModelTest, ResultDoesNotDependOnThreadCount) {
 
 // Expectation: the chunk size changes only float rounding.
 TEST(CnnModelTest, ChunkSizeChangesOnlyRounding) {
-  const Fixture a({.chunk_size = 1});
-  const Fixture b({.chunk_size = 7});
+  const CnnFixture a({.chunk_size = 1});
+  const CnnFixture b({.chunk_size = 7});
   const std::vector<int64_t> batch = a.AllRows();
   const double clip = MedianNorm(a);
   const Eigen::VectorXf sum_a = a.Sum(batch, clip);
@@ -170,7 +170,7 @@ TEST(CnnModelTest, ChunkSizeChangesOnlyRounding) {
 }
 
 TEST(CnnModelTest, EmptyBatchGivesZero) {
-  const Fixture f;
+  const CnnFixture f;
   ClipStats stats;
   const Eigen::VectorXf sum = f.Sum({}, 1.0, &stats);
   EXPECT_TRUE(sum.isZero(0.0));
@@ -181,7 +181,7 @@ TEST(CnnModelTest, EmptyBatchGivesZero) {
 // Expectation: Evaluate's loss is the mean per-example loss of the double path (1e-5), its accuracy the
 // fraction of rows whose argmax logit is the label; threads do not change it.
 TEST(CnnModelTest, EvaluateMatchesPerExampleReference) {
-  const Fixture f;
+  const CnnFixture f;
   cnn_testing::DoubleReference reference(SmallArchitecture(), Activation::kRelu, Pooling::kMax);
   cnn::CnnNetwork<double> network(ComputeGeometry(SmallArchitecture()), Activation::kRelu, Pooling::kMax);
   cnn::ChunkScratch<double> scratch(network.geometry(), 1);
@@ -203,14 +203,14 @@ TEST(CnnModelTest, EvaluateMatchesPerExampleReference) {
   EXPECT_EQ(evaluation.examples, f.data.rows());
   EXPECT_NEAR(evaluation.loss, loss / f.data.rows(), 1e-5 * loss / f.data.rows());
   EXPECT_DOUBLE_EQ(evaluation.accuracy, static_cast<double>(correct) / f.data.rows());
-  const Fixture threaded({.threads = 2});
+  const CnnFixture threaded({.threads = 2});
   const Evaluation evaluation2 = threaded.model.Evaluate(AsSpan(threaded.params), threaded.data);
   EXPECT_EQ(evaluation2.loss, evaluation.loss);
   EXPECT_EQ(evaluation2.accuracy, evaluation.accuracy);
 }
 
 TEST(CnnModelTest, RejectsIncompatibleData) {
-  const Fixture f;
+  const CnnFixture f;
   Eigen::VectorXf sum(f.model.NumParams());
   auto workspace = f.model.NewWorkspace(4);
   const int64_t batch[1] = {0};
@@ -231,7 +231,7 @@ TEST(CnnModelTest, RejectsIncompatibleData) {
 }
 
 TEST(CnnModelTest, InitialParamsAreDeterministic) {
-  const Fixture f;
+  const CnnFixture f;
   EXPECT_EQ(f.model.InitialParams(4), f.params);
   EXPECT_NE(f.model.InitialParams(5), f.params);
   EXPECT_EQ(f.params.size(), f.model.NumParams());

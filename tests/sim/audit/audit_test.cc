@@ -15,19 +15,13 @@ namespace asyncdp::sim::audit {
 namespace {
 
 using testing::AuditConfig;
+using testing::Reported;
 
 AuditOptions Runs(int64_t runs) {
   AuditOptions o;
   o.runs = runs;
   o.jobs = 2;
   return o;
-}
-
-double Reported(const AuditReport& r, const std::string& accountant) {
-  for (const auto& e : r.reported) {
-    if (accounting::ToString(e.accountant) == accountant) return e.epsilon;
-  }
-  return NAN;
 }
 
 void ExpectSound(const AuditReport& r) {

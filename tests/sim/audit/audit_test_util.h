@@ -1,9 +1,12 @@
 // The audited configuration shared by the audit tests: logistic regression on a9a, small and fast.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
+#include "core/accounting/assumptions.h"
+#include "sim/audit/audit.h"
 #include "sim/config.h"
 #include "tests/sim/sim_test_util.h"
 
@@ -22,6 +25,14 @@ inline TrainConfig AuditConfig(const std::string& sampling, int64_t rows, int64_
   c.schedule.step_rule = "constant";
   c.seed = 5;
   return c;
+}
+
+// The ε the audit report quotes for `accountant` ("pld", "rdp", ...); NaN when the report has none.
+inline double Reported(const AuditReport& r, const std::string& accountant) {
+  for (const auto& e : r.reported) {
+    if (accounting::ToString(e.accountant) == accountant) return e.epsilon;
+  }
+  return NAN;
 }
 
 }  // namespace asyncdp::sim::audit::testing

@@ -9,10 +9,13 @@
 #include "sim/audit/audit.h"
 #include "sim/audit/train_audit.h"
 #include "sim/train.h"
+#include "tests/sim/audit/audit_test_util.h"
 #include "tests/test_data.h"
 
 namespace asyncdp::sim::audit {
 namespace {
+
+using testing::Reported;
 
 // LeNet-5 on the 10,000 Fashion-MNIST test images (20% held out), 3 clients of `rows` images, T full-batch
 // rounds at sigma (mu = sqrt(T) / sigma for the Dirac canary).
@@ -35,13 +38,6 @@ TrainConfig LeNetRun(const std::string& sampling, int64_t rows, int64_t rounds, 
   c.eval.train_rows = 0;
   c.seed = 3;
   return c;
-}
-
-double Reported(const AuditReport& r, const std::string& accountant) {
-  for (const auto& e : r.reported) {
-    if (accounting::ToString(e.accountant) == accountant) return e.epsilon;
-  }
-  return NAN;
 }
 
 TEST(LeNetAuditTest, MultiRunDiracCanaryIsConsistent) {

@@ -24,10 +24,10 @@ namespace asyncdp::sim {
 namespace {
 
 namespace fs = std::filesystem;
-using ::testing::HasSubstr;
+using ::asyncdp::testing::TempDir;
 using testing::CliResult;
+using ::testing::HasSubstr;
 using testing::Quoted;
-using testing::TempDir;
 
 // The Table 3 strongly convex configuration with its data paths made absolute.
 std::string Table3(const std::string& extra = "", bool quiet = true) {
