@@ -72,7 +72,7 @@ nlohmann::ordered_json ConditionsJson(const accounting::ProactiveCheck& check) {
                         {"rhs", sim::OrderedNumber(c.rhs)},
                         {"holds", c.holds},
                         {"margin", sim::OrderedNumber(c.margin)},
-                        {"relation", c.relation},
+                        {"relation", std::string(ToString(c.relation))},
                         {"statement", c.statement}};
   }
   return conditions;

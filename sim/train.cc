@@ -299,7 +299,8 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   s["model"] = {{"kind", resolved.model.kind}, {"parameters", experiment.model->NumParams()}};
   if (audit_recorder) {
     const auto audited = static_cast<size_t>(experiment.train_canaries->client);
-    s["audit"] = audit::TrainAuditJson(experiment, *audit_recorder, server.model(), rounds_done[audited]);
+    result.audit = audit::AuditTrainingRun(experiment, *audit_recorder, server.model(), rounds_done[audited]);
+    s["audit"] = audit::TrainAuditJson(experiment, *result.audit);
   }
   if (experiment.proactive.enabled) {
     s["proactive"] = ProactiveSummaryJson(experiment, clients, server.model(), diagnostics);

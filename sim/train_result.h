@@ -8,9 +8,11 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "sim/audit/train_audit_outcome.h"
 #include "sim/config.h"
 #include "sim/experiment.h"
 #include "sim/metrics.h"
@@ -43,6 +45,7 @@ struct TrainResult {
   RuntimeReport runtime;
   Eigen::VectorXf final_model;              // v̂ after every applied update
   std::shared_ptr<const Experiment> experiment;  // data, model and plans the run used
+  std::optional<audit::TrainAuditOutcome> audit;  // audit.canaries > 0 only: summary["audit"] written from it
 };
 
 }  // namespace asyncdp::sim

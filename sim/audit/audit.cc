@@ -96,7 +96,8 @@ AuditReport RunOneRunMislabelledAudit(const TrainConfig& config, const AuditOpti
   const TrainResult trained = RunTraining(run, TrainOptions{.progress = false});
   const Experiment& e = *trained.experiment;
   const TrainCanaries& t = *e.train_canaries;
-  const nlohmann::json& block = trained.summary.at("audit");
+  ASYNCDP_CHECK(trained.audit.has_value());
+  const TrainAuditOutcome& outcome = *trained.audit;
   AuditReport report;
   report.options = options;
   report.resolved_config = e.config;
@@ -107,26 +108,18 @@ AuditReport RunOneRunMislabelledAudit(const TrainConfig& config, const AuditOpti
   report.delta = e.delta;
   report.sigma = e.privacy.sigma;
   report.client_records = e.shards[static_cast<size_t>(options.client)].rows();
-  report.rounds = block["audited"]["rounds"].get<int64_t>();
-  report.reported = ReportedEpsilons(e, options.client, report.rounds);
-  report.headline_accountant =
-      accounting::ParseAccountantKind(block["headline"]["accountant"].get<std::string>(), "audit.headline.accountant");
-  report.headline_epsilon = block["headline"]["epsilon"].is_number() ? block["headline"]["epsilon"].get<double>()
-                                                                     : std::numeric_limits<double>::quiet_NaN();
-  const TrainAuditRecorder unused(e);  // mislabelled canaries are scored on the final model alone
-  report.canary_scores = TrainCanaryScores(e, unused, trained.final_model);
+  report.rounds = outcome.rounds;
+  report.reported = outcome.reported;
+  report.headline_accountant = outcome.headline.accountant;
+  report.headline_epsilon = outcome.headline.epsilon;
+  report.canary_scores = outcome.canary_scores;
   report.included = t.included;
-  const nlohmann::json& o = block["one_run"];
-  report.one_run.epsilon = block["eps_lower"]["epsilon"].get<double>();
-  report.one_run.canaries = o["canaries"].get<int64_t>();
-  report.one_run.guesses = o["guesses"].get<int64_t>();
-  report.one_run.correct = o["correct"].get<int64_t>();
-  report.one_run.k_plus = o["k_plus"].get<int64_t>();
-  report.one_run.k_minus = o["k_minus"].get<int64_t>();
-  report.one_run.beta = o["beta"].get<double>();
+  report.one_run = outcome.one_run;
   report.eps_lower = report.one_run.epsilon;
-  report.refuted_accountants = block["refuted_accountants"].get<std::vector<std::string>>();
-  report.violation = block["verdict"] == "VIOLATION";
+  for (const accounting::AccountantKind a : outcome.refuted) {
+    report.refuted_accountants.push_back(std::string(accounting::ToString(a)));
+  }
+  report.violation = outcome.violation();
   report.verdict_detail =
       report.violation ? fmt::format("the one-run lower bound exceeds the epsilon reported by {}",
                                      fmt::join(report.refuted_accountants, ", "))
@@ -212,21 +205,9 @@ AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
   const Accounted accounted =
       AccountClient(e, options.client, rounds, accounted_sampling, options.canary == CanaryKind::kWholeClient);
   report.reported = accounted.reported;
-  report.headline_accountant = e.privacy.accountant;
-  report.headline_epsilon = std::numeric_limits<double>::quiet_NaN();
-  for (const auto& r : report.reported) {
-    if (r.accountant == report.headline_accountant && r.available) report.headline_epsilon = r.epsilon;
-  }
-  if (std::isnan(report.headline_epsilon)) {
-    // dp.accountant does not apply (e.g. PLD with secure noise): the first upper bound that does.
-    for (const auto& r : report.reported) {
-      if (r.available && r.bound == BoundKind::kUpperBound) {
-        report.headline_accountant = r.accountant;
-        report.headline_epsilon = r.epsilon;
-        break;
-      }
-    }
-  }
+  const Headline headline = ChooseHeadline(report.reported, e.privacy.accountant);
+  report.headline_accountant = headline.accountant;
+  report.headline_epsilon = headline.epsilon;
 
   if (options.mode == AuditMode::kMultiRun) {
     report.profile = ReportedProfile(accounted);

@@ -1,5 +1,6 @@
 #include "sim/audit/reported_epsilons.h"
 
+#include <cmath>
 #include <iterator>
 #include <limits>
 #include <string>
@@ -45,6 +46,16 @@ Accounted AccountClient(const Experiment& e, int64_t client, int64_t rounds,
     if (a.bound == BoundKind::kUpperBound) out.upper.push_back(std::move(a.composed));
   }
   return out;
+}
+
+Headline ChooseHeadline(const std::vector<ReportedEpsilon>& reported, accounting::AccountantKind preferred) {
+  for (const ReportedEpsilon& r : reported) {
+    if (r.accountant == preferred && r.available && !std::isnan(r.epsilon)) return {preferred, r.epsilon};
+  }
+  for (const ReportedEpsilon& r : reported) {
+    if (r.available && r.bound == accounting::BoundKind::kUpperBound) return {r.accountant, r.epsilon};
+  }
+  return {preferred, std::numeric_limits<double>::quiet_NaN()};
 }
 
 std::vector<asyncdp::audit::GuessCounts> OneRunGuessChoices(int64_t m) {

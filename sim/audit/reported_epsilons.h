@@ -42,6 +42,15 @@ Accounted AccountClient(const Experiment& e, int64_t client, int64_t rounds, Sam
 // so) for the first `rounds` rounds of `client` in experiment e, at e.delta.
 std::vector<ReportedEpsilon> ReportedEpsilons(const Experiment& e, int64_t client, int64_t rounds);
 
+// The epsilon on an audit's verdict line: the run's dp.accountant when it applies, else the first upper bound
+// that does (e.g. PLD with secure noise); NaN epsilon when none applies. One rule for `asyncdp audit` and the
+// audit of a training run.
+struct Headline {
+  accounting::AccountantKind accountant = accounting::AccountantKind::kPld;
+  double epsilon = 0.0;
+};
+Headline ChooseHeadline(const std::vector<ReportedEpsilon>& reported, accounting::AccountantKind preferred);
+
 // The (k_plus, k_minus) choices a one-run audit of m canaries tries (Bonferroni over all of them):
 // k = m/100, m/50, m/20, m/10, m/5, m/2 guesses, all IN or half IN half OUT.
 std::vector<asyncdp::audit::GuessCounts> OneRunGuessChoices(int64_t m);

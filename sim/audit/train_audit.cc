@@ -98,48 +98,46 @@ std::vector<double> TrainCanaryScores(const Experiment& e, const TrainAuditRecor
   return scores;
 }
 
-nlohmann::json TrainAuditJson(const Experiment& e, const TrainAuditRecorder& recorder,
-                              const Eigen::VectorXf& final_model, int64_t rounds_done) {
+TrainAuditOutcome AuditTrainingRun(const Experiment& e, const TrainAuditRecorder& recorder,
+                                   const Eigen::VectorXf& final_model, int64_t rounds_done) {
   const TrainCanaries& t = *e.train_canaries;
-  const AuditConfig& a = e.config.audit;
-  const std::vector<double> scores = TrainCanaryScores(e, recorder, final_model);
+  TrainAuditOutcome out;
+  out.canary_scores = TrainCanaryScores(e, recorder, final_model);
+  out.confidence = e.config.audit.confidence;
+  out.rounds = rounds_done;
   asyncdp::audit::OneRunAuditOptions one;
   one.delta = e.delta;
-  one.confidence = a.confidence;
+  one.confidence = out.confidence;
   const auto choices = OneRunGuessChoices(t.canaries);
-  const asyncdp::audit::OneRunAuditResult result =
-      asyncdp::audit::OneRunAuditBestOf(scores, t.included, choices, one);
+  out.one_run = asyncdp::audit::OneRunAuditBestOf(out.canary_scores, t.included, choices, one);
+  out.reported = ReportedEpsilons(e, t.client, rounds_done);
+  for (const ReportedEpsilon& r : out.reported) {
+    if (r.available && r.bound == accounting::BoundKind::kUpperBound && out.one_run.epsilon > r.epsilon) {
+      out.refuted.push_back(r.accountant);
+    }
+  }
+  out.headline = ChooseHeadline(out.reported, e.privacy.accountant);
+  return out;
+}
 
-  const std::vector<ReportedEpsilon> reported = ReportedEpsilons(e, t.client, rounds_done);
-  std::vector<std::string> refuted;
+nlohmann::json TrainAuditJson(const Experiment& e, const TrainAuditOutcome& outcome) {
+  const TrainCanaries& t = *e.train_canaries;
+  const asyncdp::audit::OneRunAuditResult& result = outcome.one_run;
   nlohmann::json reported_json = nlohmann::json::object();
-  for (const ReportedEpsilon& r : reported) {
-    const std::string name(accounting::ToString(r.accountant));
-    reported_json[name] = {{"epsilon", NumberOrNull(r.epsilon)},
-                           {"bound", std::string(accounting::ToString(r.bound))},
-                           {"assumptions", r.assumptions},
-                           {"available", r.available}};
-    if (r.available && r.bound == accounting::BoundKind::kUpperBound && result.epsilon > r.epsilon) {
-      refuted.push_back(name);
-    }
+  for (const ReportedEpsilon& r : outcome.reported) {
+    reported_json[std::string(accounting::ToString(r.accountant))] = {
+        {"epsilon", NumberOrNull(r.epsilon)},
+        {"bound", std::string(accounting::ToString(r.bound))},
+        {"assumptions", r.assumptions},
+        {"available", r.available}};
   }
-  // The epsilon on the verdict line: dp.accountant's, else the first upper bound that applies.
-  accounting::AccountantKind headline = e.privacy.accountant;
-  double headline_epsilon = std::numeric_limits<double>::quiet_NaN();
-  for (const ReportedEpsilon& r : reported) {
-    if (r.accountant == headline && r.available) headline_epsilon = r.epsilon;
-  }
-  for (const ReportedEpsilon& r : reported) {
-    if (!std::isnan(headline_epsilon)) break;
-    if (r.available && r.bound == accounting::BoundKind::kUpperBound) {
-      headline = r.accountant;
-      headline_epsilon = r.epsilon;
-    }
-  }
-  const bool violation = !refuted.empty();
+  std::vector<std::string> refuted;
+  for (const accounting::AccountantKind a : outcome.refuted) refuted.push_back(std::string(accounting::ToString(a)));
+  const bool violation = outcome.violation();
   const std::string line = fmt::format(
-      "eps_lower = {:.4g} ({:g}%) {} eps_reported({}) = {:.4g} : {}", result.epsilon, 100.0 * a.confidence,
-      result.epsilon <= headline_epsilon ? "<=" : ">", accounting::ToString(headline), headline_epsilon,
+      "eps_lower = {:.4g} ({:g}%) {} eps_reported({}) = {:.4g} : {}", result.epsilon, 100.0 * outcome.confidence,
+      result.epsilon <= outcome.headline.epsilon ? "<=" : ">", accounting::ToString(outcome.headline.accountant),
+      outcome.headline.epsilon,
       violation ? fmt::format("VIOLATION: the one-run lower bound exceeds the epsilon reported by {}",
                               fmt::join(refuted, ", "))
                 : std::string("consistent"));
@@ -152,14 +150,15 @@ nlohmann::json TrainAuditJson(const Experiment& e, const TrainAuditRecorder& rec
       "upper-bound accountant's epsilon for the audited client at the run's delta";
   j["refuted_accountants"] = refuted;
   j["eps_lower"] = {{"epsilon", result.epsilon},
-                    {"confidence", a.confidence},
+                    {"confidence", outcome.confidence},
                     {"delta", e.delta},
                     {"method",
                      "one-run audit: largest eps whose p-value is below 1 - confidence, best of several guess "
                      "counts (Bonferroni)"},
                     {"assumes", "independent fair canary coins drawn before training (from the run's seed)"}};
   j["reported"] = reported_json;
-  j["headline"] = {{"accountant", std::string(accounting::ToString(headline))}, {"epsilon", NumberOrNull(headline_epsilon)}};
+  j["headline"] = {{"accountant", std::string(accounting::ToString(outcome.headline.accountant))},
+                   {"epsilon", NumberOrNull(outcome.headline.epsilon)}};
   j["one_run"] = {{"canaries", t.canaries},
                   {"planted", t.planted},
                   {"guesses", result.guesses},
@@ -175,7 +174,7 @@ nlohmann::json TrainAuditJson(const Experiment& e, const TrainAuditRecorder& rec
                   {"records_without_canaries", t.records_before},
                   {"records", e.shards[static_cast<size_t>(t.client)].rows()},
                   {"records_replaced_by_canaries", t.replaced},
-                  {"rounds", rounds_done},
+                  {"rounds", outcome.rounds},
                   {"sampling", std::string(ToString(e.sampling))},
                   {"neighbours", std::string(ToString(NaturalNeighbours(e.sampling)))},
                   {"sigma", e.privacy.sigma},

@@ -14,6 +14,7 @@
 #include "models/dirac_canary.h"
 #include "models/model.h"
 #include "sim/audit/audit_options.h"
+#include "sim/audit/train_audit_outcome.h"
 #include "sim/audit/train_canaries.h"
 #include "sim/config.h"
 #include "sim/round_plan.h"
@@ -47,9 +48,13 @@ class TrainAuditRecorder final : public RunObserver {
 std::vector<double> TrainCanaryScores(const Experiment& e, const TrainAuditRecorder& recorder,
                                       const Eigen::VectorXf& final_model);
 
-// The summary's "audit" block: eps_lower with its confidence, guesses, the epsilon of every accountant
-// for the client's `rounds_done` rounds, the verdict (consistent | VIOLATION), threat model, assumptions.
-nlohmann::json TrainAuditJson(const Experiment& e, const TrainAuditRecorder& recorder,
-                              const Eigen::VectorXf& final_model, int64_t rounds_done);
+// The audit after the run: the canaries' scores, eps_lower with its confidence, the epsilon of every
+// accountant for the client's `rounds_done` rounds, the accountants it refutes and the verdict line's epsilon.
+TrainAuditOutcome AuditTrainingRun(const Experiment& e, const TrainAuditRecorder& recorder,
+                                   const Eigen::VectorXf& final_model, int64_t rounds_done);
+
+// The summary's "audit" block written from the outcome: the verdict (consistent | VIOLATION) and its line,
+// eps_lower, the reported epsilons, threat model, assumptions. Logs the verdict line.
+nlohmann::json TrainAuditJson(const Experiment& e, const TrainAuditOutcome& outcome);
 
 }  // namespace asyncdp::sim::audit

@@ -24,29 +24,35 @@ void RequireDelta(double delta, const char* key) {
     throw ConfigError(key, "must be in (0, 1), got " + std::to_string(delta));
 }
 
-ConditionResult MakeCondition(std::string id, std::string relation, std::string statement, double lhs,
-                              double rhs) {
+ConditionResult MakeCondition(std::string id, Relation relation, std::string statement, double lhs, double rhs) {
   ConditionResult c;
   c.id = std::move(id);
-  c.relation = std::move(relation);
+  c.relation = relation;
   c.statement = std::move(statement);
   c.lhs = lhs;
   c.rhs = rhs;
-  c.margin = (c.relation == ">=") ? lhs - rhs : rhs - lhs;
+  c.margin = (c.relation == Relation::kAtLeast) ? lhs - rhs : rhs - lhs;
   // Exact equalities such as (35) evaluated at sigma = SigmaOfEpsilon(EpsilonOfSigma(sigma)) must not fail
   // by one rounding error, so "holds" tolerates 1e-12 relative.
   const double tolerance = 1e-12 * std::max(std::abs(lhs), std::abs(rhs));
-  if (c.relation == "<") {
-    c.holds = c.margin > 0.0;
-  } else {
-    ASYNCDP_CHECK(c.relation == ">=" || c.relation == "<=");
-    c.holds = c.margin >= -tolerance;
-  }
+  c.holds = c.relation == Relation::kBelow ? c.margin > 0.0 : c.margin >= -tolerance;
   c.relative_margin = (rhs != 0.0 && std::isfinite(rhs)) ? c.margin / std::abs(rhs) : c.margin;
   return c;
 }
 
 }  // namespace
+
+std::string_view ToString(Relation relation) {
+  switch (relation) {
+    case Relation::kAtLeast:
+      return ">=";
+    case Relation::kAtMost:
+      return "<=";
+    case Relation::kBelow:
+      return "<";
+  }
+  return "?";
+}
 
 double SigmaOfEpsilon(double epsilon, double delta) {
   return std::sqrt(2.0 * (epsilon + std::log(1.0 / delta)) / epsilon);
@@ -152,24 +158,24 @@ ProactiveCheck CheckProactiveConditions(const ProactiveInputs& in) {
 
   auto& c = out.conditions;
   c.push_back(
-      MakeCondition("(35)", ">=", "sigma >= sqrt(2 (eps + ln(1/delta)) / eps)", in.sigma, sigma_needed));
-  c.push_back(MakeCondition("delta<=1/N", "<=", "delta <= 1/N", in.delta, 1.0 / n));
-  c.push_back(MakeCondition("eps<0.5", "<", "eps < 0.5", eps, 0.5));
-  c.push_back(MakeCondition("N>=10000", ">=", "N >= 10000", n, 10000.0));
-  c.push_back(MakeCondition("theta<=6.85", "<=", "theta <= 6.85", theta, 6.85));
-  c.push_back(MakeCondition("(7)", ">=", "(2/e)^2 k^2 >= 1/2 + ln(1/delta)", (4.0 / (kE * kE)) * k * k,
+      MakeCondition("(35)", Relation::kAtLeast, "sigma >= sqrt(2 (eps + ln(1/delta)) / eps)", in.sigma, sigma_needed));
+  c.push_back(MakeCondition("delta<=1/N", Relation::kAtMost, "delta <= 1/N", in.delta, 1.0 / n));
+  c.push_back(MakeCondition("eps<0.5", Relation::kBelow, "eps < 0.5", eps, 0.5));
+  c.push_back(MakeCondition("N>=10000", Relation::kAtLeast, "N >= 10000", n, 10000.0));
+  c.push_back(MakeCondition("theta<=6.85", Relation::kAtMost, "theta <= 6.85", theta, 6.85));
+  c.push_back(MakeCondition("(7)", Relation::kAtLeast, "(2/e)^2 k^2 >= 1/2 + ln(1/delta)", (4.0 / (kE * kE)) * k * k,
                             0.5 + std::log(1.0 / in.delta)));
-  c.push_back(MakeCondition("(8)", ">=", "T >= gamma theta^2 k^2 / eps", out.rounds,
+  c.push_back(MakeCondition("(8)", Relation::kAtLeast, "T >= gamma theta^2 k^2 / eps", out.rounds,
                             gamma * theta * theta * k * k / eps));
-  c.push_back(MakeCondition("(32)", "<=", "s_bar <= g(sqrt(2 (eps + ln(1/delta)) / eps)) / theta * N", s_bar,
+  c.push_back(MakeCondition("(32)", Relation::kAtMost, "s_bar <= g(sqrt(2 (eps + ln(1/delta)) / eps)) / theta * N", s_bar,
                             ProactiveG(sigma_needed) / theta * n));
   c.push_back(
-      MakeCondition("(33)", "<=", "eps <= gamma h(sigma) K / N", eps, gamma * ProactiveH(in.sigma) * k));
-  c.push_back(MakeCondition("(34)", ">=", "eps >= gamma theta^2 (K/N) (s_bar/N)", eps,
+      MakeCondition("(33)", Relation::kAtMost, "eps <= gamma h(sigma) K / N", eps, gamma * ProactiveH(in.sigma) * k));
+  c.push_back(MakeCondition("(34)", Relation::kAtLeast, "eps >= gamma theta^2 (K/N) (s_bar/N)", eps,
                             gamma * theta * theta * k * (s_bar / n)));
   // The proof of Theorem B.4 also needs eps N / (2K) <= h(sigma), slightly stronger than (54) alpha_bar =
   // eps N / (gamma K) <= h(sigma) since gamma >= 2 (spec §5.5; the paper notes it holds in practice).
-  c.push_back(MakeCondition("eps/(2k)<=h", "<=", "eps N / (2 K) <= h(sigma)", eps / (2.0 * k),
+  c.push_back(MakeCondition("eps/(2k)<=h", Relation::kAtMost, "eps N / (2 K) <= h(sigma)", eps / (2.0 * k),
                             ProactiveH(in.sigma)));
 
   auto all = [&](std::initializer_list<const char*> ids) {

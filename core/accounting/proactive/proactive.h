@@ -45,11 +45,15 @@ GammaMode ParseGammaMode(std::string_view text, std::string_view key_path);  // 
 // paper mode; no finite root in exact mode).
 double SolveGamma(double sigma, double epsilon, double epochs, GammaMode mode);
 
-// One inequality `lhs REL rhs` of a theorem. margin = lhs - rhs for ">=" and rhs - lhs for "<=", so
-// margin >= 0 iff it holds; relative_margin = margin / |rhs|.
+// The relation of a theorem's inequality `lhs REL rhs`.
+enum class Relation { kAtLeast, kAtMost, kBelow };  // >=, <=, <
+std::string_view ToString(Relation relation);     // ">=", "<=", "<" (as written in the outputs)
+
+// One inequality `lhs REL rhs` of a theorem. margin = lhs - rhs for ">=" and rhs - lhs for "<=" and "<", so
+// margin >= 0 (> 0 for "<") iff it holds; relative_margin = margin / |rhs|.
 struct ConditionResult {
   std::string id;         // "(7)", "(8)", "(32)" ... "(35)", "eps<0.5", "delta<=1/N", "eps/(2k)<=h", ...
-  std::string relation;   // ">=" or "<=" or "<"
+  Relation relation = Relation::kAtLeast;
   std::string statement;  // the inequality in words, with the paper's symbols
   double lhs = 0.0;
   double rhs = 0.0;
