@@ -10,8 +10,6 @@
 namespace asyncdp::data {
 namespace {
 
-constexpr float kPixelScale = 1.0f / 255.0f;
-
 // Checks the record structure and every label of one batch; returns its record count.
 int64_t ValidateBatch(std::string_view bytes, const std::string& source) {
   const auto size = static_cast<int64_t>(bytes.size());

@@ -13,6 +13,9 @@
 
 namespace asyncdp::data {
 
+// Image bytes 0..255 are stored as floats in [0, 1] (MNIST/Fashion-MNIST IDX files, CIFAR-10 batches).
+inline constexpr float kPixelScale = 1.0f / 255.0f;
+
 using SparseMatrix = Eigen::SparseMatrix<float, Eigen::RowMajor, int32_t>;  // N × d, compressed
 using DenseMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;  // N × d
 

@@ -11,7 +11,6 @@
 namespace asyncdp::data {
 namespace {
 
-constexpr float kPixelScale = 1.0f / 255.0f;
 constexpr const char* kImagesWhat = "unsigned-byte images, 3 dimensions";
 constexpr const char* kLabelsWhat = "unsigned-byte labels, 1 dimension";
 

@@ -16,6 +16,7 @@ namespace {
 
 using linear_internal::DenseRows;
 using linear_internal::SparseRows;
+using linear_internal::WithRows;
 
 // θ in double and the gradient accumulator, sized d, allocated once per caller.
 class GeometricMedianWorkspace final : public Workspace {
@@ -24,12 +25,6 @@ class GeometricMedianWorkspace final : public Workspace {
   Eigen::VectorXd theta;
   Eigen::VectorXd accum;
 };
-
-template <typename Fn>
-decltype(auto) WithRows(const data::Dataset& data, Fn&& fn) {
-  if (data.is_sparse) return fn(SparseRows(data.sparse));
-  return fn(DenseRows(data.dense));
-}
 
 // ||θ − x_r|| from the expansion (models/geometric_median.h); 0 when x_r is within the coincidence radius.
 template <typename Rows>

@@ -223,4 +223,11 @@ Evaluation Evaluate(const Rows& rows, const data::Dataset& data, int64_t d, cons
   return e;
 }
 
+// fn(SparseRows) or fn(DenseRows): one instantiation of a row loop per storage, chosen once per call.
+template <typename Fn>
+decltype(auto) WithRows(const data::Dataset& data, Fn&& fn) {
+  if (data.is_sparse) return fn(SparseRows(data.sparse));
+  return fn(DenseRows(data.dense));
+}
+
 }  // namespace asyncdp::models::linear_internal

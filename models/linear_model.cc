@@ -10,6 +10,7 @@ namespace {
 
 using linear_internal::DenseRows;
 using linear_internal::SparseRows;
+using linear_internal::WithRows;
 
 class EmptyWorkspace final : public Workspace {};
 
@@ -23,12 +24,6 @@ decltype(auto) WithLoss(LinearLoss loss, Fn&& fn) {
   }
   ASYNCDP_CHECK_MSG(false, "unknown LinearLoss");
   return fn(LogisticLoss{});
-}
-
-template <typename Fn>
-decltype(auto) WithRows(const data::Dataset& data, Fn&& fn) {
-  if (data.is_sparse) return fn(SparseRows(data.sparse));
-  return fn(DenseRows(data.dense));
 }
 
 bool IsBinary(LinearLoss loss) {

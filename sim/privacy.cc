@@ -3,12 +3,12 @@
 #include <cmath>
 #include <string>
 
+#include "sim/json_number.h"
+
 namespace asyncdp::sim {
 namespace {
 
 using accounting::AccountantKind;
-
-nlohmann::json NumberOrNull(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
 
 std::string ThreatModel(const Experiment& e) {
   std::string text =
@@ -76,7 +76,7 @@ nlohmann::json PrivacySummaryJson(const Experiment& e, const accounting::Populat
   out["accountant"] = std::string(accounting::ToString(p.accountant));  // calibrates, halts, running epsilon
   out["calibrated_by"] = p.calibrated ? nlohmann::json(out["accountant"]) : nlohmann::json(nullptr);
   out["halted_by"] = std::isfinite(p.epsilon_budget) ? nlohmann::json(out["accountant"]) : nlohmann::json(nullptr);
-  out["epsilon_budget"] = NumberOrNull(p.epsilon_budget);
+  out["epsilon_budget"] = FiniteOrNull(p.epsilon_budget);
   if (p.secure_noise) out["accounted_noise_multiplier"] = p.AccountedSigma(p.sigma);
   if (p.clip_count_sigma > 0) {
     out["adaptive_clipping"] = {
@@ -91,7 +91,7 @@ nlohmann::json PrivacySummaryJson(const Experiment& e, const accounting::Populat
 
   nlohmann::json epsilon, worst, assumptions;
   auto put = [&](const char* name, const accounting::WorstClient* w) {
-    epsilon[name] = w ? NumberOrNull(w->epsilon) : nlohmann::json(nullptr);
+    epsilon[name] = w ? FiniteOrNull(w->epsilon) : nlohmann::json(nullptr);
     worst[name] = w && w->client >= 0 ? nlohmann::json(w->client) : nlohmann::json(nullptr);
   };
   auto find = [&](AccountantKind kind) -> const accounting::WorstClient* {
@@ -112,12 +112,12 @@ nlohmann::json PrivacySummaryJson(const Experiment& e, const accounting::Populat
     const accounting::AllocationWindow& w = p.options.allocation;
     nlohmann::json allocation = {{"steps", w.steps}, {"allocations", w.allocations}};
     if (const auto* ra = find(AccountantKind::kRandomAllocation)) {
-      allocation["renyi_order"] = NumberOrNull(ra->result.order);  // null: a PLD-based bound binds
+      allocation["renyi_order"] = FiniteOrNull(ra->result.order);  // null: a PLD-based bound binds
     }
     out["allocation"] = allocation;
   }
-  if (const auto* rdp = find(AccountantKind::kRdp)) out["rdp_order"] = NumberOrNull(rdp->result.order);
-  if (const auto* gdp = find(AccountantKind::kGdp)) out["gdp_mu"] = NumberOrNull(gdp->result.mu);
+  if (const auto* rdp = find(AccountantKind::kRdp)) out["rdp_order"] = FiniteOrNull(rdp->result.order);
+  if (const auto* gdp = find(AccountantKind::kGdp)) out["gdp_mu"] = FiniteOrNull(gdp->result.mu);
   for (const auto& [kind, a] : report.assumptions) assumptions[std::string(accounting::ToString(kind))] = a.ToString();
   if (report.assumptions.count(AccountantKind::kPld)) {
     accounting::Assumptions lower = report.assumptions.at(AccountantKind::kPld);
@@ -141,13 +141,15 @@ nlohmann::json PrivacySummaryJson(const Experiment& e, const accounting::Populat
   if (!pro.not_applicable.empty()) proactive["not_applicable"] = pro.not_applicable;
   if (pro.shown_client >= 0 && !pro.shown.conditions.empty()) {
     proactive["conditions_client"] = pro.shown_client;
-    proactive["epsilon_of_sigma"] = NumberOrNull(pro.shown.epsilon);
-    proactive["gamma"] = NumberOrNull(pro.shown.gamma);
+    proactive["epsilon_of_sigma"] = FiniteOrNull(pro.shown.epsilon);
+    proactive["gamma"] = FiniteOrNull(pro.shown.gamma);
     proactive["theorem_3_1_holds"] = pro.shown.theorem_3_1;
     proactive["theorem_b4_holds"] = pro.shown.theorem_b4;
     for (const auto& cond : pro.shown.conditions) {
-      proactive["conditions"][cond.id] = {{"lhs", NumberOrNull(cond.lhs)},   {"rhs", NumberOrNull(cond.rhs)},
-                                          {"holds", cond.holds},             {"margin", NumberOrNull(cond.margin)},
+      proactive["conditions"][cond.id] = {{"lhs", FiniteOrNull(cond.lhs)},
+                                          {"rhs", FiniteOrNull(cond.rhs)},
+                                          {"holds", cond.holds},
+                                          {"margin", FiniteOrNull(cond.margin)},
                                           {"statement", cond.statement}};
     }
   }

@@ -92,10 +92,6 @@ double MaxSigmaAtThreshold(const std::vector<UtilityPoint>& points, double thres
   return best;
 }
 
-nlohmann::json NumberOrNull(double value) {
-  return FiniteOrNull(value);
-}
-
 }  // namespace
 
 void ValidateUtilityGraphOptions(const UtilityGraphOptions& options) {
@@ -248,15 +244,15 @@ nlohmann::json UtilityGraphSummary(const UtilityGraph& graph) {
     c["clip"] = curve.clip;
     c["base_accuracy"] = curve.base_accuracy;
     c["base_loss"] = curve.base_loss;
-    c["max_sigma_at_threshold"] = NumberOrNull(curve.max_sigma_at_threshold);
+    c["max_sigma_at_threshold"] = FiniteOrNull(curve.max_sigma_at_threshold);
     nlohmann::json points = nlohmann::json::array();
     for (const auto& p : curve.points) {
       points.push_back({{"sigma", p.sigma},
                         {"mean_accuracy", p.mean_accuracy},
-                        {"mean_fraction", NumberOrNull(p.mean_fraction)},
-                        {"std_fraction", NumberOrNull(p.std_fraction)},
-                        {"min_fraction", NumberOrNull(p.min_fraction)},
-                        {"max_fraction", NumberOrNull(p.max_fraction)}});
+                        {"mean_fraction", FiniteOrNull(p.mean_fraction)},
+                        {"std_fraction", FiniteOrNull(p.std_fraction)},
+                        {"min_fraction", FiniteOrNull(p.min_fraction)},
+                        {"max_fraction", FiniteOrNull(p.max_fraction)}});
     }
     c["points"] = std::move(points);
     nlohmann::json train = curve.wstar_summary;

@@ -8,14 +8,13 @@
 #include <string>
 #include <utility>
 
+#include "core/accounting/log_math.h"
 #include "core/accounting/make_accountant.h"
 #include "core/accounting/random_allocation/random_allocation_accountant.h"
 #include "core/error.h"
 
 namespace asyncdp::accounting {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 AccountantOptions OptionsOf(const LoweredEvent& lowered, const AccountingPrecision& precision) {
   AccountantOptions options;

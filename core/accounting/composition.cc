@@ -11,8 +11,6 @@
 namespace asyncdp::accounting {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
 void RequireNonNegative(double value, const char* key) {
   if (!(value >= 0.0) || !std::isfinite(value)) throw ConfigError(key, "must be finite and >= 0");
 }

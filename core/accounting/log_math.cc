@@ -7,7 +7,6 @@
 namespace asyncdp::accounting {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 }  // namespace
 

@@ -2,7 +2,12 @@
 // and its logarithm in both tails, log binomial coefficients. Pure functions, double precision.
 #pragma once
 
+#include <limits>
+
 namespace asyncdp::accounting {
+
+// +infinity: the epsilon of a mechanism with no finite bound, the log of an unbounded ratio.
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // ln(e^a + e^b) without overflow; -inf is the identity.
 double LogAddExp(double a, double b);

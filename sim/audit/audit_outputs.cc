@@ -16,22 +16,18 @@
 namespace asyncdp::sim::audit {
 namespace {
 
-nlohmann::json NumberOrNull(double x) {
-  return FiniteOrNull(x);
-}
-
 nlohmann::json BoundJson(const asyncdp::audit::ThresholdBound& b, int64_t in_runs, int64_t out_runs) {
   return {
-      {"epsilon", NumberOrNull(b.epsilon)},
-      {"threshold", NumberOrNull(b.threshold)},
+      {"epsilon", FiniteOrNull(b.epsilon)},
+      {"threshold", FiniteOrNull(b.threshold)},
       {"true_positives", b.true_positives},
       {"false_positives", b.false_positives},
       {"evaluation_in_runs", in_runs},
       {"evaluation_out_runs", out_runs},
       {"tpr", in_runs > 0 ? static_cast<double>(b.true_positives) / static_cast<double>(in_runs) : 0.0},
       {"fpr", out_runs > 0 ? static_cast<double>(b.false_positives) / static_cast<double>(out_runs) : 0.0},
-      {"tpr_lower", NumberOrNull(b.tpr_lower)},
-      {"fpr_upper", NumberOrNull(b.fpr_upper)}};
+      {"tpr_lower", FiniteOrNull(b.tpr_lower)},
+      {"fpr_upper", FiniteOrNull(b.fpr_upper)}};
 }
 
 double Ratio(double lower, double reported) {
@@ -85,22 +81,24 @@ nlohmann::json AuditJson(const AuditReport& r) {
       {"assumes", multi ? "independent runs only" : "independent fair canary coins drawn before training"}};
   nlohmann::json reported;
   for (const auto& e : r.reported) {
-    reported[std::string(accounting::ToString(e.accountant))] = {{"epsilon", NumberOrNull(e.epsilon)},
-                              {"bound", std::string(accounting::ToString(e.bound))},
-                              {"assumptions", e.assumptions},
-                              {"available", e.available}};
+    reported[std::string(accounting::ToString(e.accountant))] = {
+        {"epsilon", FiniteOrNull(e.epsilon)},
+        {"bound", std::string(accounting::ToString(e.bound))},
+        {"assumptions", e.assumptions},
+        {"available", e.available}};
   }
   j["reported"] = reported;
-  j["headline"] = {{"accountant", std::string(accounting::ToString(r.headline_accountant))}, {"epsilon", NumberOrNull(r.headline_epsilon)}};
+  j["headline"] = {{"accountant", std::string(accounting::ToString(r.headline_accountant))},
+                   {"epsilon", FiniteOrNull(r.headline_epsilon)}};
   double pld = std::numeric_limits<double>::quiet_NaN();
   for (const auto& e : r.reported) {
     if (e.accountant == accounting::AccountantKind::kPld) pld = e.epsilon;
   }
-  nlohmann::json ratio = {{"eps_lower_over_pld", NumberOrNull(Ratio(r.eps_lower, pld))}};
+  nlohmann::json ratio = {{"eps_lower_over_pld", FiniteOrNull(Ratio(r.eps_lower, pld))}};
   if (multi) {
     const auto& m = r.multi;
-    ratio["gdp_counts_over_pld"] = NumberOrNull(Ratio(m.gdp_counts.epsilon, pld));
-    ratio["gdp_fit_over_pld"] = NumberOrNull(Ratio(m.gdp_fit.epsilon, pld));
+    ratio["gdp_counts_over_pld"] = FiniteOrNull(Ratio(m.gdp_counts.epsilon, pld));
+    ratio["gdp_fit_over_pld"] = FiniteOrNull(Ratio(m.gdp_fit.epsilon, pld));
     nlohmann::json out;
     out["runs_per_side"] = r.options.runs;
     out["selection_runs"] = {{"in", m.selection_in}, {"out", m.selection_out}};
@@ -109,24 +107,24 @@ nlohmann::json AuditJson(const AuditReport& r) {
     out["definition"]["complement"] = m.definition.complement;
     out["definition"]["assumes"] = "independent runs only";
     out["gdp_counts"] = BoundJson(m.gdp_counts, m.evaluation_in, m.evaluation_out);
-    out["gdp_counts"]["mu_lower"] = NumberOrNull(m.gdp_counts.mu_lower);
+    out["gdp_counts"]["mu_lower"] = FiniteOrNull(m.gdp_counts.mu_lower);
     out["gdp_counts"]["assumes"] =
         "a Gaussian trade-off curve (exact for the full-batch Dirac canary, CLT-approximate for many "
         "subsampled "
         "steps); a tightness diagnostic, never the verdict (Nasr et al. 2023)";
     out["gdp_fit"] = {
-        {"epsilon", NumberOrNull(m.gdp_fit.epsilon)},
-        {"mu_hat", NumberOrNull(m.gdp_fit.mu_hat)},
-        {"mu_lower", NumberOrNull(m.gdp_fit.mu_lower)},
-        {"variance_ratio", NumberOrNull(m.gdp_fit.variance_ratio)},
+        {"epsilon", FiniteOrNull(m.gdp_fit.epsilon)},
+        {"mu_hat", FiniteOrNull(m.gdp_fit.mu_hat)},
+        {"mu_lower", FiniteOrNull(m.gdp_fit.mu_lower)},
+        {"variance_ratio", FiniteOrNull(m.gdp_fit.variance_ratio)},
         {"assumes", "Gaussian scores of equal variance in and out, and a Gaussian trade-off curve"}};
     out["profile"] = {{"refuted", m.profile.refuted},
                       {"points", r.profile.size()},
-                      {"most_contradicted_epsilon", NumberOrNull(m.profile.epsilon)},
-                      {"delta_reported", NumberOrNull(m.profile.delta_reported)},
-                      {"delta_lower", NumberOrNull(m.profile.delta_lower)},
-                      {"log_margin", NumberOrNull(m.profile.log_margin)},
-                      {"threshold", NumberOrNull(m.profile_threshold)},
+                      {"most_contradicted_epsilon", FiniteOrNull(m.profile.epsilon)},
+                      {"delta_reported", FiniteOrNull(m.profile.delta_reported)},
+                      {"delta_lower", FiniteOrNull(m.profile.delta_lower)},
+                      {"log_margin", FiniteOrNull(m.profile.log_margin)},
+                      {"threshold", FiniteOrNull(m.profile_threshold)},
                       {"refuted_accountants", r.refuted_accountants},
                       {"assumes", "independent runs only"}};
     out["roc_area"] = m.roc_area;

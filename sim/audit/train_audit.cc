@@ -36,8 +36,6 @@ std::string ThreatModel(const TrainCanaries& t) {
          "not their coins";
 }
 
-nlohmann::json NumberOrNull(double x) { return FiniteOrNull(x); }
-
 }  // namespace
 
 TrainAuditRecorder::TrainAuditRecorder(const Experiment& e) : e_(e) {
@@ -126,7 +124,7 @@ nlohmann::json TrainAuditJson(const Experiment& e, const TrainAuditOutcome& outc
   nlohmann::json reported_json = nlohmann::json::object();
   for (const ReportedEpsilon& r : outcome.reported) {
     reported_json[std::string(accounting::ToString(r.accountant))] = {
-        {"epsilon", NumberOrNull(r.epsilon)},
+        {"epsilon", FiniteOrNull(r.epsilon)},
         {"bound", std::string(accounting::ToString(r.bound))},
         {"assumptions", r.assumptions},
         {"available", r.available}};
@@ -158,7 +156,7 @@ nlohmann::json TrainAuditJson(const Experiment& e, const TrainAuditOutcome& outc
                     {"assumes", "independent fair canary coins drawn before training (from the run's seed)"}};
   j["reported"] = reported_json;
   j["headline"] = {{"accountant", std::string(accounting::ToString(outcome.headline.accountant))},
-                   {"epsilon", NumberOrNull(outcome.headline.epsilon)}};
+                   {"epsilon", FiniteOrNull(outcome.headline.epsilon)}};
   j["one_run"] = {{"canaries", t.canaries},
                   {"planted", t.planted},
                   {"guesses", result.guesses},

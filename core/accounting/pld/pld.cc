@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "core/accounting/log_math.h"
 #include "core/accounting/pld/fft.h"
 #include "core/accounting/pld/pld_compose.h"
 #include "core/check.h"
@@ -13,8 +14,6 @@
 
 namespace asyncdp::accounting {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // delta(eps) of one composed direction, without slack.
 double DeltaOf(const ComposedPld::Distribution& d, double delta_loss, double epsilon) {

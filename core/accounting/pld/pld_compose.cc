@@ -5,12 +5,11 @@
 #include <limits>
 #include <string>
 
+#include "core/accounting/log_math.h"
 #include "core/error.h"
 
 namespace asyncdp::accounting::pld_detail {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Both sampling schemes are accounted with the Poisson remove/add pairs. Fixed-size sampling without
 // replacement under replace-one neighbours is dominated by ((1-q) P + q P', P) and its reverse, with (P, P')

@@ -6,12 +6,12 @@
 #include <utility>
 #include <vector>
 
+#include "core/accounting/log_math.h"
 #include "core/check.h"
 
 namespace asyncdp::accounting {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 // Losses beyond +-700 nats are outside double's exp range; such mass is sent to +infinity (upper bound)
 // or dropped (lower bound), which is what it does to delta anyway.
 constexpr double kMaxLoss = 700.0;

@@ -10,7 +10,6 @@
 namespace asyncdp::accounting {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 #include <numbers>
 #include <string>
 
+#include "core/accounting/log_math.h"
 #include "core/check.h"
 #include "core/error.h"
 
@@ -11,7 +12,6 @@ namespace asyncdp::accounting {
 namespace {
 
 constexpr double kE = std::numbers::e;
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 void RequirePositive(double value, const char* key) {
   if (!(value > 0.0) || !std::isfinite(value)) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/accounting/gdp/gdp.h"
+#include "core/accounting/log_math.h"
 #include "core/check.h"
 #include "core/error.h"
 
@@ -19,8 +20,6 @@ int64_t SaturatedFloor(double x) {
   if (x >= 9223372036854775807.0) return std::numeric_limits<int64_t>::max();
   return static_cast<int64_t>(std::floor(x));
 }
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 void RequirePositive(double value, const std::string& key) {
   if (!(value > 0.0) || !std::isfinite(value)) throw ConfigError(key, "must be a positive finite number");

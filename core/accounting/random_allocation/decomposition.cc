@@ -5,13 +5,12 @@
 #include <limits>
 #include <string>
 
+#include "core/accounting/log_math.h"
 #include "core/check.h"
 #include "core/error.h"
 
 namespace asyncdp::accounting {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 double CheckedRate(int64_t steps, const DecompositionOptions& options) {
   const double m = static_cast<double>(steps);

@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 
+#include "core/accounting/log_math.h"
 #include "core/accounting/random_allocation/add_bound.h"
 #include "core/accounting/random_allocation/recursive.h"
 #include "core/accounting/random_allocation/remove_rdp.h"
@@ -14,7 +15,6 @@
 namespace asyncdp::accounting {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr int kMinOrder = 64;
 
 // Derived quantities shared by every bound.

@@ -4,12 +4,11 @@
 #include <cmath>
 #include <limits>
 
+#include "core/accounting/log_math.h"
 #include "core/check.h"
 
 namespace asyncdp::accounting {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // tau e^{2 eps'} = e^{eps'} / (e^{eps'} - 1): the add-direction tail factor; the remove one is tau.
 double AddTailFactor(double eps_prime) { return std::exp(eps_prime) / std::expm1(eps_prime); }

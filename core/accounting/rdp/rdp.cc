@@ -14,8 +14,6 @@
 namespace asyncdp::accounting {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
 bool IsInteger(double x) { return x == std::floor(x); }
 
 // MTZ19 (3.3) for integer alpha: A_alpha = sum_k C(alpha,k) (1-q)^(alpha-k) q^k exp((k^2 - k) / (2 sigma^2)),

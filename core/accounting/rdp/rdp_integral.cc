@@ -12,8 +12,6 @@
 namespace asyncdp::accounting {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
 // 10-point Gauss-Legendre nodes/weights on [-1, 1] (positive half; symmetric).
 constexpr std::array<double, 5> kNodes = {0.1488743389816312, 0.4333953941292472, 0.6794095682990244,
                                           0.8650633666889845, 0.9739065285171717};

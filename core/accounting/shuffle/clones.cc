@@ -5,12 +5,11 @@
 #include <limits>
 
 #include "core/accounting/gaussian_mechanism.h"
+#include "core/accounting/log_math.h"
 #include "core/check.h"
 
 namespace asyncdp::accounting {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 double LogBinomialPmf(int64_t n, int64_t k, double log_p, double log_q) {
   const double dn = static_cast<double>(n);
