@@ -71,10 +71,6 @@ TrainConfig WithoutTrainAudit(TrainConfig config) {
   return config;
 }
 
-bool ReplaceOne(SamplingModel sampling) {
-  return NaturalNeighbours(sampling) == NeighbourRelation::kReplaceOne;
-}
-
 }  // namespace
 
 CanaryExperiment::CanaryExperiment(const TrainConfig& config, const AuditOptions& options)
@@ -87,7 +83,7 @@ CanaryExperiment::CanaryExperiment(const TrainConfig& config, const AuditOptions
                       "client " + std::to_string(options_.client) +
                           " does not exist (clients.count = " + std::to_string(e.config.clients.count) + ")");
   }
-  const bool replace_one = ReplaceOne(e.sampling);
+  const bool replace_one = NaturalNeighbours(e.sampling) == NeighbourRelation::kReplaceOne;
   const bool whole_client = options_.canary == CanaryKind::kWholeClient;
   if (whole_client && !e.privacy.user_level) {
     throw ConfigError("--canary", "a whole-client canary audits user-level DP: set dp.unit = \"client\" and "
@@ -198,7 +194,9 @@ CanaryExperiment::AuditedClient CanaryExperiment::MakeAuditedClient(
     return client;
   }
   // Replace-one: each planted canary takes the place of one of the last records; add/remove: appended.
-  const int64_t kept = ReplaceOne(experiment_.sampling) ? shard.rows() - planted : shard.rows();
+  const int64_t kept = NaturalNeighbours(experiment_.sampling) == NeighbourRelation::kReplaceOne
+                           ? shard.rows() - planted
+                           : shard.rows();
   ASYNCDP_CHECK(kept >= 0);
   std::vector<int64_t> rows(static_cast<size_t>(kept));
   std::iota(rows.begin(), rows.end(), int64_t{0});

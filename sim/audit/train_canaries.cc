@@ -21,8 +21,6 @@ namespace {
 // canary records.
 constexpr int64_t kNoCanaryRow = std::numeric_limits<int64_t>::max() / 4;
 
-bool ReplaceOne(SamplingModel sampling) { return NaturalNeighbours(sampling) == NeighbourRelation::kReplaceOne; }
-
 // m distinct records of `data` (a partial Fisher–Yates shuffle from stream {seed, client, 2,
 // kAuditCanaries}), each with a label drawn uniformly from the other classes.
 struct MislabelledChoice {
@@ -85,7 +83,7 @@ std::shared_ptr<TrainCanaries> PlantTrainCanaries(const TrainConfig& config, Sam
   data::RowView& view = shards[static_cast<size_t>(a.client)];
   data::Dataset shard = view.Copy();  // the audited client's rows, copied once: planting changes them
   t->records_before = shard.rows();
-  const bool replace_one = ReplaceOne(sampling);
+  const bool replace_one = NaturalNeighbours(sampling) == NeighbourRelation::kReplaceOne;
   const int64_t m = a.canaries;
   if (replace_one && m > shard.rows()) {
     throw ConfigError("audit.canaries",

@@ -4,6 +4,7 @@
 #include <numbers>
 #include <string>
 
+#include "core/accounting/input_checks.h"
 #include "core/accounting/log_math.h"
 #include "core/check.h"
 #include "core/error.h"
@@ -12,17 +13,6 @@ namespace asyncdp::accounting {
 namespace {
 
 constexpr double kE = std::numbers::e;
-
-void RequirePositive(double value, const char* key) {
-  if (!(value > 0.0) || !std::isfinite(value)) {
-    throw ConfigError(key, "must be a positive finite number, got " + std::to_string(value));
-  }
-}
-
-void RequireDelta(double delta, const char* key) {
-  if (!(delta > 0.0 && delta < 1.0))
-    throw ConfigError(key, "must be in (0, 1), got " + std::to_string(delta));
-}
 
 ConditionResult MakeCondition(std::string id, Relation relation, std::string statement, double lhs, double rhs) {
   ConditionResult c;

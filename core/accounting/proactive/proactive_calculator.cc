@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/accounting/gdp/gdp.h"
+#include "core/accounting/input_checks.h"
 #include "core/accounting/log_math.h"
 #include "core/check.h"
 #include "core/error.h"
@@ -19,14 +20,6 @@ int64_t SaturatedFloor(double x) {
   if (!(x >= 0.0)) return 0;
   if (x >= 9223372036854775807.0) return std::numeric_limits<int64_t>::max();
   return static_cast<int64_t>(std::floor(x));
-}
-
-void RequirePositive(double value, const std::string& key) {
-  if (!(value > 0.0) || !std::isfinite(value)) throw ConfigError(key, "must be a positive finite number");
-}
-
-void RequireDelta(double delta, const std::string& key) {
-  if (!(delta > 0.0 && delta < 1.0)) throw ConfigError(key, "must be in (0, 1)");
 }
 
 // Uniform-sampling GDP epsilon of batch size s (unrounded) over `epochs` passes: q = s / N, T = epochs N / s.
