@@ -4,6 +4,8 @@
 # shift, misaligned access, float-to-integer overflow, ...). The preset compiles with -ffp-contract=off:
 # Clang would otherwise fuse a*b+c into FMA instructions, which GCC does not do under -std=c++20, and the
 # numeric tests (tight tolerances on accountant values) must see the same arithmetic as the release build.
+# It keeps line tables only (-gline-tables-only): every frame of a report still has its file:line, and the
+# build is 13-16% faster than with full debug info (BENCHMARKS.md, "Set-up and CI time").
 # Usage: scripts/asan-check.sh [ctest args...]     e.g. scripts/asan-check.sh -R Libsvm
 # Environment: ASYNCDP_JOBS (default: number of cores), ASYNCDP_ASAN_EXCLUDE (a ctest -E regex; default
 # excludes nothing).
