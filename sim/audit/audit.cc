@@ -11,16 +11,15 @@
 #include <chrono>
 #include <cmath>
 #include <iterator>
-#include <limits>
 #include <vector>
 
-#include "core/accounting/accountant.h"
 #include "core/accounting/accountant.h"
 #include "core/check.h"
 #include "core/sampling.h"
 #include "sim/audit/canary_runs.h"
 #include "sim/audit/reported_epsilons.h"
-#include "sim/audit/train_audit.h"
+#include "sim/audit/train_audit_outcome.h"
+#include "sim/audit/train_canaries.h"
 #include "sim/train.h"
 
 namespace asyncdp::sim::audit {
