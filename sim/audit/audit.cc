@@ -243,10 +243,8 @@ AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
     const auto choices = OneRunGuessChoices(options.canaries);
     report.one_run = asyncdp::audit::OneRunAuditBestOf(report.canary_scores, report.included, choices, one);
     report.eps_lower = report.one_run.epsilon;
-    for (const auto& r : report.reported) {
-      if (r.available && r.bound == BoundKind::kUpperBound && report.eps_lower > r.epsilon) {
-        report.refuted_accountants.push_back(std::string(accounting::ToString(r.accountant)));
-      }
+    for (const accounting::AccountantKind a : RefutedAccountants(report.reported, report.eps_lower)) {
+      report.refuted_accountants.push_back(std::string(accounting::ToString(a)));
     }
     report.violation = !report.refuted_accountants.empty();
     report.verdict_detail =

@@ -58,6 +58,17 @@ Headline ChooseHeadline(const std::vector<ReportedEpsilon>& reported, accounting
   return {preferred, std::numeric_limits<double>::quiet_NaN()};
 }
 
+std::vector<accounting::AccountantKind> RefutedAccountants(const std::vector<ReportedEpsilon>& reported,
+                                                           double eps_lower) {
+  std::vector<accounting::AccountantKind> refuted;
+  for (const ReportedEpsilon& r : reported) {
+    if (r.available && r.bound == accounting::BoundKind::kUpperBound && eps_lower > r.epsilon) {
+      refuted.push_back(r.accountant);
+    }
+  }
+  return refuted;
+}
+
 std::vector<asyncdp::audit::GuessCounts> OneRunGuessChoices(int64_t m) {
   std::vector<asyncdp::audit::GuessCounts> choices;
   for (const int64_t divisor : {100, 50, 20, 10, 5, 2}) {

@@ -51,6 +51,11 @@ struct Headline {
 };
 Headline ChooseHeadline(const std::vector<ReportedEpsilon>& reported, accounting::AccountantKind preferred);
 
+// The upper-bound accountants that apply and whose epsilon is below eps_lower: the audit refutes them (the
+// verdict is VIOLATION iff any). One rule for `asyncdp audit` and the audit of a training run.
+std::vector<accounting::AccountantKind> RefutedAccountants(const std::vector<ReportedEpsilon>& reported,
+                                                           double eps_lower);
+
 // The (k_plus, k_minus) choices a one-run audit of m canaries tries (Bonferroni over all of them):
 // k = m/100, m/50, m/20, m/10, m/5, m/2 guesses, all IN or half IN half OUT.
 std::vector<asyncdp::audit::GuessCounts> OneRunGuessChoices(int64_t m);

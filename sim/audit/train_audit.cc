@@ -108,11 +108,7 @@ TrainAuditOutcome AuditTrainingRun(const Experiment& e, const TrainAuditRecorder
   const auto choices = OneRunGuessChoices(t.canaries);
   out.one_run = asyncdp::audit::OneRunAuditBestOf(out.canary_scores, t.included, choices, one);
   out.reported = ReportedEpsilons(e, t.client, rounds_done);
-  for (const ReportedEpsilon& r : out.reported) {
-    if (r.available && r.bound == accounting::BoundKind::kUpperBound && out.one_run.epsilon > r.epsilon) {
-      out.refuted.push_back(r.accountant);
-    }
-  }
+  out.refuted = RefutedAccountants(out.reported, out.one_run.epsilon);
   out.headline = ChooseHeadline(out.reported, e.privacy.accountant);
   return out;
 }
