@@ -32,8 +32,7 @@ struct StridedLanes {
 template <typename Scalar>
 void PoolForward(Pooling pooling, Activation activation, int channels, int height, int width, const Scalar* z,
                  Scalar* codes, StridedLanes<Scalar> y) {
-  using lanes::Broadcast, lanes::Load, lanes::Store;
-  namespace ei = Eigen::internal;
+  using lanes::Broadcast, lanes::Equal, lanes::Less, lanes::Load, lanes::Select, lanes::Store;
   constexpr int L = Lanes<Scalar>::kCount;
   const int out_h = height / 2;
   const int out_w = width / 2;
@@ -52,13 +51,13 @@ void PoolForward(Pooling pooling, Activation activation, int channels, int heigh
         if (pooling == Pooling::kMax) {
           // Vertical first (bottom wins only if strictly larger), then horizontal (right only if strictly
           // larger).
-          const auto left_lower = ei::pcmp_lt(tl, bl), right_lower = ei::pcmp_lt(tr, br);
-          const auto left = ei::pselect(left_lower, bl, tl), right = ei::pselect(right_lower, br, tr);
-          const auto left_code = ei::pselect(left_lower, two, zero);
-          const auto right_code = ei::pselect(right_lower, three, one);
-          const auto right_wins = ei::pcmp_lt(left, right);
-          Store(out + j * L, ei::pselect(right_wins, right, left));
-          Store(code + j * L, ei::pselect(right_wins, right_code, left_code));
+          const auto left_lower = Less<Scalar>(tl, bl), right_lower = Less<Scalar>(tr, br);
+          const auto left = Select<Scalar>(left_lower, bl, tl), right = Select<Scalar>(right_lower, br, tr);
+          const auto left_code = Select<Scalar>(left_lower, two, zero);
+          const auto right_code = Select<Scalar>(right_lower, three, one);
+          const auto right_wins = Less<Scalar>(left, right);
+          Store(out + j * L, Select<Scalar>(right_wins, right, left));
+          Store(code + j * L, Select<Scalar>(right_wins, right_code, left_code));
         } else {
           Store(out + j * L, lanes::Mul(quarter, lanes::Add(lanes::Add(tl, bl), lanes::Add(tr, br))));
         }
@@ -73,8 +72,7 @@ void PoolForward(Pooling pooling, Activation activation, int channels, int heigh
 template <typename Scalar>
 void PoolBackward(Pooling pooling, Activation activation, int channels, int height, int width,
                   StridedLanes<Scalar> y, const Scalar* codes, Scalar* g, Scalar* delta) {
-  using lanes::Broadcast, lanes::Load, lanes::Store;
-  namespace ei = Eigen::internal;
+  using lanes::Broadcast, lanes::Equal, lanes::Less, lanes::Load, lanes::Select, lanes::Store;
   constexpr int L = Lanes<Scalar>::kCount;
   const int out_h = height / 2;
   const int out_w = width / 2;
@@ -93,10 +91,10 @@ void PoolBackward(Pooling pooling, Activation activation, int channels, int heig
         const auto gv = Load(grad + j * L);
         if (pooling == Pooling::kMax) {
           const auto cv = Load(code + j * L);
-          Store(top + 2 * j * L, ei::pselect(ei::pcmp_eq(cv, code_value[0]), gv, zero));
-          Store(top + (2 * j + 1) * L, ei::pselect(ei::pcmp_eq(cv, code_value[1]), gv, zero));
-          Store(bottom + 2 * j * L, ei::pselect(ei::pcmp_eq(cv, code_value[2]), gv, zero));
-          Store(bottom + (2 * j + 1) * L, ei::pselect(ei::pcmp_eq(cv, code_value[3]), gv, zero));
+          Store(top + 2 * j * L, Select<Scalar>(Equal<Scalar>(cv, code_value[0]), gv, zero));
+          Store(top + (2 * j + 1) * L, Select<Scalar>(Equal<Scalar>(cv, code_value[1]), gv, zero));
+          Store(bottom + 2 * j * L, Select<Scalar>(Equal<Scalar>(cv, code_value[2]), gv, zero));
+          Store(bottom + (2 * j + 1) * L, Select<Scalar>(Equal<Scalar>(cv, code_value[3]), gv, zero));
         } else {
           const auto q = lanes::Mul(quarter, gv);
           Store(top + 2 * j * L, q);
