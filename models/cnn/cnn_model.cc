@@ -157,6 +157,10 @@ ClipStats CnnModel::ClippedGradientSum(std::span<const float> params, const data
         const int64_t first = c * chunk;
         const int64_t count = std::min(chunk, stats.examples - first);
         network_.Load(data, batch.subspan(first, count), slot.scratch);
+        if (c + 1 < chunks) {
+          const int64_t next = first + count;
+          network_.Prefetch(data, batch.subspan(next, std::min(chunk, stats.examples - next)));
+        }
         float* chunk_norms = norms.empty() ? nullptr : norms.data() + first;
         slot.clip_result = network_.ClippedGradient(params.data(), clip, direct ? sum.data() : slot.partial.data(),
                                                     chunk_norms, slot.scratch, /*accumulate=*/direct);

@@ -82,6 +82,11 @@ class CnnNetwork {
   // scratch; rows.size() ≤ scratch.capacity.
   void Load(const data::Dataset& data, std::span<const int64_t> rows, ChunkScratch<Scalar>& scratch) const;
 
+  // Asks for the cache lines of rows `rows` of `data` to be brought towards this core (L2) without waiting:
+  // called with the next chunk's rows while this one computes, so its Load finds them near (random
+  // batches scatter rows over a data set larger than the caches).
+  void Prefetch(const data::Dataset& data, std::span<const int64_t> rows) const;
+
   // Forward pass over the loaded chunk. Logits: scratch.logit(r, c).
   void Forward(const Scalar* params, ChunkScratch<Scalar>& scratch) const;
 

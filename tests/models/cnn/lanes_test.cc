@@ -1,0 +1,78 @@
+// The lanes primitives whose fast paths must give exactly what their plain definitions give: the
+// transposing reduction HorizontalSums against one HorizontalSum per packet (bit for bit: the CNN's clipped
+// sums, and so every training run's bits, depend on it), and the mask comparisons and selections of the
+// pooling kernels against scalar comparisons, NaNs and ties included.
+#include "models/cnn/lanes.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "core/random.h"
+
+namespace asyncdp::models::cnn {
+namespace {
+
+constexpr int kLanesF = Lanes<float>::kCount;
+
+uint32_t Bits(float v) {
+  uint32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+TEST(LanesTest, HorizontalSumsAreBitForBitTheSumsOneAtATime) {
+  RandomStream stream({.seed = 3, .purpose = StreamPurpose::kTest});
+  float data[kLanesF * kLanesF];
+  int64_t compared = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    // Magnitudes over ~26 binades, so that the order of the additions shows in the rounding.
+    for (float& x : data) {
+      x = static_cast<float>(stream.NextNormal() * std::exp(3.0 * stream.NextNormal()));
+    }
+    lanes::Packet<float> v[kLanesF];
+    for (int p = 0; p < kLanesF; ++p) v[p] = lanes::Load(data + p * kLanesF);
+    float sums[kLanesF];
+    lanes::HorizontalSums<float>(v, sums);
+    for (int p = 0; p < kLanesF; ++p) {
+      ASSERT_EQ(Bits(sums[p]), Bits(lanes::HorizontalSum<float>(v[p])))
+          << "trial " << trial << " packet " << p;
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 20000 * kLanesF);
+}
+
+TEST(LanesTest, HorizontalSumsOfDoublesUseThePlainPath) {
+  constexpr int kD = Lanes<double>::kCount;
+  double data[kD * kD];
+  for (int i = 0; i < kD * kD; ++i) data[i] = 1.0 / (i + 1);
+  lanes::Packet<double> v[kD];
+  for (int p = 0; p < kD; ++p) v[p] = lanes::Load(data + p * kD);
+  double sums[kD];
+  lanes::HorizontalSums<double>(v, sums);
+  for (int p = 0; p < kD; ++p) EXPECT_EQ(sums[p], lanes::HorizontalSum<double>(v[p]));
+}
+
+TEST(LanesTest, LessEqualAndSelectFollowScalarComparisons) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // Lane r compares a[r] with b[r]: smaller, equal (ties), larger, signed zeros and NaNs on either side.
+  const float a[kLanesF] = {1, 2, 3, -0.0f, 0.0f, nan, 5, nan, -1, 7, 7, 8, -3, 4, 0.5f, 9};
+  const float b[kLanesF] = {2, 2, 1, 0.0f, -0.0f, 1, nan, nan, -2, 7, 8, 7, -3, 5, 0.25f, 9};
+  const auto va = lanes::Load(a), vb = lanes::Load(b);
+  float if_less[kLanesF], if_equal[kLanesF];
+  lanes::Store(if_less, lanes::Select<float>(lanes::Less<float>(va, vb), va, vb));
+  lanes::Store(if_equal, lanes::Select<float>(lanes::Equal<float>(va, vb), va, lanes::Zero<float>()));
+  for (int r = 0; r < kLanesF; ++r) {
+    const float want_less = a[r] < b[r] ? a[r] : b[r];
+    const float want_equal = a[r] == b[r] ? a[r] : 0.0f;
+    EXPECT_EQ(Bits(if_less[r]), Bits(want_less)) << "lane " << r;
+    EXPECT_EQ(Bits(if_equal[r]), Bits(want_equal)) << "lane " << r;
+  }
+}
+
+}  // namespace
+}  // namespace asyncdp::models::cnn
