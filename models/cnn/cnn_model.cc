@@ -11,6 +11,7 @@
 
 #include "core/check.h"
 #include "core/error.h"
+#include "models/cnn/flush_subnormals.h"
 
 namespace asyncdp::models {
 namespace {
@@ -154,6 +155,7 @@ ClipStats CnnModel::ClippedGradientSum(std::span<const float> params, const data
   ws->RunOrdered(
       chunks,
       [&](int64_t c, Slot& slot) {
+        const cnn::FlushSubnormals flush;  // per thread (flush_subnormals.h)
         const int64_t first = c * chunk;
         const int64_t count = std::min(chunk, stats.examples - first);
         network_.Load(data, batch.subspan(first, count), slot.scratch);
@@ -166,6 +168,7 @@ ClipStats CnnModel::ClippedGradientSum(std::span<const float> params, const data
                                                     chunk_norms, slot.scratch, /*accumulate=*/direct);
       },
       [&](int64_t, Slot& slot) {
+        const cnn::FlushSubnormals flush;
         if (!direct) sum += slot.partial;
         stats.clipped += slot.clip_result.clipped;
         stats.norm_sum += slot.clip_result.norm_sum;
@@ -189,6 +192,7 @@ Evaluation CnnModel::Evaluate(std::span<const float> params, const data::Dataset
   ws.RunOrdered(
       chunks,
       [&](int64_t c, Slot& slot) {
+        const cnn::FlushSubnormals flush;
         const int64_t first = c * chunk;
         const int64_t count = std::min(chunk, evaluation.examples - first);
         std::iota(slot.rows.begin(), slot.rows.begin() + count, first);
