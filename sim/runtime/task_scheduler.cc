@@ -4,21 +4,9 @@
 
 #include "core/check.h"
 #include "sim/runtime/compute_timer.h"
+#include "sim/runtime/lock_briefly.h"
 
 namespace asyncdp::sim {
-namespace {
-
-// A spin-wait hint: lets the sibling hyper-thread run and saves power while polling.
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
-}  // namespace
-
 TaskScheduler::TaskScheduler(int64_t tasks, Hooks hooks)
     : hooks_(std::move(hooks)),
       state_(static_cast<size_t>(tasks), State::kQueued),
@@ -95,7 +83,7 @@ void TaskScheduler::WorkerLoop(int worker) {
         if (FireDueLocked(now) && hooks_.after_timers) {
           lock.unlock();
           hooks_.after_timers();
-          lock.lock();
+          LockBriefly(lock);
         }
         continue;
       }
@@ -106,7 +94,7 @@ void TaskScheduler::WorkerLoop(int worker) {
       activity_[static_cast<size_t>(worker)] = Activity::kRunning;
       lock.unlock();
       const Step step = hooks_.run(worker, task);
-      lock.lock();
+      LockBriefly(lock);
       activity_[static_cast<size_t>(worker)] = Activity::kLooking;
       if (finished_) break;
       switch (step.next) {
@@ -114,7 +102,7 @@ void TaskScheduler::WorkerLoop(int worker) {
           state_[task] = State::kIdle;
           lock.unlock();
           hooks_.recheck(task);  // a Wake() between the step's last look and kIdle above is not lost
-          lock.lock();
+          LockBriefly(lock);
           break;
         case Next::kYield: QueueLocked(task); break;
         case Next::kSleep:
@@ -134,7 +122,7 @@ void TaskScheduler::WorkerLoop(int worker) {
       activity_[static_cast<size_t>(worker)] = Activity::kSpinning;
       lock.unlock();
       SpinForWork(spin_until);
-      lock.lock();
+      LockBriefly(lock);
       activity_[static_cast<size_t>(worker)] = Activity::kLooking;
       continue;
     }
@@ -144,7 +132,7 @@ void TaskScheduler::WorkerLoop(int worker) {
     if (timers_.size() == periodic_timers_ && idle_workers_ + 1 == workers_ && hooks_.quiescent) {
       lock.unlock();
       hooks_.quiescent();
-      lock.lock();
+      LockBriefly(lock);
       if (finished_ || queued_.load(std::memory_order_relaxed) > 0 || timers_.size() > periodic_timers_) continue;
     }
     // Sleep until a wake-up, the next deadline or the next poll.
@@ -166,7 +154,7 @@ void TaskScheduler::WorkerLoop(int worker) {
         last_poll = now;
         lock.unlock();
         hooks_.poll();
-        lock.lock();
+        LockBriefly(lock);
       }
     }
   }
@@ -237,12 +225,14 @@ int64_t TaskScheduler::TakeLocked(int worker) {
 }
 
 void TaskScheduler::Wake(int64_t task) {
-  std::lock_guard lock(mutex_);
+  LockBriefly(mutex_);
+  std::lock_guard lock(mutex_, std::adopt_lock);
   if (!finished_ && state_[task] == State::kIdle) QueueLocked(task);
 }
 
 void TaskScheduler::WakeAll(const std::vector<int64_t>& tasks) {
-  std::lock_guard lock(mutex_);
+  LockBriefly(mutex_);
+  std::lock_guard lock(mutex_, std::adopt_lock);
   if (finished_) return;
   for (int64_t task : tasks) {
     if (state_[task] == State::kIdle) QueueLocked(task);

@@ -15,6 +15,7 @@
 #include "sim/protocol/liveness.h"
 #include "sim/runtime/compute_timer.h"
 #include "sim/runtime/cycle_clock.h"
+#include "sim/runtime/lock_briefly.h"
 #include "sim/runtime/run_end.h"
 #include "sim/runtime/task_scheduler.h"
 #include "sim/runtime/worker_scratch.h"
@@ -241,7 +242,8 @@ class ThreadRun {
     if (!mailbox.pending.load(std::memory_order_acquire)) return;  // nothing new: no lock
     ClientSlot& slot = slots_[c];
     {
-      std::lock_guard lock(mailbox.mutex);
+      LockBriefly(mailbox.mutex);
+      std::lock_guard lock(mailbox.mutex, std::adopt_lock);
       slot.incoming.swap(mailbox.newest);
       slot.buffers.swap(mailbox.returned);
       mailbox.pending.store(false, std::memory_order_relaxed);
@@ -276,7 +278,8 @@ class ThreadRun {
 
   // Returns true when the caller must now DrainServer() (nobody else is draining).
   bool PostToServer(ServerEvent&& event) {
-    std::lock_guard lock(server_mutex_);
+    LockBriefly(server_mutex_);
+    std::lock_guard lock(server_mutex_, std::adopt_lock);
     if (over_.load(std::memory_order_relaxed)) return false;
     inbox_.push_back(Arrival{Seconds(), std::move(event)});
     if (draining_) return false;
@@ -291,7 +294,8 @@ class ThreadRun {
   void DrainServer() {
     while (true) {
       {
-        std::unique_lock lock(server_mutex_);
+        std::unique_lock lock(server_mutex_, std::defer_lock);
+        LockBriefly(lock);
         if (over_.load(std::memory_order_relaxed)) {
           draining_ = false;
           return;
@@ -329,7 +333,8 @@ class ThreadRun {
     for (size_t c = 0; c < mailboxes_.size(); ++c) {
       if (exited_[c]) continue;
       Mailbox& mailbox = mailboxes_[c];
-      std::lock_guard lock(mailbox.mutex);
+      LockBriefly(mailbox.mutex);
+      std::lock_guard lock(mailbox.mutex, std::adopt_lock);
       mailbox.newest = broadcast;
       for (Eigen::VectorXf& buffer : returned_[c]) mailbox.returned.push_back(std::move(buffer));
       returned_[c].clear();
