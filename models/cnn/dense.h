@@ -154,7 +154,26 @@ void DenseClippedSum(const DenseGeometry& g, const Scalar* in, const Scalar* fac
   const int64_t ld = (out + L - 1) / L * L;
   const auto c = Load(factors);
   Scalar* bias_grad = grad + g.bias_offset;
-  for (int64_t o = 0; o < out; ++o) {
+  int64_t o = 0;
+  // L outputs at a time: their bias sums by one transposing reduction and their transpose into scratch by
+  // one L × L packet transpose (the same values as the one-at-a-time loop below, which does the rest).
+  for (; o + L <= out; o += L) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored \
+    "-Wignored-attributes"  // __m512's alignment attribute in the template argument
+    Eigen::internal::PacketBlock<lanes::Packet<Scalar>, L> block;
+#pragma GCC diagnostic pop
+    for (int q = 0; q < L; ++q) {
+      block.packet[q] = lanes::Mul(Load(out_grad + (o + q) * L), c);
+      Store(out_grad + (o + q) * L, block.packet[q]);
+    }
+    Scalar sums[L];
+    lanes::HorizontalSums<Scalar>(block.packet, sums);
+    for (int q = 0; q < L; ++q) bias_grad[o + q] = accumulate ? bias_grad[o + q] + sums[q] : sums[q];
+    Eigen::internal::ptranspose(block);
+    for (int l = 0; l < L; ++l) Store(scratch + l * ld + o, block.packet[l]);  // transpose: [l][o]
+  }
+  for (; o < out; ++o) {
     const auto scaled = lanes::Mul(Load(out_grad + o * L), c);
     Store(out_grad + o * L, scaled);
     const Scalar sum = lanes::HorizontalSum<Scalar>(scaled);

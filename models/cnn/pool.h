@@ -39,6 +39,10 @@ void PoolForward(Pooling pooling, Activation activation, int channels, int heigh
   const int64_t row = int64_t{width} * L;
   const auto zero = lanes::Zero<Scalar>(), one = Broadcast(Scalar{1}), two = Broadcast(Scalar{2}),
              three = Broadcast(Scalar{3}), quarter = Broadcast(Scalar{0.25});
+  // ReLU is applied as each pooled value is stored (Eigen's pmax(x, 0), as ActivationForward's a.max(0)
+  // computes it); other activations take a pass over the row afterwards.
+  const bool relu = activation == Activation::kRelu;
+  auto Activated = [&](const lanes::Packet<Scalar>& v) { return relu ? Eigen::internal::pmax(v, zero) : v; };
   for (int c = 0; c < channels; ++c) {
     for (int i = 0; i < out_h; ++i) {
       const Scalar* top = z + (int64_t{c} * height + 2 * i) * row;
@@ -56,18 +60,20 @@ void PoolForward(Pooling pooling, Activation activation, int channels, int heigh
           const auto left_code = Select<Scalar>(left_lower, two, zero);
           const auto right_code = Select<Scalar>(right_lower, three, one);
           const auto right_wins = Less<Scalar>(left, right);
-          Store(out + j * L, Select<Scalar>(right_wins, right, left));
+          Store(out + j * L, Activated(Select<Scalar>(right_wins, right, left)));
           Store(code + j * L, Select<Scalar>(right_wins, right_code, left_code));
         } else {
-          Store(out + j * L, lanes::Mul(quarter, lanes::Add(lanes::Add(tl, bl), lanes::Add(tr, br))));
+          Store(out + j * L,
+                Activated(lanes::Mul(quarter, lanes::Add(lanes::Add(tl, bl), lanes::Add(tr, br)))));
         }
       }
-      ActivationForward(activation, int64_t{out_w} * L, out);
+      if (activation != Activation::kRelu) ActivationForward(activation, int64_t{out_w} * L, out);
     }
   }
 }
 
-// δ (= ∂loss/∂z, overwritten) from g = ∂loss/∂y ([C][H/2][W/2][L], overwritten with g ⊙ act'(y)) and the
+// δ (= ∂loss/∂z, overwritten) from g = ∂loss/∂y ([C][H/2][W/2][L]; for activations other than ReLU
+// overwritten with g ⊙ act'(y), for ReLU left as it was) and the
 // pooled outputs y.
 template <typename Scalar>
 void PoolBackward(Pooling pooling, Activation activation, int channels, int height, int width,
@@ -83,12 +89,17 @@ void PoolBackward(Pooling pooling, Activation activation, int channels, int heig
   for (int c = 0; c < channels; ++c) {
     for (int i = 0; i < out_h; ++i) {
       Scalar* grad = g + (int64_t{c} * out_h + i) * out_w * L;
-      ActivationBackward(activation, int64_t{out_w} * L, y.data + c * y.plane + i * y.row, grad);
+      const Scalar* y_row = y.data + c * y.plane + i * y.row;
+      // ReLU's derivative is applied in the loop below (g · [y > 0], the same select as ActivationBackward's,
+      // without a pass of its own); other activations take their pass here.
+      if (activation != Activation::kRelu) ActivationBackward(activation, int64_t{out_w} * L, y_row, grad);
       Scalar* top = delta + (int64_t{c} * height + 2 * i) * row;
       Scalar* bottom = top + row;
       const Scalar* code = codes == nullptr ? nullptr : codes + (int64_t{c} * out_h + i) * out_w * L;
       for (int j = 0; j < out_w; ++j) {
-        const auto gv = Load(grad + j * L);
+        auto gv = Load(grad + j * L);
+        if (activation == Activation::kRelu)
+          gv = Select<Scalar>(Less<Scalar>(zero, Load(y_row + j * L)), gv, zero);
         if (pooling == Pooling::kMax) {
           const auto cv = Load(code + j * L);
           Store(top + 2 * j * L, Select<Scalar>(Equal<Scalar>(cv, code_value[0]), gv, zero));
