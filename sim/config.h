@@ -4,11 +4,32 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "sim/config_enum.h"
+
 namespace asyncdp::sim {
+
+// Enumerated keys (sim/config_enum.h: parsed once into these, compared as enums everywhere after).
+enum class ClipMode : uint8_t { kFixed, kAdaptive };             // dp.clip_mode
+enum class PrivacyUnit : uint8_t { kRecord, kClient };           // dp.unit
+enum class SampleSizes : uint8_t { kConstant, kList, kLinear };  // schedule.sample_sizes
+template <>
+struct EnumNames<ClipMode> {
+  static constexpr std::array<std::string_view, 2> kNames{"fixed", "adaptive"};
+};
+template <>
+struct EnumNames<PrivacyUnit> {
+  static constexpr std::array<std::string_view, 2> kNames{"record", "client"};
+};
+template <>
+struct EnumNames<SampleSizes> {
+  static constexpr std::array<std::string_view, 3> kNames{"constant", "list", "linear"};
+};
 
 struct DataConfig {
   std::string train;              // training file (LIBSVM, IDX images, CIFAR-10 .bin); required
@@ -98,19 +119,19 @@ struct DpConfig {
   // Adaptive clipping (Andrew et al. 2021; docs/theory.md §2, "Adaptive clipping"): each client's C follows
   // the clip_quantile of its per-example gradient norms, C ← C·exp(−clip_lr (b̃ − clip_quantile)), b̃ the
   // noisy fraction of unclipped examples (count noise N(0, clip_count_sigma²)); dp.clip is the initial C.
-  std::string clip_mode = "fixed";   // fixed | adaptive
+  ClipMode clip_mode = ClipMode::kFixed;
   double clip_quantile = 0.5;
   double clip_lr = 0.2;
   double clip_count_sigma = 0.0;     // std of the count's noise (sensitivity 1); > 0 with DP
   // The unit of privacy (docs/theory.md §4, "User-level DP"): record (a record of a client's data set, the
   // paper's) or client (a client's whole data set: each round's update is clipped as a whole to client_clip
   // and noised N(0, σ² client_clip² I) by the client).
-  std::string unit = "record";
+  PrivacyUnit unit = PrivacyUnit::kRecord;
   double client_clip = 0.0;          // C_u of unit = client
 };
 
 struct ScheduleConfig {
-  std::string sample_sizes = "constant";  // constant | list | linear
+  SampleSizes sample_sizes = SampleSizes::kConstant;
   int64_t sample_size = 26;               // s for `constant`; s_0 for `linear`
   std::vector<int64_t> sample_size_list;  // s_0, s_1, ... for `list` (the last one repeats)
   double sample_size_slope = 0.0;         // s_i = round(s_0 + slope·i) for `linear`

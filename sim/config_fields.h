@@ -5,11 +5,13 @@
 
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
 
 #include "sim/config.h"
+#include "sim/config_enum.h"
 
 namespace asyncdp::sim {
 
@@ -29,9 +31,16 @@ struct NumericRange {
 
 struct ConfigField {
   using Target = std::variant<int64_t*, uint64_t*, double*, bool*, std::string*, std::vector<int64_t>*,
-                              std::vector<double>*>;
+                              std::vector<double>*, EnumBinding>;
   ConfigField(std::string key_path, Target member, std::string documentation, std::vector<std::string> allowed = {})
       : key(std::move(key_path)), target(member), doc(std::move(documentation)), choices(std::move(allowed)) {}
+  // An enumerated key: its choices are the enum's words (EnumNames<E>).
+  template <typename E>
+  requires std::is_enum_v<E> ConfigField(std::string key_path, E* member, std::string documentation)
+      : key(std::move(key_path)),
+        target(EnumBinding(member)),
+        doc(std::move(documentation)),
+        choices(EnumBinding(member).Names()) {}
   ConfigField(std::string key_path, Target member, std::string documentation, NumericRange accepted)
       : key(std::move(key_path)), target(member), doc(std::move(documentation)), range(accepted) {}
 

@@ -55,47 +55,57 @@ void SetFromNode(ConfigField& field, const toml::node& node, const std::string& 
   auto fail = [&](const char* expected) {
     throw ConfigError(where, fmt::format("{}: expected {}", field.key, expected));
   };
+  if (const auto* e = std::get_if<EnumBinding>(&field.target)) {
+    if (!node.is_string()) fail("a string");
+    const std::string text = node.as_string()->get();
+    CheckChoice(field, text, where);  // one of the enum's words, or a message naming them all
+    e->Set(text);
+    return;
+  }
   std::visit(
-      [&](auto* p) {
-        using T = std::decay_t<decltype(*p)>;
-        if constexpr (std::is_same_v<T, std::string>) {
-          if (!node.is_string()) fail("a string");
-          *p = node.as_string()->get();
-          CheckChoice(field, *p, where);
-        } else if constexpr (std::is_same_v<T, bool>) {
-          if (!node.is_boolean()) fail("true or false");
-          *p = node.as_boolean()->get();
-        } else if constexpr (std::is_same_v<T, double>) {
-          if (node.is_integer()) {
-            *p = static_cast<double>(node.as_integer()->get());
-          } else if (node.is_floating_point()) {
-            *p = node.as_floating_point()->get();
-          } else {
-            fail("a number");
-          }
-        } else if constexpr (std::is_same_v<T, int64_t>) {
-          *p = IntegerOf(field, node, where, "an integer");
-        } else if constexpr (std::is_same_v<T, uint64_t>) {
-          const int64_t v = IntegerOf(field, node, where, "a non-negative integer");
-          if (v < 0) fail("a non-negative integer");
-          *p = static_cast<uint64_t>(v);
-        } else if constexpr (std::is_same_v<T, std::vector<double>>) {
-          if (!node.is_array()) fail("an array of numbers");
-          p->clear();
-          for (const auto& item : *node.as_array()) {
-            if (item.is_integer()) {
-              p->push_back(static_cast<double>(item.as_integer()->get()));
-            } else if (item.is_floating_point() && std::isfinite(item.as_floating_point()->get())) {
-              p->push_back(item.as_floating_point()->get());
+      [&](const auto& target) {
+        if constexpr (std::is_pointer_v<std::decay_t<decltype(target)>>) {
+          auto* p = target;
+          using T = std::decay_t<decltype(*p)>;
+          if constexpr (std::is_same_v<T, std::string>) {
+            if (!node.is_string()) fail("a string");
+            *p = node.as_string()->get();
+            CheckChoice(field, *p, where);
+          } else if constexpr (std::is_same_v<T, bool>) {
+            if (!node.is_boolean()) fail("true or false");
+            *p = node.as_boolean()->get();
+          } else if constexpr (std::is_same_v<T, double>) {
+            if (node.is_integer()) {
+              *p = static_cast<double>(node.as_integer()->get());
+            } else if (node.is_floating_point()) {
+              *p = node.as_floating_point()->get();
             } else {
-              fail("an array of finite numbers");
+              fail("a number");
             }
-          }
-        } else {
-          if (!node.is_array()) fail("an array of integers");
-          p->clear();
-          for (const auto& item : *node.as_array()) {
-            p->push_back(IntegerOf(field, item, where, "an array of integers"));
+          } else if constexpr (std::is_same_v<T, int64_t>) {
+            *p = IntegerOf(field, node, where, "an integer");
+          } else if constexpr (std::is_same_v<T, uint64_t>) {
+            const int64_t v = IntegerOf(field, node, where, "a non-negative integer");
+            if (v < 0) fail("a non-negative integer");
+            *p = static_cast<uint64_t>(v);
+          } else if constexpr (std::is_same_v<T, std::vector<double>>) {
+            if (!node.is_array()) fail("an array of numbers");
+            p->clear();
+            for (const auto& item : *node.as_array()) {
+              if (item.is_integer()) {
+                p->push_back(static_cast<double>(item.as_integer()->get()));
+              } else if (item.is_floating_point() && std::isfinite(item.as_floating_point()->get())) {
+                p->push_back(item.as_floating_point()->get());
+              } else {
+                fail("an array of finite numbers");
+              }
+            }
+          } else {
+            if (!node.is_array()) fail("an array of integers");
+            p->clear();
+            for (const auto& item : *node.as_array()) {
+              p->push_back(IntegerOf(field, item, where, "an array of integers"));
+            }
           }
         }
       },
@@ -139,7 +149,7 @@ void CheckImpliedRounds(const TrainConfig& c) {
   auto fields = ConfigFields(copy);
   const auto max_rounds = static_cast<int64_t>(FindField(fields, "schedule.rounds")->range->max);
   int64_t rounds = 0;
-  if (s.sample_sizes == "constant") {
+  if (s.sample_sizes == SampleSizes::kConstant) {
     rounds = (s.iterations + s.sample_size - 1) / s.sample_size;
   } else {
     for (int64_t t = 0; t < s.iterations && rounds <= max_rounds; ++rounds) t += SampleSizeAt(s, rounds);
@@ -168,7 +178,7 @@ void ValidateAllocation(const TrainConfig& c) {
           "at its default");
   require(!c.dp.secure_noise, "dp.secure_noise",
           "the random-allocation bounds assume continuous Gaussian noise; secure noise is not covered");
-  require(c.schedule.sample_sizes == "constant", "schedule.sample_sizes",
+  require(c.schedule.sample_sizes == SampleSizes::kConstant, "schedule.sample_sizes",
           "random allocation gives every round the same expected batch N k / m: use \"constant\"");
   require(c.targets.accuracy == 0 && c.targets.client_accuracy.empty(), "targets.accuracy",
           "the proactive phases are planned for Poisson sampling; random_allocation runs without them");
@@ -179,7 +189,7 @@ void ValidateAllocation(const TrainConfig& c) {
 
 // Adaptive clipping (dp.clip_mode = "adaptive"): what it is accounted for and where it runs.
 void ValidateClipping(const TrainConfig& c) {
-  if (c.dp.clip_mode != "adaptive") return;
+  if (c.dp.clip_mode != ClipMode::kAdaptive) return;
   const auto require = [](bool ok, const std::string& key, const std::string& what) {
     if (!ok) throw ConfigError(key, what);
   };
@@ -199,7 +209,7 @@ void ValidateClipping(const TrainConfig& c) {
 
 // User-level DP (dp.unit = "client"): what its accounting covers.
 void ValidateUnit(const TrainConfig& c) {
-  if (c.dp.unit != "client") return;
+  if (c.dp.unit != PrivacyUnit::kClient) return;
   const auto require = [](bool ok, const std::string& key, const std::string& what) {
     if (!ok) throw ConfigError(key, what);
   };
@@ -209,7 +219,8 @@ void ValidateUnit(const TrainConfig& c) {
           "user-level DP composes every round of a client (no amplification by the record sampler); the "
           "record-level guarantee beside it assumes Poisson sampling: leave dp.sampling = \"poisson\"");
   require(!c.dp.secure_noise, "dp.secure_noise", "user-level DP is accounted for continuous Gaussian noise only");
-  require(c.dp.clip_mode == "fixed", "dp.clip_mode", "adaptive clipping is accounted per record, not per client");
+  require(c.dp.clip_mode == ClipMode::kFixed, "dp.clip_mode",
+          "adaptive clipping is accounted per record, not per client");
   require(c.targets.accuracy == 0 && c.targets.client_accuracy.empty(), "targets.accuracy",
           "the proactive phases are planned for record-level DP");
   require(c.audit.canaries == 0, "audit.canaries", "the training-run audit plants record canaries (record-level)");
@@ -304,7 +315,8 @@ void ApplyOverride(TrainConfig& config, const std::string& assignment) {
   ConfigField* field = FindField(fields, key);
   if (field == nullptr) throw ConfigError(key, "unknown key (see docs/config.md)");
   // Reuse the TOML value grammar: strings may come unquoted, lists without brackets.
-  const bool is_string = std::holds_alternative<std::string*>(field->target);
+  const bool is_string = std::holds_alternative<std::string*>(field->target) ||
+                         std::holds_alternative<EnumBinding>(field->target);
   const bool is_list = std::holds_alternative<std::vector<int64_t>*>(field->target) ||
                        std::holds_alternative<std::vector<double>*>(field->target);
   if (is_string && (value.empty() || value.front() != '"')) {
@@ -361,7 +373,7 @@ void ValidateConfig(const TrainConfig& c, bool refuse_unused_keys) {
       accounting::ValidateNoiseMultiplier(c.dp.sigma * m, "dp.sigma_schedule");  // sigma * m_j per part
     }
   }
-  require(c.schedule.sample_sizes != "list" || !c.schedule.sample_size_list.empty(),
+  require(c.schedule.sample_sizes != SampleSizes::kList || !c.schedule.sample_size_list.empty(),
           "schedule.sample_size_list", "required when schedule.sample_sizes = \"list\"");
   CheckImpliedRounds(c);
   audit::ValidateTrainAudit(c);
@@ -385,6 +397,10 @@ std::string ToToml(const TrainConfig& config) {
     if (const auto* s = std::get_if<std::string*>(&f.target)) {
       std::ostringstream os;
       os << toml::value<std::string>(**s);
+      out += fmt::format("{} = {}\n", name, os.str());
+    } else if (const auto* e = std::get_if<EnumBinding>(&f.target)) {
+      std::ostringstream os;
+      os << toml::value<std::string>(e->Get());
       out += fmt::format("{} = {}\n", name, os.str());
     } else {
       out += fmt::format("{} = {}\n", name, FieldValueText(f));

@@ -34,7 +34,8 @@ const std::vector<UsageRule>& Rules() {
   static const std::vector<UsageRule> rules = {
       // The virtual clock's models of compute time and message latency: the threads and MPI runtimes run in
       // wall time, where compute takes what it takes (clients.straggler_ids / delay_ids slow clients there).
-      {{"clients.gradient_cost", "clients.speed", "clients.speed_sigma", "clients.latency", "clients.latency_mean"},
+      {{"clients.gradient_cost", "clients.speed", "clients.speed_sigma", "clients.latency",
+        "clients.latency_mean"},
        [](const TrainConfig& c) {
          return When(c.protocol.runtime != "virtual",
                      fmt::format("it shapes only the virtual clock, and protocol.runtime = \"{}\" runs in wall "
@@ -43,23 +44,54 @@ const std::vector<UsageRule>& Rules() {
                                  c.protocol.runtime));
        }},
       {{"clients.speed_sigma"},
-       [](const TrainConfig& c) { return When(c.clients.speed != "lognormal", "clients.speed is not \"lognormal\""); }},
+       [](const TrainConfig& c) {
+         return When(c.clients.speed != "lognormal", "clients.speed is not \"lognormal\"");
+       }},
       {{"clients.straggler_factor"},
-       [](const TrainConfig& c) { return When(c.clients.straggler_ids.empty(), "clients.straggler_ids is empty"); }},
+       [](const TrainConfig& c) {
+         return When(c.clients.straggler_ids.empty(), "clients.straggler_ids is empty");
+       }},
       {{"clients.dropout_round"},
-       [](const TrainConfig& c) { return When(c.clients.dropout_ids.empty(), "clients.dropout_ids is empty"); }},
+       [](const TrainConfig& c) {
+         return When(c.clients.dropout_ids.empty(), "clients.dropout_ids is empty");
+       }},
       {{"clients.delay_extra"},
        [](const TrainConfig& c) { return When(c.clients.delay_ids.empty(), "clients.delay_ids is empty"); }},
       // Random check-ins run on their own driver (sim/checkin/): one record per client, its own sampler
       // (the check-in) and server steps; the asynchronous protocol's keys do not apply.
-      {{"protocol.runtime", "protocol.delay_rule", "protocol.tau", "protocol.exclude_after", "protocol.worker_threads",
-        "protocol.staleness_exponent", "protocol.server_step", "clients.straggler_ids", "clients.dropout_ids",
-        "clients.delay_ids", "dp.sampling", "dp.sigma_schedule", "dp.allocation_steps", "dp.allocation_k",
-        "dp.halt_at_budget", "dp.accountant", "dp.clip_mode", "dp.clip_quantile", "dp.clip_lr",
-        "dp.clip_count_sigma", "schedule.sample_sizes", "schedule.sample_size",
-        "schedule.sample_size_list", "schedule.sample_size_slope", "schedule.iterations", "schedule.epochs",
-        "schedule.rounds", "schedule.divide_round_update_by_sample_size", "schedule.step_cap_sample_size",
-        "eval.reference_optimum", "eval.gradient_norm", "audit.canaries", "output.trace"},
+      {{"protocol.runtime",
+        "protocol.delay_rule",
+        "protocol.tau",
+        "protocol.exclude_after",
+        "protocol.worker_threads",
+        "protocol.staleness_exponent",
+        "protocol.server_step",
+        "clients.straggler_ids",
+        "clients.dropout_ids",
+        "clients.delay_ids",
+        "dp.sampling",
+        "dp.sigma_schedule",
+        "dp.allocation_steps",
+        "dp.allocation_k",
+        "dp.halt_at_budget",
+        "dp.accountant",
+        "dp.clip_mode",
+        "dp.clip_quantile",
+        "dp.clip_lr",
+        "dp.clip_count_sigma",
+        "schedule.sample_sizes",
+        "schedule.sample_size",
+        "schedule.sample_size_list",
+        "schedule.sample_size_slope",
+        "schedule.iterations",
+        "schedule.epochs",
+        "schedule.rounds",
+        "schedule.divide_round_update_by_sample_size",
+        "schedule.step_cap_sample_size",
+        "eval.reference_optimum",
+        "eval.gradient_norm",
+        "audit.canaries",
+        "output.trace"},
        [](const TrainConfig& c) {
          return When(CheckIns(c),
                      "protocol.participation = \"check_in\" runs random check-ins on the virtual clock, the "
@@ -70,14 +102,19 @@ const std::vector<UsageRule>& Rules() {
       // (dp.unit = "client") partition the rows into client data sets.
       {{"data.partition", "data.rows_per_client", "data.dirichlet_alpha"},
        [](const TrainConfig& c) {
-         return When(CheckIns(c) && c.dp.unit != "client",
-                     "record-level check-ins give each client one record (client j holds training row j); set "
-                     "dp.unit = \"client\" for clients holding data sets");
+         return When(
+             CheckIns(c) && c.dp.unit != PrivacyUnit::kClient,
+             "record-level check-ins give each client one record (client j holds training row j); set "
+             "dp.unit = \"client\" for clients holding data sets");
        }},
       {{"dp.client_clip"},
-       [](const TrainConfig& c) { return When(c.dp.unit != "client", "dp.unit is not \"client\""); }},
+       [](const TrainConfig& c) {
+         return When(c.dp.unit != PrivacyUnit::kClient, "dp.unit is not \"client\"");
+       }},
       {{"dp.clip_quantile", "dp.clip_lr", "dp.clip_count_sigma"},
-       [](const TrainConfig& c) { return When(c.dp.clip_mode != "adaptive", "dp.clip_mode is not \"adaptive\""); }},
+       [](const TrainConfig& c) {
+         return When(c.dp.clip_mode != ClipMode::kAdaptive, "dp.clip_mode is not \"adaptive\"");
+       }},
       {{"checkin."},
        [](const TrainConfig& c) {
          return When(!CheckIns(c), "it is read only with protocol.participation = \"check_in\"");
@@ -87,19 +124,30 @@ const std::vector<UsageRule>& Rules() {
          return When(c.protocol.delay_rule == "unbounded", "protocol.delay_rule = \"unbounded\" has no tau");
        }},
       {{"protocol.mpi_timeout", "protocol.mpi_placement"},
-       [](const TrainConfig& c) { return When(c.protocol.runtime != "mpi", "protocol.runtime is not \"mpi\""); }},
+       [](const TrainConfig& c) {
+         return When(c.protocol.runtime != "mpi", "protocol.runtime is not \"mpi\"");
+       }},
       {{"data.dirichlet_alpha"},
-       [](const TrainConfig& c) { return When(c.data.partition != "dirichlet", "data.partition is not \"dirichlet\""); }},
+       [](const TrainConfig& c) {
+         return When(c.data.partition != "dirichlet", "data.partition is not \"dirichlet\"");
+       }},
       {{"data.test_fraction"},
-       [](const TrainConfig& c) { return When(!c.data.test.empty(), "data.test is set (nothing is held out)"); }},
+       [](const TrainConfig& c) {
+         return When(!c.data.test.empty(), "data.test is set (nothing is held out)");
+       }},
       {{"schedule.sample_size_list"},
-       [](const TrainConfig& c) { return When(c.schedule.sample_sizes != "list", "schedule.sample_sizes is not \"list\""); }},
+       [](const TrainConfig& c) {
+         return When(c.schedule.sample_sizes != SampleSizes::kList, "schedule.sample_sizes is not \"list\"");
+       }},
       {{"schedule.sample_size_slope"},
        [](const TrainConfig& c) {
-         return When(c.schedule.sample_sizes != "linear", "schedule.sample_sizes is not \"linear\"");
+         return When(c.schedule.sample_sizes != SampleSizes::kLinear,
+                     "schedule.sample_sizes is not \"linear\"");
        }},
       {{"schedule.beta"},
-       [](const TrainConfig& c) { return When(c.schedule.step_rule == "constant", "schedule.step_rule = \"constant\""); }},
+       [](const TrainConfig& c) {
+         return When(c.schedule.step_rule == "constant", "schedule.step_rule = \"constant\"");
+       }},
       {{"model.regularizer_convention", "model.regularize_bias"},
        [](const TrainConfig& c) {
          return When(c.model.kind != "logistic_l2", "only model.kind = \"logistic_l2\" has an L2 regulariser");
@@ -133,7 +181,9 @@ const std::vector<UsageRule>& Rules() {
       {{"eval.reference_optimum", "eval.gradient_norm"},
        [](const TrainConfig& c) { return When(!c.output.diagnostics, kDiagnosticsOnly); }},
       {{"eval.train_rows"},  // 0 ("no train loss") agrees with diagnostics off
-       [](const TrainConfig& c) { return When(!c.output.diagnostics && c.eval.train_rows != 0, kDiagnosticsOnly); }},
+       [](const TrainConfig& c) {
+         return When(!c.output.diagnostics && c.eval.train_rows != 0, kDiagnosticsOnly);
+       }},
       {{"targets.check_sigma", "targets.paused_checks"},
        [](const TrainConfig& c) {
          return When(c.targets.holdout_public, "targets.holdout_public = true checks accuracy exactly (no noise)");

@@ -133,9 +133,9 @@ PrivacySetup ResolvePrivacy(const TrainConfig& config, PlanTable& plans, Samplin
   p.delta = delta;
   p.clip = config.dp.clip;
   p.dimension = dimension;
-  p.adaptive_clip = config.dp.clip_mode == "adaptive";
+  p.adaptive_clip = config.dp.clip_mode == ClipMode::kAdaptive;
   if (p.adaptive_clip && p.enabled) p.clip_count_sigma = config.dp.clip_count_sigma;
-  if (config.dp.unit == "client") {
+  if (config.dp.unit == PrivacyUnit::kClient) {
     p.user_level = true;
     p.client_clip = config.dp.client_clip;
   }

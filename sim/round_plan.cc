@@ -12,11 +12,11 @@
 namespace asyncdp::sim {
 
 int64_t SampleSizeAt(const ScheduleConfig& s, int64_t round) {
-  if (s.sample_sizes == "list") {
+  if (s.sample_sizes == SampleSizes::kList) {
     const auto& list = s.sample_size_list;
     return list[std::min<size_t>(static_cast<size_t>(round), list.size() - 1)];
   }
-  if (s.sample_sizes == "linear") {
+  if (s.sample_sizes == SampleSizes::kLinear) {
     return std::max<int64_t>(1, std::llround(static_cast<double>(s.sample_size) + s.sample_size_slope * round));
   }
   return s.sample_size;
@@ -74,10 +74,11 @@ RoundPlan MakeRoundPlan(const ScheduleConfig& schedule, int64_t n_records) {
     if (s > n_records) {
       // Sampling draws from the client's own records: a larger s cannot be drawn, and clamping it would
       // run (and account) something other than what the configuration says.
-      throw ConfigError(schedule.sample_sizes == "list" ? "schedule.sample_size_list" : "schedule.sample_size",
-                        "round " + std::to_string(i) + " asks for s = " + std::to_string(s) +
-                            " examples but a client holds only N_c = " + std::to_string(n_records) +
-                            " records; lower the sample size or give clients more rows");
+      throw ConfigError(
+          schedule.sample_sizes == SampleSizes::kList ? "schedule.sample_size_list" : "schedule.sample_size",
+          "round " + std::to_string(i) + " asks for s = " + std::to_string(s) +
+              " examples but a client holds only N_c = " + std::to_string(n_records) +
+              " records; lower the sample size or give clients more rows");
     }
     plan.sample_sizes.push_back(s);
     plan.step_sizes.push_back(RoundStep(schedule, step, t, s));

@@ -82,7 +82,7 @@ CheckInOptions ResolveCheckInOptions(const TrainConfig& config) {
     throw ConfigError("checkin.steps", "steps x windows must stay below 2^32 (stream keys)");
   }
   o.seed = config.seed;
-  if (config.dp.unit == "client") {
+  if (config.dp.unit == PrivacyUnit::kClient) {
     if (!(config.dp.client_clip > 0.0 && std::isfinite(config.dp.client_clip))) {
       throw ConfigError("dp.client_clip", "required (> 0) with dp.unit = \"client\": the norm a checked-in "
                                           "client's whole update is clipped to");

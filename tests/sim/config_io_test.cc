@@ -39,6 +39,43 @@ TEST(ConfigIo, RejectsWrongTypeAndBadChoice) {
   }
 }
 
+// Enumerated keys (sim/config_enum.h) are parsed once into their enum, from TOML and from --set (quoted or
+// not); a word outside the set is refused where it enters, with its position and every allowed word; the
+// resolved config writes the word back, and the registry's choices are the enum's words.
+TEST(ConfigIo, EnumeratedKeysParseIntoTheirEnum) {
+  const TrainConfig parsed = ParseConfigText(
+      "[dp]\nclip_mode = \"adaptive\"\nunit = \"client\"\n[schedule]\nsample_sizes = \"linear\"\n", "e.toml");
+  EXPECT_EQ(parsed.dp.clip_mode, ClipMode::kAdaptive);
+  EXPECT_EQ(parsed.dp.unit, PrivacyUnit::kClient);
+  EXPECT_EQ(parsed.schedule.sample_sizes, SampleSizes::kLinear);
+  TrainConfig c;
+  ApplyOverride(c, "schedule.sample_sizes=list");
+  ApplyOverride(c, "dp.unit=\"client\"");
+  EXPECT_EQ(c.schedule.sample_sizes, SampleSizes::kList);
+  EXPECT_EQ(c.dp.unit, PrivacyUnit::kClient);
+  try {
+    ParseConfigText("[dp]\nunit = \"user\"\n", "u.toml");
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.where().rfind("u.toml:2:", 0), 0u) << e.where();
+    EXPECT_NE(e.message().find("dp.unit: expected one of record, client, got \"user\""), std::string::npos)
+        << e.message();
+  }
+  EXPECT_THROW(ApplyOverride(c, "dp.clip_mode=1"), ConfigError);  // not a string
+  EXPECT_EQ(c.dp.clip_mode, ClipMode::kFixed);                    // unchanged by the refused values
+  const std::string toml = ToToml(parsed);
+  EXPECT_NE(toml.find("clip_mode = 'adaptive'"), std::string::npos) << toml;
+  EXPECT_NE(toml.find("sample_sizes = 'linear'"), std::string::npos);
+  EXPECT_EQ(ParseConfigText(toml, "resolved").dp.unit, PrivacyUnit::kClient);
+  auto fields = ConfigFields(c);
+  EXPECT_EQ(FindField(fields, "schedule.sample_sizes")->choices,
+            (std::vector<std::string>{"constant", "list", "linear"}));
+  EXPECT_EQ(FieldValueText(*FindField(fields, "dp.unit")), "\"client\"");
+  EXPECT_EQ(ToString(ClipMode::kAdaptive), "adaptive");
+  EXPECT_EQ(EnumFromString<PrivacyUnit>("record"), PrivacyUnit::kRecord);
+  EXPECT_FALSE(EnumFromString<PrivacyUnit>("Record").has_value());
+}
+
 TEST(ConfigIo, SyntaxErrorReportsLineAndColumn) {
   try {
     ParseConfigText("[dp]\nsigma = = 3\n", "bad.toml");

@@ -78,34 +78,47 @@ bool SetOtherValue(ConfigField& field) {
     }
     return current;
   };
+  if (const auto* e = std::get_if<EnumBinding>(&field.target)) {  // another of the enum's words
+    const std::string current = e->Get();
+    for (const std::string& choice : field.choices) {
+      if (choice != current) return e->Set(choice);
+    }
+    return false;
+  }
   return std::visit(
-      [&](auto* p) -> bool {
-        using T = std::decay_t<decltype(*p)>;
-        if constexpr (std::is_same_v<T, bool>) {
-          *p = !*p;
-          return true;
-        } else if constexpr (std::is_same_v<T, std::string>) {
-          for (const std::string& choice : field.choices) {
-            if (choice != *p) {
-              *p = choice;
-              return true;
-            }
-          }
-          if (!field.choices.empty()) return false;
-          *p = *p + "x";
-          return true;
-        } else if constexpr (std::is_same_v<T, std::vector<int64_t>> || std::is_same_v<T, std::vector<double>>) {
-          if (!p->empty()) {
-            p->clear();
-          } else {
-            p->push_back(static_cast<typename T::value_type>(pick(0.0)));
-          }
-          return true;
+      [&](const auto& target) -> bool {
+        if constexpr (!std::is_pointer_v<std::decay_t<decltype(target)>>) {
+          return false;  // EnumBinding: above
         } else {
-          const double v = pick(static_cast<double>(*p));
-          if (v == static_cast<double>(*p)) return false;
-          *p = static_cast<T>(v);
-          return true;
+          auto* p = target;
+          using T = std::decay_t<decltype(*p)>;
+          if constexpr (std::is_same_v<T, bool>) {
+            *p = !*p;
+            return true;
+          } else if constexpr (std::is_same_v<T, std::string>) {
+            for (const std::string& choice : field.choices) {
+              if (choice != *p) {
+                *p = choice;
+                return true;
+              }
+            }
+            if (!field.choices.empty()) return false;
+            *p = *p + "x";
+            return true;
+          } else if constexpr (std::is_same_v<T, std::vector<int64_t>> ||
+                               std::is_same_v<T, std::vector<double>>) {
+            if (!p->empty()) {
+              p->clear();
+            } else {
+              p->push_back(static_cast<typename T::value_type>(pick(0.0)));
+            }
+            return true;
+          } else {
+            const double v = pick(static_cast<double>(*p));
+            if (v == static_cast<double>(*p)) return false;
+            *p = static_cast<T>(v);
+            return true;
+          }
         }
       },
       field.target);
@@ -204,7 +217,7 @@ TEST(ConfigUsage, TheIssuesIgnoredSettingsAreRefused) {
   checkin = CheckIns();
   checkin.data.rows_per_client = 10;
   expect_refused(checkin, "data.rows_per_client", "one record");
-  checkin.dp.unit = "client";
+  checkin.dp.unit = PrivacyUnit::kClient;
   checkin.dp.client_clip = 1.0;
   EXPECT_NO_THROW(RefuseUnusedKeys(checkin));
   // Check-ins with 5 clients: δ = 1/n = 0.2 is void.

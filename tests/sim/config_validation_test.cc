@@ -235,7 +235,7 @@ TEST(ConfigValidation, AnIterationCountWhosePlanWouldExceedTheRoundLimitIsRefuse
   config.schedule.sample_size = 100;  // 10^6 rounds: fine
   EXPECT_NO_THROW(ValidateConfig(config));
   // Linear sizes grow: K = 10^9 with s_i = 1 + 100 i takes about 4500 rounds.
-  config.schedule.sample_sizes = "linear";
+  config.schedule.sample_sizes = SampleSizes::kLinear;
   config.schedule.sample_size = 1;
   config.schedule.sample_size_slope = 100;
   config.schedule.iterations = 1'000'000'000;

@@ -74,7 +74,7 @@ TEST(ResolvePrivacy, AFixedSigmaWithABudgetHaltsAtTheLastCertifiedRound) {
 
 TEST(ResolvePrivacy, UserLevelCalibratesEveryRoundAtRateOne) {
   TrainConfig c = Config(0.0, 4.0);
-  c.dp.unit = "client";
+  c.dp.unit = PrivacyUnit::kClient;
   c.dp.client_clip = 2.0;
   PlanTable plans = Plans(c, {1000});
   const PrivacySetup p = ResolvePrivacy(c, plans, SamplingModel::kPoisson, 1e-5, 10);
@@ -90,7 +90,7 @@ TEST(ResolvePrivacy, UserLevelCalibratesEveryRoundAtRateOne) {
 
 TEST(ResolvePrivacy, AdaptiveClippingCalibratesTheCombinedMultiplier) {
   TrainConfig c = Config(0.0, 2.0);
-  c.dp.clip_mode = "adaptive";
+  c.dp.clip_mode = ClipMode::kAdaptive;
   c.dp.clip_count_sigma = 5.0;
   PlanTable plans = Plans(c, {400});
   const PrivacySetup p = ResolvePrivacy(c, plans, SamplingModel::kPoisson, 1e-5, 10);

@@ -117,7 +117,7 @@ TEST(ReleasedFields, EveryFieldOfEveryOutputHasAStatusInTheDesignDocument) {
     checkin.checkin.batch_steps = 5;
     checkin.dp.sigma = 2.0;
     if (user_level) {
-      checkin.dp.unit = "client";
+      checkin.dp.unit = PrivacyUnit::kClient;
       checkin.dp.client_clip = 1.0;
     }
     collect(RunTraining(checkin, {.progress = false}));

@@ -46,7 +46,7 @@ TEST(RoundStep, ScalesRoundsAboveTheCapByCapOverS) {
 
 TEST(RoundStep, EveryRoundOfAPlanFollowsIt) {
   ScheduleConfig schedule;
-  schedule.sample_sizes = "list";
+  schedule.sample_sizes = SampleSizes::kList;
   schedule.sample_size_list = {100, 1000, 300};
   schedule.rounds = 5;
   schedule.step_cap_sample_size = 500;

@@ -178,7 +178,7 @@ TEST(AuditTest, MislabelledCanaryInTheFinalModelIsConsistent) {
 // sqrt(T)/sigma), resolved closely, and a client adding half the accounted noise is caught.
 TrainConfig UserLevel(double sigma) {
   TrainConfig c = AuditConfig("poisson", 60, 60, 4, sigma);
-  c.dp.unit = "client";
+  c.dp.unit = PrivacyUnit::kClient;
   c.dp.clip = 0.1;
   c.dp.client_clip = 1.0;  // 60 records x C = 6 > C_u: every round's canary update is clipped to C_u e
   return c;

@@ -48,10 +48,10 @@ TEST_P(BothRuntimes, AdaptiveClippingAndUserLevelDpAgreeWithTheVirtualClock) {
     SCOPED_TRACE(mode);
     TrainConfig c = SmallA9aConfig(3, 300);
     if (mode == 0) {
-      c.dp.clip_mode = "adaptive";
+      c.dp.clip_mode = ClipMode::kAdaptive;
       c.dp.clip_count_sigma = 2.0;
     } else {
-      c.dp.unit = "client";
+      c.dp.unit = PrivacyUnit::kClient;
       c.dp.client_clip = 1.0;
     }
     TrainConfig reference_config = c;
