@@ -28,7 +28,8 @@ namespace asyncdp::models::cnn {
 template <typename Scalar>
 void ConvForward(const ConvGeometry& g, const Scalar* params, const Scalar* x, Scalar* z) {
   constexpr int L = Lanes<Scalar>::kCount;
-  constexpr int kChannelBlock = 6;
+  // 6 channels × 4 columns = 24 accumulators (+ 4 inputs and a broadcast) with 32 registers; 3 × 4 with 16.
+  constexpr int kChannelBlock = lanes::kFewRegisters ? 3 : 6;
   constexpr int kColumnBlock = 4;
   const ConvLanesShape<Scalar> s(g);
   const int64_t patch = g.patch_size();
@@ -63,7 +64,8 @@ void ConvForward(const ConvGeometry& g, const Scalar* params, const Scalar* x, S
 template <typename Scalar>
 void ConvWeightGradients(const ConvGeometry& g, const Scalar* x, const Scalar* delta, Scalar* grads) {
   constexpr int L = Lanes<Scalar>::kCount;
-  constexpr int kChannelBlock = 4;
+  // 4 channels × 5 taps = 20 accumulators (+ 5 inputs and a δ) with 32 registers; 2 × 5 with 16.
+  constexpr int kChannelBlock = lanes::kFewRegisters ? 2 : 4;
   constexpr int kTapBlock = 5;
   const ConvLanesShape<Scalar> s(g);
   const int64_t patch = g.patch_size();

@@ -170,7 +170,8 @@ template <typename Scalar, int K>
 void InputGradFixedKernel(const ConvGeometry& g, const ConvLanesShape<Scalar>& s, const Scalar* w,
                           const Scalar* delta, Scalar* dx) {
   constexpr int L = Lanes<Scalar>::kCount;
-  constexpr int kColumns = 8;
+  // JB + K − 1 accumulators and JB δ packets: 8 columns with 32 registers, 5 with 16 (9 + 5 + 1 for K = 5).
+  constexpr int kColumns = lanes::kFewRegisters ? 5 : 8;
   const int64_t patch = g.patch_size();
   const int64_t dx_plane = int64_t{g.in_height} * g.in_width * L;
   for (int ci = 0; ci < g.in_channels; ++ci) {

@@ -69,7 +69,7 @@ void BroadcastProduct(int64_t n, int64_t depth, const Scalar* vec, const Scalar*
   };
   // Each output's multiply-adds run in the same order whatever the block, so both give the same bits.
   if (sb == 1) {
-    blocks.template operator()<24, true>();
+    blocks.template operator()<lanes::kFewRegisters ? 12 : 24, true>();
   } else {
     blocks.template operator()<12, false>();
   }
@@ -181,7 +181,8 @@ void DenseClippedSum(const DenseGeometry& g, const Scalar* in, const Scalar* fac
     for (int l = 0; l < L; ++l) scratch[l * ld + o] = out_grad[o * L + l];  // transpose: [l][o]
   }
   for (int l = 0; l < L; ++l) std::fill(scratch + l * ld + out, scratch + (l + 1) * ld, Scalar{0});
-  constexpr int kVectors = 4;
+  // OV × FB accumulators plus OV δ packets: 4 × 6 (+ 4) with 32 registers, 2 × 6 (+ 2) with 16.
+  constexpr int kVectors = lanes::kFewRegisters ? 2 : 4;
   constexpr int kInputs = 6;
   Scalar* weight_grad = grad + g.weight_offset;
   for (int64_t o = 0; o < out; o += kVectors * L) {

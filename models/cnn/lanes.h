@@ -35,6 +35,17 @@ namespace lanes {
 template <typename Scalar>
 using Packet = typename Lanes<Scalar>::Packet;
 
+// The vector registers the kernels' register tiles are sized for: 32 with AVX-512, 16 with AVX2 (and SSE).
+// A tile of accumulators plus the operands of one step must fit, or GCC spills accumulators to the stack on
+// every step: the AVX-512 tiles (24 accumulators) built for AVX2 reached 53-62% of the GEMM roofline on an
+// Intel Xeon (BENCHMARKS.md), so each kernel picks its tile from this.
+#ifdef EIGEN_VECTORIZE_AVX512
+inline constexpr int kVectorRegisters = 32;
+#else
+inline constexpr int kVectorRegisters = 16;
+#endif
+inline constexpr bool kFewRegisters = kVectorRegisters < 32;
+
 template <typename Scalar>
 inline Packet<Scalar> Load(const Scalar* p) {
   return Eigen::internal::ploadu<Packet<Scalar>>(p);

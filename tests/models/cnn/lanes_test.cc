@@ -59,9 +59,11 @@ TEST(LanesTest, HorizontalSumsOfDoublesUseThePlainPath) {
 
 TEST(LanesTest, LessEqualAndSelectFollowScalarComparisons) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  // Lane r compares a[r] with b[r]: smaller, equal (ties), larger, signed zeros and NaNs on either side.
-  const float a[kLanesF] = {1, 2, 3, -0.0f, 0.0f, nan, 5, nan, -1, 7, 7, 8, -3, 4, 0.5f, 9};
-  const float b[kLanesF] = {2, 2, 1, 0.0f, -0.0f, 1, nan, nan, -2, 7, 8, 7, -3, 5, 0.25f, 9};
+  // Lane r compares a[r] with b[r]: smaller, equal (ties), larger, signed zeros and NaNs on either side (all
+  // within the first 8 lanes, so AVX2 builds, L = 8, test every case too).
+  static_assert(kLanesF <= 16);
+  const float a[16] = {1, 2, 3, -0.0f, 0.0f, nan, 5, nan, -1, 7, 7, 8, -3, 4, 0.5f, 9};
+  const float b[16] = {2, 2, 1, 0.0f, -0.0f, 1, nan, nan, -2, 7, 8, 7, -3, 5, 0.25f, 9};
   const auto va = lanes::Load(a), vb = lanes::Load(b);
   float if_less[kLanesF], if_equal[kLanesF];
   lanes::Store(if_less, lanes::Select<float>(lanes::Less<float>(va, vb), va, vb));
