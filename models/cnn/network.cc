@@ -58,6 +58,13 @@ void TransposeBlock(const float* const* src, int64_t offset, int n, Scalar* dst)
   }
 }
 
+// Asks for every cache line of a dense row without waiting: kLocality 3 (all cache levels) for rows about to
+// be read, 2 (L2 and beyond) for the next chunk's.
+template <int kLocality>
+void PrefetchRow(const float* row, int64_t cols) {
+  for (int64_t b = 0; b < cols; b += 64 / int64_t{sizeof(float)}) __builtin_prefetch(row + b, 0, kLocality);
+}
+
 }  // namespace
 
 template <typename Scalar>
@@ -103,8 +110,7 @@ void CnnNetwork<Scalar>::Prefetch(const data::Dataset& data, std::span<const int
   const int64_t cols = data.dense.cols();
   for (const int64_t row : rows) {
     if (row < 0 || row >= data.rows()) continue;  // Load reports it
-    const float* src = data.dense.data() + row * cols;
-    for (int64_t b = 0; b < cols; b += 64 / int64_t{sizeof(float)}) __builtin_prefetch(src + b, 0, 2);
+    PrefetchRow<2>(data.dense.data() + row * cols, cols);
   }
 }
 
@@ -134,9 +140,7 @@ void CnnNetwork<Scalar>::Load(const data::Dataset& data, std::span<const int64_t
       src[r] = data.dense.data() + row * data.dense.cols();
       // Rows are scattered over the data set (random batches): ask for all their cache lines at once so
       // the misses overlap instead of arriving one transpose block at a time.
-      for (int64_t b = 0; b < geometry_.input_size(); b += 64 / int64_t{sizeof(float)}) {
-        __builtin_prefetch(src[r] + b);
-      }
+      PrefetchRow<3>(src[r], geometry_.input_size());
       const int32_t label = data.labels[row];
       ASYNCDP_CHECK(label >= 0 && label < geometry_.classes());
       s.labels[r] = label;
