@@ -36,7 +36,7 @@ void RunAudit(AuditArgs& args) {
   for (const auto& assignment : args.overrides) sim::ApplyOverride(config, assignment);
   // `asyncdp audit` trains asynchronous rounds many times with its own canary and options (the flags below);
   // the audit.* keys configure the one-run audit of `asyncdp train` and would be ignored here.
-  if (config.protocol.participation != "async_rounds") {
+  if (config.protocol.participation != asyncdp::sim::Participation::kAsyncRounds) {
     throw asyncdp::ConfigError("protocol.participation", "asyncdp audit audits asynchronous rounds (async_rounds); random "
                                                 "check-ins are audited by their accountant tests, not by this command");
   }

@@ -95,7 +95,7 @@ void RunTrain(const TrainArgs& args) {
   }
   if (args.quiet) spdlog::set_level(spdlog::level::warn);
 #if ASYNCDP_WITH_MPI
-  if (config.protocol.runtime == "mpi") {
+  if (config.protocol.runtime == asyncdp::sim::RuntimeKind::kMpi) {
     TrainOverMpi(args, config);
     return;
   }

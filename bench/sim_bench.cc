@@ -20,7 +20,7 @@ TrainConfig Table3StronglyConvex(const std::string& runtime) {
   c.data.features = 123;
   c.model.kind = "logistic_l2";
   c.clients.count = 5;
-  c.protocol.runtime = runtime;
+  c.protocol.runtime = *EnumFromString<RuntimeKind>(runtime);
   // virtual: the event loop alone is fastest for 5 µs rounds; threads: a worker per core (the default).
   c.protocol.worker_threads = runtime == "virtual" ? 1 : 0;
   c.dp.clip = 0.1;
@@ -69,7 +69,7 @@ BENCHMARK_CAPTURE(BM_Table3StronglyConvex, threads, std::string("threads"))
 // per client: protocol overhead when a round is milliseconds of work.
 void BM_Table4LeNet(benchmark::State& state, const std::string& runtime) {
   TrainConfig c = LoadConfigFile(std::string(ASYNCDP_SOURCE_DIR) + "/experiments/table4_lenet.toml");
-  c.protocol.runtime = runtime;
+  c.protocol.runtime = *EnumFromString<RuntimeKind>(runtime);
   c.protocol.worker_threads = 2;  // virtual: both cores compute client rounds
   c.schedule.rounds = 16;
   c.eval.points = 0;
@@ -88,7 +88,7 @@ void BM_VirtualRuntimeManyClients(benchmark::State& state) {
   TrainConfig c = Table3StronglyConvex("virtual");
   c.clients.count = state.range(0);
   c.clients.speed = "lognormal";
-  c.clients.latency = "exponential";
+  c.clients.latency = LatencyModel::kExponential;
   c.schedule.sample_size = 1;
   c.schedule.rounds = 20;
   RunAndReport(state, c);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/config_enum.h"
+#include "sim/runtime/runtime_kinds.h"
 
 namespace asyncdp::sim {
 
@@ -18,6 +19,7 @@ namespace asyncdp::sim {
 enum class ClipMode : uint8_t { kFixed, kAdaptive };             // dp.clip_mode
 enum class PrivacyUnit : uint8_t { kRecord, kClient };           // dp.unit
 enum class SampleSizes : uint8_t { kConstant, kList, kLinear };  // schedule.sample_sizes
+enum class Participation : uint8_t { kAsyncRounds, kCheckIn };   // protocol.participation
 template <>
 struct EnumNames<ClipMode> {
   static constexpr std::array<std::string_view, 2> kNames{"fixed", "adaptive"};
@@ -29,6 +31,10 @@ struct EnumNames<PrivacyUnit> {
 template <>
 struct EnumNames<SampleSizes> {
   static constexpr std::array<std::string_view, 3> kNames{"constant", "list", "linear"};
+};
+template <>
+struct EnumNames<Participation> {
+  static constexpr std::array<std::string_view, 2> kNames{"async_rounds", "check_in"};
 };
 
 struct DataConfig {
@@ -59,7 +65,7 @@ struct ClientsConfig {
   double gradient_cost = 1e-5;            // virtual seconds per per-example gradient
   std::string speed = "constant";         // constant | lognormal: per-client speed factor
   double speed_sigma = 0.5;               // lognormal σ of the speed factor (median 1)
-  std::string latency = "constant";       // constant | exponential: message latency model
+  LatencyModel latency = LatencyModel::kConstant;  // message latency model
   double latency_mean = 1e-3;             // virtual seconds (mean) per message
   std::vector<int64_t> straggler_ids;     // clients slowed down by `straggler_factor`
   double straggler_factor = 4.0;          // compute-time multiplier for stragglers
@@ -70,16 +76,16 @@ struct ClientsConfig {
 };
 
 struct ProtocolConfig {
-  std::string runtime = "virtual";   // virtual (deterministic discrete-event clock) | threads | mpi
+  RuntimeKind runtime = RuntimeKind::kVirtual;
   std::string delay_rule = "bounded";  // bounded: Υ(k,i) = k ≥ i − τ | unbounded: Υ ≡ true
   int64_t tau = 1;                   // τ of the bounded rule (0 = synchronous, 1 = the paper's default)
   double exclude_after = 0.0;        // server drops a client silent this long (seconds); 0 = never
   int64_t worker_threads = 0;        // virtual: threads computing rounds, 0 = auto; threads: worker pool, 0 = cores
   double mpi_timeout = 60.0;         // mpi runtime: a rank silent this long (seconds) ends the run with an error
-  std::string mpi_placement = "block";  // mpi runtime: block | round_robin | balanced (by planned work)
+  MpiPlacement mpi_placement = MpiPlacement::kBlock;  // mpi runtime (by planned work for balanced)
   // async_rounds: the Proactive-DP clients (each runs its own rounds); check_in: random check-ins of
   // Balle et al. 2020, one record per client ([checkin], sim/checkin/)
-  std::string participation = "async_rounds";
+  Participation participation = Participation::kAsyncRounds;
   // Weight w of each applied update, v̂ ← v̂ − w·η̄_i·U (sim/protocol/server_step.h): full (w = 1, the
   // paper) | per_client (w = 1/n, FedAvg-like; the remedy for many clients). Post-processing: ε unchanged.
   std::string server_step = "full";

@@ -138,10 +138,7 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        {"constant", "lognormal"}},
       {"clients.speed_sigma", &c.clients.speed_sigma, "Log-space std of the lognormal speed factor.",
        Closed(0, 10)},
-      {"clients.latency",
-       &c.clients.latency,
-       "Message latency model (virtual runtime).",
-       {"constant", "exponential"}},
+      {"clients.latency", &c.clients.latency, "Message latency model (virtual runtime)."},
       {"clients.latency_mean", &c.clients.latency_mean, "Mean message latency in virtual seconds.",
        Closed(0, 1e6)},
       {"clients.straggler_ids", &c.clients.straggler_ids,
@@ -161,12 +158,10 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "Extra message delay in seconds (virtual seconds, or wall seconds in the threads runtime).",
        Closed(0, 1e6)},
       // [protocol]
-      {"protocol.runtime",
-       &c.protocol.runtime,
+      {"protocol.runtime", &c.protocol.runtime,
        "virtual: deterministic discrete-event clock (bit-reproducible); threads: clients as tasks on a "
        "pool of worker threads in wall time (protocol.worker_threads); mpi: rank 0 runs the server, ranks "
-       "1..P-1 the clients as tasks on a pool of worker threads each (mpirun -np P, docs/mpi.md).",
-       {"virtual", "threads", "mpi"}},
+       "1..P-1 the clients as tasks on a pool of worker threads each (mpirun -np P, docs/mpi.md)."},
       {"protocol.delay_rule",
        &c.protocol.delay_rule,
        "Permissible-delay predicate: bounded = (k >= i - tau); unbounded = always true.",
@@ -185,13 +180,11 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "core. MPI runtime: worker threads per rank its hosted clients run on as tasks; 0 = one per core of "
        "the rank's machine.",
        Closed(0, 1024)},
-      {"protocol.mpi_placement",
-       &c.protocol.mpi_placement,
+      {"protocol.mpi_placement", &c.protocol.mpi_placement,
        "MPI runtime: how clients are placed on ranks 1..P-1: block (contiguous blocks), round_robin (client "
        "c "
        "on rank 1 + c mod (P-1)), balanced (by planned work, the sum of s_i, largest first onto the least "
-       "loaded rank; for clients with unequal data or schedules). docs/mpi.md.",
-       {"block", "round_robin", "balanced"}},
+       "loaded rank; for clients with unequal data or schedules). docs/mpi.md."},
       {"protocol.mpi_timeout", &c.protocol.mpi_timeout,
        "MPI runtime: seconds a rank may stay silent (it sends heartbeats while computing) before the run "
        "ends with an error (a dead or stalled rank); > 0.",
@@ -201,12 +194,10 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "stalled) is truncated: summary.json says so (truncated, unfinished) and `asyncdp train` exits 4. "
        "true "
        "= exit 0 for such runs (they still say truncated)."},
-      {"protocol.participation",
-       &c.protocol.participation,
+      {"protocol.participation", &c.protocol.participation,
        "async_rounds: the Proactive-DP clients; check_in: random check-ins (Balle et al. 2020), one record "
        "per client (or, with dp.unit = client, one data set per client), configured in [checkin] "
-       "(docs/random_allocation.md).",
-       {"async_rounds", "check_in"}},
+       "(docs/random_allocation.md)."},
       {"protocol.server_step",
        &c.protocol.server_step,
        "Weight w of each applied update, v = v - w*eta_i*U: full = 1 (the paper's server); per_client = 1/n "

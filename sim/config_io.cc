@@ -172,10 +172,11 @@ void ValidateAllocation(const TrainConfig& c) {
   // Which accountant can account the rounds is the mechanism's (core/accounting/dp_event.h,
   // ApplicableLimitation), checked where the privacy setup is resolved (sim/privacy_setup.cc).
   if (c.dp.sampling != "random_allocation") return;
-  require(c.protocol.participation == "async_rounds", "dp.sampling",
-          "random_allocation samples a Proactive-DP client's records (protocol.participation = "
-          "\"async_rounds\"); check-ins (\"check_in\") allocate clients to steps themselves: leave dp.sampling "
-          "at its default");
+  require(
+      c.protocol.participation == Participation::kAsyncRounds, "dp.sampling",
+      "random_allocation samples a Proactive-DP client's records (protocol.participation = "
+      "\"async_rounds\"); check-ins (\"check_in\") allocate clients to steps themselves: leave dp.sampling "
+      "at its default");
   require(!c.dp.secure_noise, "dp.secure_noise",
           "the random-allocation bounds assume continuous Gaussian noise; secure noise is not covered");
   require(c.schedule.sample_sizes == SampleSizes::kConstant, "schedule.sample_sizes",
@@ -254,9 +255,10 @@ void ValidateTargets(const TrainConfig& c) {
   require(c.dp.epsilon == 0 && c.dp.sigma_schedule.empty(), "dp.epsilon",
           "targets.accuracy plans sigma per phase: leave dp.epsilon and dp.sigma_schedule unset");
   require(!c.dp.secure_noise, "dp.secure_noise", "the proactive phases are accounted for Gaussian noise only");
-  require(c.protocol.runtime != "mpi", "protocol.runtime",
-          "the proactive phases run on the virtual or threads runtime (their per-client phase records are not "
-          "gathered over MPI)");
+  require(
+      c.protocol.runtime != RuntimeKind::kMpi, "protocol.runtime",
+      "the proactive phases run on the virtual or threads runtime (their per-client phase records are not "
+      "gathered over MPI)");
   const ProactiveConfig& p = c.proactive;
   require(!p.phase_sigmas.empty(), "proactive.phase_sigmas", "needs at least one phase");
   require(p.phase_epochs.size() == p.phase_sigmas.size(), "proactive.phase_epochs",
@@ -356,13 +358,13 @@ void ValidateConfig(const TrainConfig& c, bool refuse_unused_keys) {
           "protocol.exclude_after > 0");
   require(static_cast<int64_t>(c.clients.dropout_ids.size()) < c.clients.count, "clients.dropout_ids",
           "at least one client must not drop out");
-  require(c.protocol.participation != "check_in" ||
+  require(c.protocol.participation != Participation::kCheckIn ||
               (c.protocol.server_step == "full" && c.protocol.staleness_exponent == 0.0),
           "protocol.server_step", "applies to async_rounds only; random check-ins use checkin.step_rule");
   ValidateTargets(c);
   ValidateAllocation(c);
   // The mechanism's rule, not a copy of it: which accountants can account it (sim/privacy_setup.h).
-  if (c.protocol.participation == "async_rounds") CheckAccountantApplies(c);
+  if (c.protocol.participation == Participation::kAsyncRounds) CheckAccountantApplies(c);
   ValidateClipping(c);
   ValidateUnit(c);
   require(!c.dp.enabled || c.dp.sigma > 0 || c.dp.epsilon > 0 || c.targets.accuracy > 0, "dp.sigma",

@@ -25,7 +25,7 @@ bool Matches(const std::string& pattern, const std::string& key) {
 }
 
 bool ProactiveOn(const TrainConfig& c) { return c.targets.accuracy > 0 || !c.targets.client_accuracy.empty(); }
-bool CheckIns(const TrainConfig& c) { return c.protocol.participation == "check_in"; }
+bool CheckIns(const TrainConfig& c) { return c.protocol.participation == Participation::kCheckIn; }
 std::optional<std::string> When(bool unused, std::string why) {
   return unused ? std::optional<std::string>(std::move(why)) : std::nullopt;
 }
@@ -37,11 +37,12 @@ const std::vector<UsageRule>& Rules() {
       {{"clients.gradient_cost", "clients.speed", "clients.speed_sigma", "clients.latency",
         "clients.latency_mean"},
        [](const TrainConfig& c) {
-         return When(c.protocol.runtime != "virtual",
-                     fmt::format("it shapes only the virtual clock, and protocol.runtime = \"{}\" runs in wall "
-                                 "time (use clients.straggler_ids / clients.delay_ids to slow clients there, or "
-                                 "protocol.runtime = \"virtual\")",
-                                 c.protocol.runtime));
+         return When(
+             c.protocol.runtime != RuntimeKind::kVirtual,
+             fmt::format("it shapes only the virtual clock, and protocol.runtime = \"{}\" runs in wall "
+                         "time (use clients.straggler_ids / clients.delay_ids to slow clients there, or "
+                         "protocol.runtime = \"virtual\")",
+                         ToString(c.protocol.runtime)));
        }},
       {{"clients.speed_sigma"},
        [](const TrainConfig& c) {
@@ -125,7 +126,7 @@ const std::vector<UsageRule>& Rules() {
        }},
       {{"protocol.mpi_timeout", "protocol.mpi_placement"},
        [](const TrainConfig& c) {
-         return When(c.protocol.runtime != "mpi", "protocol.runtime is not \"mpi\"");
+         return When(c.protocol.runtime != RuntimeKind::kMpi, "protocol.runtime is not \"mpi\"");
        }},
       {{"data.dirichlet_alpha"},
        [](const TrainConfig& c) {

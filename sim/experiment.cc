@@ -279,19 +279,15 @@ Experiment BuildExperiment(const TrainConfig& input, const Hosting& hosting) {
 
 RuntimeOptions ResolveRuntimeOptions(const TrainConfig& config) {
   RuntimeOptions o;
-  o.kind = config.protocol.runtime == "threads" ? RuntimeKind::kThreads
-           : config.protocol.runtime == "mpi"   ? RuntimeKind::kMpi
-                                                : RuntimeKind::kVirtual;
+  o.kind = config.protocol.runtime;
   o.seed = config.seed;
   o.gradient_cost = config.clients.gradient_cost;
-  o.latency = config.clients.latency == "exponential" ? LatencyModel::kExponential : LatencyModel::kConstant;
+  o.latency = config.clients.latency;
   o.latency_mean = config.clients.latency_mean;
   o.exclude_after = config.protocol.exclude_after;
   o.worker_threads = config.protocol.worker_threads;
   o.mpi_timeout = config.protocol.mpi_timeout;
-  o.mpi_placement = config.protocol.mpi_placement == "round_robin" ? MpiPlacement::kRoundRobin
-                    : config.protocol.mpi_placement == "balanced"  ? MpiPlacement::kBalanced
-                                                                   : MpiPlacement::kBlock;
+  o.mpi_placement = config.protocol.mpi_placement;
   o.diagnostics = config.output.diagnostics;
   return o;
 }

@@ -98,7 +98,8 @@ std::string ClientsCsv(const std::vector<ClientOutcome>& outcomes,
 
 TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) {
   ValidateConfig(config, options.refuse_unused_keys);
-  if (config.protocol.participation == "check_in") return checkin::RunCheckInTraining(config, options);
+  if (config.protocol.participation == Participation::kCheckIn)
+    return checkin::RunCheckInTraining(config, options);
   const auto wall_start = std::chrono::steady_clock::now();
   // MPI: each rank reads only its clients' rows (rank 0, the server, hosts none and evaluates).
   Hosting hosting;
@@ -111,11 +112,12 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   auto experiment_ptr = std::make_shared<Experiment>(BuildExperiment(config, hosting));
   const Experiment& experiment = *experiment_ptr;
   const TrainConfig& resolved = experiment.config;
-  spdlog::info("train: {} clients, model {} ({} parameters), N_c = {}, T = {} rounds, K = {} per client, "
-               "sigma = {:.6g}, runtime {}",
-               resolved.clients.count, resolved.model.kind, experiment.model->NumParams(),
-               experiment.plans[0].n_records, experiment.plans[0].rounds(), experiment.plans[0].iterations(),
-               experiment.privacy.sigma, resolved.protocol.runtime);
+  spdlog::info(
+      "train: {} clients, model {} ({} parameters), N_c = {}, T = {} rounds, K = {} per client, "
+      "sigma = {:.6g}, runtime {}",
+      resolved.clients.count, resolved.model.kind, experiment.model->NumParams(),
+      experiment.plans[0].n_records, experiment.plans[0].rounds(), experiment.plans[0].iterations(),
+      experiment.privacy.sigma, ToString(resolved.protocol.runtime));
 
   // MPI: each rank builds only the clients it hosts (rank 0, the server, none).
   auto clients = MakeClients(experiment, experiment.hosted);
@@ -261,7 +263,7 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   s["compute_threads"] = report.cores;
   s["virtual_seconds"] = virtual_clock ? nlohmann::json(report.end_time) : nlohmann::json(nullptr);
   s["grads_per_second"] = report.wall_seconds > 0 ? static_cast<double>(total_planned) / report.wall_seconds : 0.0;
-  s["runtime"] = resolved.protocol.runtime;
+  s["runtime"] = std::string(ToString(resolved.protocol.runtime));
   s["seed"] = resolved.seed;
   // The outcome (docs/design.md, "End of a run"): truncated when any client neither finished nor stopped by
   // a rule; each such client with why and how far it got. `asyncdp train` exits 4 on a truncated run unless

@@ -91,7 +91,7 @@ AuditReport RunOneRunMislabelledAudit(const TrainConfig& config, const AuditOpti
   run.audit.canary = "mislabelled";
   run.audit.confidence = options.confidence;
   run.audit.test_noise_scale = options.noise_scale;
-  run.protocol.runtime = "virtual";
+  run.protocol.runtime = RuntimeKind::kVirtual;
   const TrainResult trained = RunTraining(run, TrainOptions{.progress = false});
   const Experiment& e = *trained.experiment;
   const TrainCanaries& t = *e.train_canaries;

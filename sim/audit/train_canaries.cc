@@ -59,11 +59,11 @@ void ValidateTrainAudit(const TrainConfig& c) {
   require(a.client < c.clients.count, "audit.client",
           fmt::format("client {} does not exist (clients.count = {})", a.client, c.clients.count));
   require(c.dp.enabled, "dp.enabled", "audit.canaries audits a private run: dp.enabled must be true");
-  require(c.protocol.participation == "async_rounds", "protocol.participation",
+  require(c.protocol.participation == Participation::kAsyncRounds, "protocol.participation",
           "audit.canaries audits the asynchronous rounds protocol (async_rounds), not check_in");
   require(c.targets.accuracy == 0.0, "targets.accuracy",
           "audit.canaries cannot be combined with the proactive phases (targets.accuracy > 0)");
-  require(c.protocol.runtime != "mpi", "protocol.runtime",
+  require(c.protocol.runtime != RuntimeKind::kMpi, "protocol.runtime",
           "audit.canaries runs on the virtual or threads runtime (the observer lives with the server)");
   require(a.canary != "dirac" || c.eval.reference_optimum.empty(), "eval.reference_optimum",
           "Dirac canaries add model parameters: the reference optimum no longer fits the model");

@@ -7,25 +7,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/runtime/runtime_kinds.h"
+
 namespace asyncdp::sim {
-
-enum class RuntimeKind {
-  kVirtual,  // deterministic discrete-event clock (sim/runtime/virtual_runtime.h)
-  kThreads,  // clients as tasks on a pool of worker threads, in wall time (sim/runtime/thread_runtime.h)
-  kMpi,      // rank 0 the server, ranks 1..P-1 the clients (sim/runtime/mpi_runtime.h)
-};
-
-enum class LatencyModel {
-  kConstant,     // every message takes latency_mean
-  kExponential,  // Exp(mean latency_mean), drawn from StreamKey{seed, client, slot, kLatency}
-};
-
-// How the MPI runtime places clients on worker ranks 1..P−1 (docs/mpi.md, "Placement").
-enum class MpiPlacement {
-  kBlock,       // contiguous blocks of ⌈n/W⌉ or ⌊n/W⌋ clients
-  kRoundRobin,  // client c on rank 1 + c mod W
-  kBalanced,    // by planned work (Σ s_i, public): largest first onto the least-loaded rank
-};
 
 struct RuntimeOptions {
   RuntimeKind kind = RuntimeKind::kVirtual;

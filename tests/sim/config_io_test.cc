@@ -96,7 +96,7 @@ TEST(ConfigIo, OverridesUseDottedKeysAndTomlLikeValues) {
   ApplyOverride(c, "seed=9");
   EXPECT_DOUBLE_EQ(c.dp.sigma, 4.0);
   EXPECT_EQ(c.data.train, "/tmp/a b.txt");
-  EXPECT_EQ(c.protocol.runtime, "threads");
+  EXPECT_EQ(c.protocol.runtime, RuntimeKind::kThreads);
   EXPECT_EQ(c.model.hidden, (std::vector<int64_t>{16, 8}));
   EXPECT_FALSE(c.dp.enabled);
   EXPECT_EQ(c.seed, 9u);

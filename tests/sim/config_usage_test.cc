@@ -33,7 +33,7 @@ TrainConfig CheckIns() {
   c.data.eval_rows = 500;
   c.model.kind = "logistic";
   c.clients.count = 2000;
-  c.protocol.participation = "check_in";
+  c.protocol.participation = Participation::kCheckIn;
   c.checkin.steps = 200;
   c.checkin.batch_steps = 4;
   c.dp.clip = 1.0;
@@ -49,7 +49,7 @@ std::vector<Mode> Modes() {
   modes.push_back({"async virtual", base});
   for (const char* runtime : {"threads", "mpi"}) {
     TrainConfig c = base;
-    c.protocol.runtime = runtime;
+    c.protocol.runtime = *EnumFromString<RuntimeKind>(runtime);
     modes.push_back({std::string("async ") + runtime, c});
   }
   modes.push_back({"check-ins", CheckIns()});
@@ -203,12 +203,12 @@ TEST(ConfigUsage, TheIssuesIgnoredSettingsAreRefused) {
   };
   // The latency and speed models shape only the virtual clock.
   TrainConfig threads = SmallA9aConfig(3, 300);
-  threads.protocol.runtime = "threads";
-  threads.clients.latency = "exponential";
+  threads.protocol.runtime = RuntimeKind::kThreads;
+  threads.clients.latency = LatencyModel::kExponential;
   expect_refused(threads, "clients.latency", "virtual clock");
   // Check-ins ignore the runtime and the sampler.
   TrainConfig checkin = CheckIns();
-  checkin.protocol.runtime = "threads";
+  checkin.protocol.runtime = RuntimeKind::kThreads;
   expect_refused(checkin, "protocol.runtime", "check_in");
   checkin = CheckIns();
   checkin.dp.sampling = "fixed_size_without_replacement";

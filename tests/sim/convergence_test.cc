@@ -14,7 +14,7 @@ TrainConfig NonPrivateA9a(const std::string& runtime) {
   testing::UseA9a(c);
   c.model.kind = "logistic";
   c.clients.count = 5;
-  c.protocol.runtime = runtime;
+  c.protocol.runtime = *EnumFromString<RuntimeKind>(runtime);
   c.protocol.tau = 1;
   c.dp.enabled = false;
   c.dp.clip = 1000.0;

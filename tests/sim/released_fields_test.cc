@@ -91,7 +91,7 @@ TEST(ReleasedFields, EveryFieldOfEveryOutputHasAStatusInTheDesignDocument) {
     c.eval.gradient_norm = diagnostics;
     c.eval.train_rows = diagnostics ? 200 : 0;
     collect(RunTraining(c, {.progress = false}));
-    c.protocol.runtime = "threads";
+    c.protocol.runtime = RuntimeKind::kThreads;
     collect(RunTraining(c, {.progress = false}));
     TrainConfig audited = SmallA9aConfig(3, 300);
     audited.output.diagnostics = diagnostics;
@@ -112,7 +112,7 @@ TEST(ReleasedFields, EveryFieldOfEveryOutputHasAStatusInTheDesignDocument) {
     checkin.clients.count = 2000;
     checkin.data.rows_per_client = 0;
     checkin.schedule = ScheduleConfig{};  // the asynchronous rounds' plan is not read by check-ins
-    checkin.protocol.participation = "check_in";
+    checkin.protocol.participation = Participation::kCheckIn;
     checkin.checkin.steps = 500;
     checkin.checkin.batch_steps = 5;
     checkin.dp.sigma = 2.0;

@@ -30,7 +30,7 @@ class RuntimeCancelTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RuntimeCancelTest, StopsEarlyAndAccountsTheRoundsThatRan) {
   TrainConfig c = testing::SmallA9aConfig(3, 400);
-  c.protocol.runtime = GetParam();
+  c.protocol.runtime = *EnumFromString<RuntimeKind>(GetParam());
   c.schedule.epochs = 20.0;  // 800 rounds per client if nothing stops it
   const TrainResult full = RunTraining(c, {.progress = false});
   ASSERT_FALSE(full.summary.contains("cancelled"));

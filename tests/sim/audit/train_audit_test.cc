@@ -107,7 +107,7 @@ TEST(TrainAuditTest, SubsampledSamplersAreConsistent) {
 TEST(TrainAuditTest, ThreadsRuntimeGivesTheSameAudit) {
   TrainConfig c = AuditedRun("fixed_size_without_replacement", 200, 50, 6, 1.0, 100);
   const TrainResult virtual_run = RunTraining(c);
-  c.protocol.runtime = "threads";
+  c.protocol.runtime = RuntimeKind::kThreads;
   const TrainResult threads_run = RunTraining(c);
   EXPECT_EQ(Audit(threads_run)["eps_lower"], Audit(virtual_run)["eps_lower"]);
   EXPECT_EQ(Audit(threads_run)["one_run"], Audit(virtual_run)["one_run"]);

@@ -27,7 +27,7 @@ class UpdateLog final : public RunObserver {
 void ExpectEveryUpdateOnce(RuntimeKind kind) {
   TrainConfig c = testing::SmallA9aConfig(3, 100);
   c.schedule.rounds = 6;
-  c.protocol.runtime = kind == RuntimeKind::kVirtual ? "virtual" : "threads";
+  c.protocol.runtime = kind;
   const Experiment e = BuildExperiment(c);
   auto clients = MakeClients(e);
   ServerProtocol server(c.clients.count, e.initial_model);

@@ -21,7 +21,7 @@ TrainConfig CheckInA9a(const std::string& variant) {
   c.data.eval_rows = 4000;
   c.model.kind = "logistic";
   c.clients.count = 20000;
-  c.protocol.participation = "check_in";
+  c.protocol.participation = Participation::kCheckIn;
   c.checkin.variant = variant;
   c.checkin.steps = 4000;
   c.checkin.windows = 2;

@@ -18,7 +18,7 @@ namespace {
 // for one epoch, ε_target = 2 and δ = 1/N_c.
 TrainConfig ProactiveConfig(const std::string& runtime) {
   TrainConfig c = testing::SmallA9aConfig(5, 2000);
-  c.protocol.runtime = runtime;
+  c.protocol.runtime = *EnumFromString<RuntimeKind>(runtime);
   c.dp.sigma = 0.0;
   c.schedule.eta0 = 0.1;
   c.targets.accuracy = 0.8;

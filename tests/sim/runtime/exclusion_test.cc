@@ -56,7 +56,7 @@ TEST(Exclusion, NoHealthyClientIsExcludedUnderExponentialLatency) {
   // were excluded and the run stopped at round 189 of 300. It now starts when the model arrives.
   TrainConfig c = SmallA9aConfig(4, 300);
   c.schedule.rounds = 300;
-  c.clients.latency = "exponential";
+  c.clients.latency = LatencyModel::kExponential;
   c.clients.latency_mean = 1e-3;
   c.protocol.exclude_after = 10e-3;  // ten mean latencies
   c.eval.points = 2;
@@ -72,7 +72,7 @@ TEST(Exclusion, AtTheIssuesSettingEveryClientFinishesItsPlan) {
   // when heard from, and the run ends with every client's plan done.
   TrainConfig c = SmallA9aConfig(4, 300);
   c.schedule.rounds = 300;
-  c.clients.latency = "exponential";
+  c.clients.latency = LatencyModel::kExponential;
   c.protocol.exclude_after = 5e-3;
   c.eval.points = 2;
   const TrainResult r = RunTraining(c, {.progress = false});
@@ -93,7 +93,7 @@ TEST_P(ExclusionBothRuntimes, ASlowClientIsExcludedReadmittedAndEveryUpdateIsApp
   const bool threads = GetParam() == "threads";
   const int64_t rounds = 20;
   TrainConfig c = SmallA9aConfig(3, 300);
-  c.protocol.runtime = GetParam();
+  c.protocol.runtime = *EnumFromString<RuntimeKind>(GetParam());
   c.schedule.rounds = rounds;
   c.clients.delay_ids = {2};
   c.clients.delay_extra = threads ? 0.08 : 0.05;
@@ -118,10 +118,10 @@ TEST_P(ExclusionBothRuntimes, TheFinalGlobalModelIsFormedWhateverTheOrderOfStopN
   // Exponential latency lets a stop notice overtake the last update (issue: global_rounds = 29 of 30).
   for (uint64_t seed : {1, 2, 3, 4, 5, 6}) {
     TrainConfig c = SmallA9aConfig(2, 300);
-    c.protocol.runtime = GetParam();
+    c.protocol.runtime = *EnumFromString<RuntimeKind>(GetParam());
     c.schedule.rounds = 30;
     // The latency model shapes only the virtual clock; the threads runtime refuses it (config_usage.cc).
-    if (GetParam() == "virtual") c.clients.latency = "exponential";
+    if (GetParam() == "virtual") c.clients.latency = LatencyModel::kExponential;
     c.seed = seed;
     c.eval.points = 1;
     const TrainResult r = RunTraining(c, {.progress = false});
@@ -135,7 +135,7 @@ TEST_P(ExclusionBothRuntimes, ARunWhereEveryClientWaitsForeverEndsAsStalledInste
   // runtime options are edited after resolution): the others wait for a broadcast that cannot come — on
   // idle workers in the threads runtime, with an empty event queue in the virtual one.
   TrainConfig c = SmallA9aConfig(3, 300);
-  c.protocol.runtime = GetParam();
+  c.protocol.runtime = *EnumFromString<RuntimeKind>(GetParam());
   c.schedule.rounds = 20;
   c.clients.dropout_ids = {1};
   c.clients.dropout_round = 4;

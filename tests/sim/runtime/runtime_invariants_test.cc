@@ -89,10 +89,11 @@ TEST(RuntimeInvariants, GeneratedConfigurationsKeepTheProtocolsInvariantsOnVirtu
     Case k = Generate(1000 + static_cast<uint64_t>(i));
     nlohmann::json outcome[2];
     for (int r = 0; r < 2; ++r) {
-      k.config.protocol.runtime = r == 0 ? "virtual" : "threads";
+      k.config.protocol.runtime = r == 0 ? RuntimeKind::kVirtual : RuntimeKind::kThreads;
       const TrainResult result = RunTraining(k.config, {.progress = false});
       const auto bad = CheckRunInvariants(result.events_csv, result.summary, k.facts);
-      for (const std::string& what : bad) ADD_FAILURE() << k.config.protocol.runtime << ": " << Describe(k.config) << ": " << what;
+      for (const std::string& what : bad)
+        ADD_FAILURE() << ToString(k.config.protocol.runtime) << ": " << Describe(k.config) << ": " << what;
       truncated += result.summary["truncated"].get<bool>() ? 1 : 0;
       outcome[r] = {{"rounds", result.summary["rounds_per_client"]},
                     {"truncated", result.summary["truncated"]},

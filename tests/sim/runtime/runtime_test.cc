@@ -21,12 +21,12 @@ class BothRuntimes : public ::testing::TestWithParam<std::string> {};
 TEST_P(BothRuntimes, ObservedStalenessNeverExceedsTau) {
   for (int64_t tau : {0, 1, 2}) {
     TrainConfig c = SmallA9aConfig(4, 300);
-    c.protocol.runtime = GetParam();
+    c.protocol.runtime = *EnumFromString<RuntimeKind>(GetParam());
     c.protocol.tau = tau;
     if (GetParam() == "virtual") {  // the virtual clock's models (the threads runtime refuses them)
       c.clients.speed = "lognormal";  // heterogeneous clients make staleness actually happen
       c.clients.speed_sigma = 1.0;
-      c.clients.latency = "exponential";
+      c.clients.latency = LatencyModel::kExponential;
     }
     c.clients.straggler_ids = {3};
     c.clients.straggler_factor = 3.0;
@@ -55,8 +55,8 @@ TEST_P(BothRuntimes, AdaptiveClippingAndUserLevelDpAgreeWithTheVirtualClock) {
       c.dp.client_clip = 1.0;
     }
     TrainConfig reference_config = c;
-    c.protocol.runtime = GetParam();
-    reference_config.protocol.runtime = "virtual";
+    c.protocol.runtime = *EnumFromString<RuntimeKind>(GetParam());
+    reference_config.protocol.runtime = RuntimeKind::kVirtual;
     const TrainResult r = RunTraining(c, {.progress = false});
     const TrainResult reference = RunTraining(reference_config, {.progress = false});
     EXPECT_FALSE(r.summary["truncated"].get<bool>());
@@ -75,7 +75,7 @@ TEST_P(BothRuntimes, AdaptiveClippingAndUserLevelDpAgreeWithTheVirtualClock) {
 
 TEST_P(BothRuntimes, UnboundedRuleStillTerminatesAndRecordsStaleness) {
   TrainConfig c = SmallA9aConfig(3, 300);
-  c.protocol.runtime = GetParam();
+  c.protocol.runtime = *EnumFromString<RuntimeKind>(GetParam());
   c.protocol.delay_rule = "unbounded";
   c.clients.straggler_ids = {0};
   c.clients.straggler_factor = 8.0;
@@ -86,7 +86,7 @@ TEST_P(BothRuntimes, UnboundedRuleStillTerminatesAndRecordsStaleness) {
 
 TEST_P(BothRuntimes, DroppedClientWithExcludeAfterDoesNotHang) {
   TrainConfig c = SmallA9aConfig(3, 300);
-  c.protocol.runtime = GetParam();
+  c.protocol.runtime = *EnumFromString<RuntimeKind>(GetParam());
   c.clients.dropout_ids = {1};
   c.clients.dropout_round = 3;
   c.protocol.exclude_after = GetParam() == "threads" ? 0.2 : 1.0;  // wall vs virtual seconds
@@ -104,7 +104,7 @@ INSTANTIATE_TEST_SUITE_P(Runtimes, BothRuntimes, ::testing::Values("virtual", "t
 TEST(VirtualRuntime, SameSeedGivesIdenticalOutputsWithOneAndTwoWorkerThreads) {
   TrainConfig c = SmallA9aConfig(5, 400);
   c.clients.speed = "lognormal";
-  c.clients.latency = "exponential";
+  c.clients.latency = LatencyModel::kExponential;
   c.protocol.worker_threads = 1;
   const TrainResult one = RunTraining(c, {.progress = false});
   c.protocol.worker_threads = 2;
@@ -129,7 +129,7 @@ TEST(VirtualRuntime, AutoWorkerThreadsSwitchingToThePoolMidRunChangesNothing) {
   c.data.eval_rows = 500;
   c.schedule.sample_size = 2000;
   c.schedule.rounds = 12;
-  c.clients.latency = "exponential";
+  c.clients.latency = LatencyModel::kExponential;
   c.protocol.worker_threads = 1;
   const TrainResult inline_only = RunTraining(c, {.progress = false});
   c.protocol.worker_threads = 0;

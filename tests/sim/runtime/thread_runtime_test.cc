@@ -27,7 +27,7 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 
 TEST(ThreadRuntime, TenThousandClientsCompleteOnTwoWorkers) {
   TrainConfig c = SmallA9aConfig(10000, 3);  // 30,000 of a9a's 32,561 rows
-  c.protocol.runtime = "threads";
+  c.protocol.runtime = RuntimeKind::kThreads;
   c.protocol.worker_threads = 2;
   c.dp.delta = 1e-5;
   c.schedule.sample_size = 1;
@@ -45,7 +45,7 @@ TEST(ThreadRuntime, TenThousandClientsCompleteOnTwoWorkers) {
 
 // Client 2 is excluded while it holds up the broadcast; what it does afterwards must not keep the run alive.
 void ExpectCutOffPromptly(TrainConfig c) {
-  c.protocol.runtime = "threads";
+  c.protocol.runtime = RuntimeKind::kThreads;
   c.protocol.exclude_after = 0.05;
   c.schedule.rounds = 20;
   c.eval.points = 1;
@@ -103,7 +103,7 @@ TEST(ThreadRuntime, ProtocolInvariantsHoldWithManyClientsOnFewWorkers) {
   for (int workers : {1, 2, 3}) {
     for (int64_t tau : {0, 1, 3}) {
       TrainConfig c = SmallA9aConfig(400, 20);
-      c.protocol.runtime = "threads";
+      c.protocol.runtime = RuntimeKind::kThreads;
       c.protocol.worker_threads = workers;
       c.protocol.tau = tau;
       c.dp.delta = 1e-5;
@@ -128,7 +128,7 @@ TEST(ThreadRuntime, ProtocolInvariantsHoldWithManyClientsOnFewWorkers) {
 
 TEST(ThreadRuntime, ARefusedThreadStartIsAnInputErrorBeforeAnyRoundRuns) {
   TrainConfig c = SmallA9aConfig(5, 300);
-  c.protocol.runtime = "threads";
+  c.protocol.runtime = RuntimeKind::kThreads;
   c.protocol.worker_threads = 4;
   Experiment e = BuildExperiment(c);
   auto clients = MakeClients(e);
