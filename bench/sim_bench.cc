@@ -87,7 +87,7 @@ BENCHMARK_CAPTURE(BM_Table4LeNet, threads, std::string("threads"))
 void BM_VirtualRuntimeManyClients(benchmark::State& state) {
   TrainConfig c = Table3StronglyConvex("virtual");
   c.clients.count = state.range(0);
-  c.clients.speed = "lognormal";
+  c.clients.speed = SpeedModel::kLognormal;
   c.clients.latency = LatencyModel::kExponential;
   c.schedule.sample_size = 1;
   c.schedule.rounds = 20;

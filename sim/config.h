@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "sim/config_enum.h"
+#include "sim/protocol/delay_rule.h"
+#include "sim/protocol/server_step.h"
 #include "sim/runtime/runtime_kinds.h"
 
 namespace asyncdp::sim {
@@ -20,6 +22,8 @@ enum class ClipMode : uint8_t { kFixed, kAdaptive };             // dp.clip_mode
 enum class PrivacyUnit : uint8_t { kRecord, kClient };           // dp.unit
 enum class SampleSizes : uint8_t { kConstant, kList, kLinear };  // schedule.sample_sizes
 enum class Participation : uint8_t { kAsyncRounds, kCheckIn };   // protocol.participation
+enum class SpeedModel : uint8_t { kConstant, kLognormal };       // clients.speed
+enum class EnforceMode : uint8_t { kAllUpperBounds, kDpAccountant };  // targets.enforce
 template <>
 struct EnumNames<ClipMode> {
   static constexpr std::array<std::string_view, 2> kNames{"fixed", "adaptive"};
@@ -35,6 +39,14 @@ struct EnumNames<SampleSizes> {
 template <>
 struct EnumNames<Participation> {
   static constexpr std::array<std::string_view, 2> kNames{"async_rounds", "check_in"};
+};
+template <>
+struct EnumNames<SpeedModel> {
+  static constexpr std::array<std::string_view, 2> kNames{"constant", "lognormal"};
+};
+template <>
+struct EnumNames<EnforceMode> {
+  static constexpr std::array<std::string_view, 2> kNames{"all_upper_bounds", "dp_accountant"};
 };
 
 struct DataConfig {
@@ -63,7 +75,7 @@ struct ModelConfig {
 struct ClientsConfig {
   int64_t count = 5;                      // n, number of clients (Tables 1–5: 5)
   double gradient_cost = 1e-5;            // virtual seconds per per-example gradient
-  std::string speed = "constant";         // constant | lognormal: per-client speed factor
+  SpeedModel speed = SpeedModel::kConstant;  // per-client speed factor
   double speed_sigma = 0.5;               // lognormal σ of the speed factor (median 1)
   LatencyModel latency = LatencyModel::kConstant;  // message latency model
   double latency_mean = 1e-3;             // virtual seconds (mean) per message
@@ -77,7 +89,7 @@ struct ClientsConfig {
 
 struct ProtocolConfig {
   RuntimeKind runtime = RuntimeKind::kVirtual;
-  std::string delay_rule = "bounded";  // bounded: Υ(k,i) = k ≥ i − τ | unbounded: Υ ≡ true
+  DelayRuleKind delay_rule = DelayRuleKind::kBounded;  // bounded: Υ(k,i) = k ≥ i − τ | unbounded: Υ ≡ true
   int64_t tau = 1;                   // τ of the bounded rule (0 = synchronous, 1 = the paper's default)
   double exclude_after = 0.0;        // server drops a client silent this long (seconds); 0 = never
   int64_t worker_threads = 0;        // virtual: threads computing rounds, 0 = auto; threads: worker pool, 0 = cores
@@ -88,7 +100,7 @@ struct ProtocolConfig {
   Participation participation = Participation::kAsyncRounds;
   // Weight w of each applied update, v̂ ← v̂ − w·η̄_i·U (sim/protocol/server_step.h): full (w = 1, the
   // paper) | per_client (w = 1/n, FedAvg-like; the remedy for many clients). Post-processing: ε unchanged.
-  std::string server_step = "full";
+  ServerStep server_step = ServerStep::kFull;
   double staleness_exponent = 0.0;
   bool allow_truncation = false;    // true: a truncated run exits 0 (it still reports truncated)  // a of w ·= (1 + τ)^(−a), τ = update lag in global rounds (FedAsync); 0 = off
 };
@@ -177,7 +189,7 @@ struct TargetsConfig {
   std::vector<double> client_accuracy;  // per-client overrides (one per client, or empty)
   std::vector<double> client_epsilon;   // per-client overrides (one per client, or empty)
   double holdout_fraction = 0.2;        // of each shard, held out for the accuracy check
-  std::string enforce = "all_upper_bounds";  // all_upper_bounds (rdp and pld) | dp_accountant
+  EnforceMode enforce = EnforceMode::kAllUpperBounds;  // all_upper_bounds (rdp and pld) | dp_accountant
   // Private accuracy checks (sim/proactive/private_checks.h): the held-out accuracy is released through a
   // Gaussian mechanism with noise multiplier check_sigma (0 = calibrated to 5% of epsilon_target), at most
   // paused_checks re-checks while paused; holdout_public = true checks exactly (held-out rows public).

@@ -132,10 +132,8 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
       {"clients.gradient_cost", &c.clients.gradient_cost,
        "Virtual runtime: seconds of virtual time per per-example gradient (times batch size and speed).",
        LeftOpen(0, 1e3)},
-      {"clients.speed",
-       &c.clients.speed,
-       "Per-client compute-time factor: constant (1) or lognormal (median 1, clients.speed_sigma).",
-       {"constant", "lognormal"}},
+      {"clients.speed", &c.clients.speed,
+       "Per-client compute-time factor: constant (1) or lognormal (median 1, clients.speed_sigma)."},
       {"clients.speed_sigma", &c.clients.speed_sigma, "Log-space std of the lognormal speed factor.",
        Closed(0, 10)},
       {"clients.latency", &c.clients.latency, "Message latency model (virtual runtime)."},
@@ -162,10 +160,8 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "virtual: deterministic discrete-event clock (bit-reproducible); threads: clients as tasks on a "
        "pool of worker threads in wall time (protocol.worker_threads); mpi: rank 0 runs the server, ranks "
        "1..P-1 the clients as tasks on a pool of worker threads each (mpirun -np P, docs/mpi.md)."},
-      {"protocol.delay_rule",
-       &c.protocol.delay_rule,
-       "Permissible-delay predicate: bounded = (k >= i - tau); unbounded = always true.",
-       {"bounded", "unbounded"}},
+      {"protocol.delay_rule", &c.protocol.delay_rule,
+       "Permissible-delay predicate: bounded = (k >= i - tau); unbounded = always true."},
       {"protocol.tau", &c.protocol.tau, "tau of the bounded rule: 0 synchronous, 1 the paper's default.",
        Closed(0, kMaxRoundsPerClient)},
       {"protocol.exclude_after", &c.protocol.exclude_after,
@@ -198,12 +194,10 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "async_rounds: the Proactive-DP clients; check_in: random check-ins (Balle et al. 2020), one record "
        "per client (or, with dp.unit = client, one data set per client), configured in [checkin] "
        "(docs/random_allocation.md)."},
-      {"protocol.server_step",
-       &c.protocol.server_step,
+      {"protocol.server_step", &c.protocol.server_step,
        "Weight w of each applied update, v = v - w*eta_i*U: full = 1 (the paper's server); per_client = 1/n "
        "(n = clients.count; FedAvg-like averaging, the remedy when many clients' full steps add up and "
-       "diverge). Post-processing of the released updates: epsilon is unchanged (docs/theory.md).",
-       {"full", "per_client"}},
+       "diverge). Post-processing of the released updates: epsilon is unchanged (docs/theory.md)."},
       {"protocol.staleness_exponent", &c.protocol.staleness_exponent,
        "a of the staleness weight (1 + tau)^(-a) that multiplies w (FedAsync, Xie et al. 2019), tau = global "
        "round at arrival minus the global round the update was computed on; 0 = off. Post-processing: "
@@ -367,12 +361,10 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "Fraction of each client's shard held out for its accuracy check, in (0, 1); not part of the data "
        "set its epsilon protects.",
        Open(0, 1)},
-      {"targets.enforce",
-       &c.targets.enforce,
+      {"targets.enforce", &c.targets.enforce,
        "Accountants under which epsilon_target is never exceeded: all_upper_bounds (rdp and pld; the safe "
        "default) or dp_accountant only (e.g. pld, so a calibrated plan spends exactly epsilon_target under "
-       "the tight accountant; rdp may then report more).",
-       {"all_upper_bounds", "dp_accountant"}},
+       "the tight accountant; rdp may then report more)."},
       {"targets.check_sigma", &c.targets.check_sigma,
        "Noise multiplier of the private accuracy checks: each check releases the held-out accuracy plus "
        "N(0, (check_sigma / (n_holdout - 1))^2); 0 = calibrated so that all of a client's planned checks "

@@ -359,7 +359,7 @@ void ValidateConfig(const TrainConfig& c, bool refuse_unused_keys) {
   require(static_cast<int64_t>(c.clients.dropout_ids.size()) < c.clients.count, "clients.dropout_ids",
           "at least one client must not drop out");
   require(c.protocol.participation != Participation::kCheckIn ||
-              (c.protocol.server_step == "full" && c.protocol.staleness_exponent == 0.0),
+              (c.protocol.server_step == ServerStep::kFull && c.protocol.staleness_exponent == 0.0),
           "protocol.server_step", "applies to async_rounds only; random check-ins use checkin.step_rule");
   ValidateTargets(c);
   ValidateAllocation(c);

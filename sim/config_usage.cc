@@ -46,7 +46,7 @@ const std::vector<UsageRule>& Rules() {
        }},
       {{"clients.speed_sigma"},
        [](const TrainConfig& c) {
-         return When(c.clients.speed != "lognormal", "clients.speed is not \"lognormal\"");
+         return When(c.clients.speed != SpeedModel::kLognormal, "clients.speed is not \"lognormal\"");
        }},
       {{"clients.straggler_factor"},
        [](const TrainConfig& c) {
@@ -122,7 +122,8 @@ const std::vector<UsageRule>& Rules() {
        }},
       {{"protocol.tau"},
        [](const TrainConfig& c) {
-         return When(c.protocol.delay_rule == "unbounded", "protocol.delay_rule = \"unbounded\" has no tau");
+         return When(c.protocol.delay_rule == DelayRuleKind::kUnbounded,
+                     "protocol.delay_rule = \"unbounded\" has no tau");
        }},
       {{"protocol.mpi_timeout", "protocol.mpi_placement"},
        [](const TrainConfig& c) {

@@ -294,7 +294,7 @@ RuntimeOptions ResolveRuntimeOptions(const TrainConfig& config) {
 
 ServerOptions ResolveServerOptions(const TrainConfig& config) {
   ServerOptions o;
-  o.step = config.protocol.server_step == "per_client" ? ServerStep::kPerClient : ServerStep::kFull;
+  o.step = config.protocol.server_step;
   o.staleness_exponent = config.protocol.staleness_exponent;
   // At full step a global round moves v̂ by the sum of n client steps. The paper's settings have n = 5; at
   // n ≥ 100 the sum is 20× larger than anything they tested, and 1,000 a9a clients with the Table 3
@@ -314,7 +314,7 @@ FaultPlan ResolveFaultPlan(const TrainConfig& config) {
   for (size_t c = 0; c < plan.clients.size(); ++c) {
     ClientFaults& f = plan.clients[c];
     const auto id = static_cast<int64_t>(c);
-    if (config.clients.speed == "lognormal") {
+    if (config.clients.speed == SpeedModel::kLognormal) {
       // Per-client compute-time multiplier of the virtual clock: lognormal(0, speed_sigma), median 1.
       RandomStream stream(StreamKey{config.seed, static_cast<uint32_t>(c), 0, StreamPurpose::kClientSpeed});
       f.speed = std::exp(config.clients.speed_sigma * stream.NextNormal());

@@ -116,7 +116,7 @@ ProactiveOptions ResolveProactiveOptions(const TrainConfig& config, SamplingMode
   o.step.beta = config.schedule.beta;
   o.schedule = config.schedule;  // the round step's rule (RoundStep): averaging and the large-s cap
   o.accounting.sampling = sampling;
-  if (config.targets.enforce == "dp_accountant") {
+  if (config.targets.enforce == EnforceMode::kDpAccountant) {
     o.budget_accountants = {accounting::ParseAccountantKind(config.dp.accountant, "dp.accountant")};
   }
   return o;

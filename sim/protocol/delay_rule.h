@@ -3,10 +3,14 @@
 // DelayRule; the protocol calls Allows once per round attempt (not per scalar).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <string>
+#include <string_view>
+
+#include "sim/config_enum.h"
 
 namespace asyncdp::sim {
 
@@ -42,7 +46,13 @@ class UnboundedDelayRule final : public DelayRule {
   std::string Describe() const override { return "unbounded"; }
 };
 
-// "bounded" (with tau) or "unbounded"; the name is validated by the config layer.
-std::unique_ptr<DelayRule> MakeDelayRule(const std::string& name, int64_t tau);
+// protocol.delay_rule: Υ(k, i) = k ≥ i − τ (bounded, with tau) or Υ ≡ true (unbounded).
+enum class DelayRuleKind : uint8_t { kBounded, kUnbounded };
+template <>
+struct EnumNames<DelayRuleKind> {
+  static constexpr std::array<std::string_view, 2> kNames{"bounded", "unbounded"};
+};
+
+std::unique_ptr<DelayRule> MakeDelayRule(DelayRuleKind kind, int64_t tau);
 
 }  // namespace asyncdp::sim

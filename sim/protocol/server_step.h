@@ -14,14 +14,22 @@
 // accountants report is unchanged.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <string_view>
+
+#include "sim/config_enum.h"
 
 namespace asyncdp::sim {
 
-enum class ServerStep {
+enum class ServerStep : uint8_t {
   kFull,       // w = 1: the paper's server (default)
   kPerClient,  // w = 1/n
+};
+template <>
+struct EnumNames<ServerStep> {  // protocol.server_step
+  static constexpr std::array<std::string_view, 2> kNames{"full", "per_client"};
 };
 
 struct ServerOptions {

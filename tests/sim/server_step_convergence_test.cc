@@ -21,7 +21,7 @@ TrainConfig ThousandClientsTable3(const std::string& server_step, double stalene
   c.model.l2_lambda = 1e-4;
   c.clients.count = 1000;  // 32–33 records each
   c.protocol.tau = 1;
-  c.protocol.server_step = server_step;
+  c.protocol.server_step = *EnumFromString<ServerStep>(server_step);
   c.protocol.staleness_exponent = staleness_exponent;
   c.dp.clip = 0.1;  // Table 3: C = 0.1, σ = 19.29962, s = 26, η0 / (1 + 0.001 t), η0 = 0.1
   c.dp.sigma = 19.29962;

@@ -62,7 +62,7 @@ TEST(Allocation, EveryStrategySpendsExactlyTheSameEpsilonTotalUnderPld) {
   c.targets.accuracy = 1.0;
   c.targets.epsilon = kEpsilonTotal;
   c.targets.delta = 1.0 / 400.0;  // the run's δ: 1/N_c of the 400 training rows
-  c.targets.enforce = "dp_accountant";
+  c.targets.enforce = EnforceMode::kDpAccountant;
   // Exact checks: an unreachable target must stay unreachable (a private check's noise could "reach" 1.0),
   // and the whole budget goes to the phases.
   c.targets.holdout_public = true;

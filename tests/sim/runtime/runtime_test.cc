@@ -24,7 +24,7 @@ TEST_P(BothRuntimes, ObservedStalenessNeverExceedsTau) {
     c.protocol.runtime = *EnumFromString<RuntimeKind>(GetParam());
     c.protocol.tau = tau;
     if (GetParam() == "virtual") {  // the virtual clock's models (the threads runtime refuses them)
-      c.clients.speed = "lognormal";  // heterogeneous clients make staleness actually happen
+      c.clients.speed = SpeedModel::kLognormal;  // heterogeneous clients make staleness actually happen
       c.clients.speed_sigma = 1.0;
       c.clients.latency = LatencyModel::kExponential;
     }
@@ -76,7 +76,7 @@ TEST_P(BothRuntimes, AdaptiveClippingAndUserLevelDpAgreeWithTheVirtualClock) {
 TEST_P(BothRuntimes, UnboundedRuleStillTerminatesAndRecordsStaleness) {
   TrainConfig c = SmallA9aConfig(3, 300);
   c.protocol.runtime = *EnumFromString<RuntimeKind>(GetParam());
-  c.protocol.delay_rule = "unbounded";
+  c.protocol.delay_rule = DelayRuleKind::kUnbounded;
   c.clients.straggler_ids = {0};
   c.clients.straggler_factor = 8.0;
   const TrainResult r = RunTraining(c, {.progress = false});
@@ -103,7 +103,7 @@ INSTANTIATE_TEST_SUITE_P(Runtimes, BothRuntimes, ::testing::Values("virtual", "t
 
 TEST(VirtualRuntime, SameSeedGivesIdenticalOutputsWithOneAndTwoWorkerThreads) {
   TrainConfig c = SmallA9aConfig(5, 400);
-  c.clients.speed = "lognormal";
+  c.clients.speed = SpeedModel::kLognormal;
   c.clients.latency = LatencyModel::kExponential;
   c.protocol.worker_threads = 1;
   const TrainResult one = RunTraining(c, {.progress = false});
