@@ -460,11 +460,10 @@ ConfigField* FindField(std::vector<ConfigField>& fields, const std::string& key)
 }
 
 std::string FieldValueText(const ConfigField& field) {
-  if (const auto* e = std::get_if<EnumBinding>(&field.target)) return fmt::format("\"{}\"", e->Get());
   return std::visit(
       [](const auto& target) -> std::string {
-        if constexpr (!std::is_pointer_v<std::decay_t<decltype(target)>>) {
-          return {};  // EnumBinding: handled above
+        if constexpr (std::is_same_v<std::decay_t<decltype(target)>, EnumBinding>) {
+          return fmt::format("\"{}\"", target.Get());
         } else {
           const auto* p = target;
           using T = std::decay_t<decltype(*p)>;

@@ -55,16 +55,14 @@ void SetFromNode(ConfigField& field, const toml::node& node, const std::string& 
   auto fail = [&](const char* expected) {
     throw ConfigError(where, fmt::format("{}: expected {}", field.key, expected));
   };
-  if (const auto* e = std::get_if<EnumBinding>(&field.target)) {
-    if (!node.is_string()) fail("a string");
-    const std::string text = node.as_string()->get();
-    CheckChoice(field, text, where);  // one of the enum's words, or a message naming them all
-    e->Set(text);
-    return;
-  }
   std::visit(
       [&](const auto& target) {
-        if constexpr (std::is_pointer_v<std::decay_t<decltype(target)>>) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(target)>, EnumBinding>) {
+          if (!node.is_string()) fail("a string");
+          const std::string text = node.as_string()->get();
+          CheckChoice(field, text, where);  // one of the enum's words, or a message naming them all
+          target.Set(text);
+        } else {
           auto* p = target;
           using T = std::decay_t<decltype(*p)>;
           if constexpr (std::is_same_v<T, std::string>) {

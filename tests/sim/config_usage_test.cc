@@ -78,17 +78,14 @@ bool SetOtherValue(ConfigField& field) {
     }
     return current;
   };
-  if (const auto* e = std::get_if<EnumBinding>(&field.target)) {  // another of the enum's words
-    const std::string current = e->Get();
-    for (const std::string& choice : field.choices) {
-      if (choice != current) return e->Set(choice);
-    }
-    return false;
-  }
   return std::visit(
       [&](const auto& target) -> bool {
-        if constexpr (!std::is_pointer_v<std::decay_t<decltype(target)>>) {
-          return false;  // EnumBinding: above
+        if constexpr (std::is_same_v<std::decay_t<decltype(target)>, EnumBinding>) {  // another of its words
+          const std::string current = target.Get();
+          for (const std::string& choice : field.choices) {
+            if (choice != current) return target.Set(choice);
+          }
+          return false;
         } else {
           auto* p = target;
           using T = std::decay_t<decltype(*p)>;
