@@ -20,13 +20,18 @@ namespace asyncdp::sim {
 template <typename E>
 struct EnumNames;
 
+// An enum that has named its words (so these templates never compete with another enum's own ToString).
 template <typename E>
+concept NamedEnum = std::is_enum_v<E> && requires {
+  EnumNames<E>::kNames;
+};
+
+template <NamedEnum E>
 std::string_view ToString(E value) {
-  static_assert(std::is_enum_v<E>);
   return EnumNames<E>::kNames[static_cast<size_t>(value)];
 }
 
-template <typename E>
+template <NamedEnum E>
 std::optional<E> EnumFromString(std::string_view text) {
   const auto& names = EnumNames<E>::kNames;
   for (size_t i = 0; i < names.size(); ++i) {
@@ -38,7 +43,7 @@ std::optional<E> EnumFromString(std::string_view text) {
 // A reference to an enum member, its type erased for the registry's variant.
 class EnumBinding {
  public:
-  template <typename E>
+  template <NamedEnum E>
   explicit EnumBinding(E* member)
       : member_(member),
         get_([](const void* m) { return ToString(*static_cast<const E*>(m)); }),
@@ -51,9 +56,7 @@ class EnumBinding {
           std::vector<std::string> names;
           for (std::string_view name : EnumNames<E>::kNames) names.emplace_back(name);
           return names;
-        }) {
-    static_assert(std::is_enum_v<E>);
-  }
+        }) {}
 
   std::string Get() const { return std::string(get_(member_)); }
   // Sets the member from one of Names(); false (member unchanged) for any other text.

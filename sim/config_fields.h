@@ -35,8 +35,8 @@ struct ConfigField {
   ConfigField(std::string key_path, Target member, std::string documentation, std::vector<std::string> allowed = {})
       : key(std::move(key_path)), target(member), doc(std::move(documentation)), choices(std::move(allowed)) {}
   // An enumerated key: its choices are the enum's words (EnumNames<E>).
-  template <typename E>
-  requires std::is_enum_v<E> ConfigField(std::string key_path, E* member, std::string documentation)
+  template <NamedEnum E>
+  ConfigField(std::string key_path, E* member, std::string documentation)
       : key(std::move(key_path)),
         target(EnumBinding(member)),
         doc(std::move(documentation)),

@@ -90,6 +90,15 @@ inline void WeightGradTile(int rows, int out_width, const Scalar* delta, int64_t
   for (int c = 0; c < CB; ++c) {
     for (int t = 0; t < TB; ++t) acc[c][t] = accumulate ? Load(grad + (c * patch + t) * L) : lanes::Zero<Scalar>();
   }
+  // One position: its TB x packets (from xp) times each of the CB δ packets (from dp, a plane apart).
+  auto position = [&](const Scalar* xp, const Scalar* dp) __attribute__((always_inline)) {
+    lanes::Packet<Scalar> xv[TB];
+    for (int t = 0; t < TB; ++t) xv[t] = Load(xp + t * L);
+    for (int c = 0; c < CB; ++c) {
+      const auto d = Load(dp + c * out_plane);
+      for (int t = 0; t < TB; ++t) acc[c][t] = Fma(d, xv[t], acc[c][t]);
+    }
+  };
   if constexpr (CB * TB <= 16) {
     // A loop per row: consecutive positions share TB − 1 of their x packets, which GCC keeps in registers
     // (a sliding window: one x load per position).
@@ -97,14 +106,7 @@ inline void WeightGradTile(int rows, int out_width, const Scalar* delta, int64_t
       const Scalar* dr = delta + i * out_width * L;
       const Scalar* xr = x + i * in_row;
 #pragma GCC unroll 2
-      for (int j = 0; j < out_width; ++j) {
-        lanes::Packet<Scalar> xv[TB];
-        for (int t = 0; t < TB; ++t) xv[t] = Load(xr + (j + t) * L);
-        for (int c = 0; c < CB; ++c) {
-          const auto d = Load(dr + c * out_plane + j * L);
-          for (int t = 0; t < TB; ++t) acc[c][t] = Fma(d, xv[t], acc[c][t]);
-        }
-      }
+      for (int j = 0; j < out_width; ++j) position(xr + j * L, dr + j * L);
     }
   } else {
     // One loop over the positions (δ's rows are contiguous; x jumps to its next row after out_width): with
@@ -116,12 +118,7 @@ inline void WeightGradTile(int rows, int out_width, const Scalar* delta, int64_t
     const int positions = rows * out_width;
     int j = 0;
     for (int p = 0; p < positions; ++p) {
-      lanes::Packet<Scalar> xv[TB];
-      for (int t = 0; t < TB; ++t) xv[t] = Load(xr + t * L);
-      for (int c = 0; c < CB; ++c) {
-        const auto d = Load(dr + c * out_plane);
-        for (int t = 0; t < TB; ++t) acc[c][t] = Fma(d, xv[t], acc[c][t]);
-      }
+      position(xr, dr);
       dr += L;
       xr += L;
       if (++j == out_width) {
