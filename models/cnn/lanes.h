@@ -146,6 +146,21 @@ inline Scalar HorizontalSum(const Packet<Scalar>& packet) {
   }
 }
 
+#if defined(EIGEN_VECTORIZE_AVX512) && defined(EIGEN_VECTORIZE_AVX512DQ)
+// The shuffles below are the merge-masked intrinsics with every lane selected — the same instruction as the
+// plain ones, whose GCC 12 definitions pass _mm512_undefined_ps() as the merge source and so trip
+// -Wuninitialized (an error under CI's -Werror) once inlined.
+inline constexpr __mmask16 kAllLanes = 0xFFFF;
+template <int kImm>
+inline __m512 ShuffleQuarters(__m512 a, __m512 b) {  // 128-bit quarters: two of a, then two of b
+  return _mm512_mask_shuffle_f32x4(a, kAllLanes, a, b, kImm);
+}
+template <int kImm>
+inline __m512 ShufflePairs(__m512 a, __m512 b) {  // within each quarter: two lanes of a, then two of b
+  return _mm512_mask_shuffle_ps(a, kAllLanes, a, b, kImm);
+}
+#endif
+
 // out[p] = HorizontalSum(v[p]) for p < L, bit for bit. With AVX-512DQ floats the 16 sums are one
 // transposing reduction (15 shuffles and adds per level pair, instead of 16 separate reductions); its
 // additions pair the lanes exactly as Eigen's predux<Packet16f> does — lane i with i + 8, then i + 4, i + 2,
@@ -156,25 +171,25 @@ inline void HorizontalSums(const Packet<Scalar>* v, Scalar* out) {
   if constexpr (std::is_same_v<Scalar, float>) {
     __m512 w[8];  // w[k]: lanes 0-7 hold v[2k]'s sums over i, i + 8; lanes 8-15 v[2k + 1]'s
     for (int k = 0; k < 8; ++k) {
-      w[k] = _mm512_add_ps(_mm512_shuffle_f32x4(v[2 * k], v[2 * k + 1], _MM_SHUFFLE(1, 0, 1, 0)),
-                           _mm512_shuffle_f32x4(v[2 * k], v[2 * k + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+      w[k] = _mm512_add_ps(ShuffleQuarters<_MM_SHUFFLE(1, 0, 1, 0)>(v[2 * k], v[2 * k + 1]),
+                           ShuffleQuarters<_MM_SHUFFLE(3, 2, 3, 2)>(v[2 * k], v[2 * k + 1]));
     }
     __m512 y[4];  // y[m]: 128-bit quarter q holds v[4m + q]'s sums over i, i + 4
     for (int m = 0; m < 4; ++m) {
-      y[m] = _mm512_add_ps(_mm512_shuffle_f32x4(w[2 * m], w[2 * m + 1], _MM_SHUFFLE(2, 0, 2, 0)),
-                           _mm512_shuffle_f32x4(w[2 * m], w[2 * m + 1], _MM_SHUFFLE(3, 1, 3, 1)));
+      y[m] = _mm512_add_ps(ShuffleQuarters<_MM_SHUFFLE(2, 0, 2, 0)>(w[2 * m], w[2 * m + 1]),
+                           ShuffleQuarters<_MM_SHUFFLE(3, 1, 3, 1)>(w[2 * m], w[2 * m + 1]));
     }
     __m512 z[2];  // then i + 2 within each quarter
     for (int n = 0; n < 2; ++n) {
-      z[n] = _mm512_add_ps(_mm512_shuffle_ps(y[2 * n], y[2 * n + 1], _MM_SHUFFLE(1, 0, 1, 0)),
-                           _mm512_shuffle_ps(y[2 * n], y[2 * n + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+      z[n] = _mm512_add_ps(ShufflePairs<_MM_SHUFFLE(1, 0, 1, 0)>(y[2 * n], y[2 * n + 1]),
+                           ShufflePairs<_MM_SHUFFLE(3, 2, 3, 2)>(y[2 * n], y[2 * n + 1]));
     }
     // then i + 1; lane i now holds the sum of v[4·(i mod 4) + i / 4], a 4 × 4 transpose put right by
     // one permutation (its own inverse).
-    const __m512 sums = _mm512_add_ps(_mm512_shuffle_ps(z[0], z[1], _MM_SHUFFLE(2, 0, 2, 0)),
-                                      _mm512_shuffle_ps(z[0], z[1], _MM_SHUFFLE(3, 1, 3, 1)));
+    const __m512 sums = _mm512_add_ps(ShufflePairs<_MM_SHUFFLE(2, 0, 2, 0)>(z[0], z[1]),
+                                      ShufflePairs<_MM_SHUFFLE(3, 1, 3, 1)>(z[0], z[1]));
     const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-    _mm512_storeu_ps(out, _mm512_permutexvar_ps(order, sums));
+    _mm512_storeu_ps(out, _mm512_mask_permutexvar_ps(sums, kAllLanes, order, sums));
     return;
   }
 #endif
