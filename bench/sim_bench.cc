@@ -27,7 +27,7 @@ TrainConfig Table3StronglyConvex(const std::string& runtime) {
   c.dp.sigma = 19.29962;
   c.schedule.sample_size = 26;
   c.schedule.epochs = 5.0;
-  c.schedule.step_rule = "inverse_linear";
+  c.schedule.step_rule = StepSizeSchedule::kInverseLinear;
   c.schedule.beta = 0.001;
   c.eval.points = 0;  // evaluate only after the timed run: evaluation is not protocol work
   c.eval.train_rows = 0;

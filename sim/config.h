@@ -10,6 +10,11 @@
 #include <string_view>
 #include <vector>
 
+#include "core/accounting/proactive/proactive.h"
+#include "core/privacy_assumptions.h"
+#include "core/step_size.h"
+#include "data/partition.h"
+#include "sim/checkin/checkin_kinds.h"
 #include "sim/config_enum.h"
 #include "sim/protocol/delay_rule.h"
 #include "sim/protocol/server_step.h"
@@ -49,13 +54,28 @@ struct EnumNames<EnforceMode> {
   static constexpr std::array<std::string_view, 2> kNames{"all_upper_bounds", "dp_accountant"};
 };
 
+// Enumerated keys whose enums live in core and data (names in enumerator order).
+template <>
+struct EnumNames<data::PartitionScheme> {  // data.partition
+  static constexpr std::array<std::string_view, 2> kNames{"iid", "dirichlet"};
+};
+template <>
+struct EnumNames<SamplingModel> {  // dp.sampling
+  static constexpr std::array<std::string_view, 4> kNames{"poisson", "fixed_size_without_replacement",
+                                                          "shuffle", "random_allocation"};
+};
+template <>
+struct EnumNames<StepSizeSchedule> {  // schedule.step_rule
+  static constexpr std::array<std::string_view, 3> kNames{"constant", "inverse_linear", "inverse_sqrt"};
+};
+
 struct DataConfig {
   std::string train;              // training file (LIBSVM, IDX images, CIFAR-10 .bin); required
   std::string test;               // test file; empty = hold out `test_fraction` of `train`
   std::string format = "auto";    // auto | libsvm | idx | cifar
   int64_t features = 0;           // declared feature count (LIBSVM); 0 = infer from the train file
   double test_fraction = 0.2;     // used only when `test` is empty
-  std::string partition = "iid";  // iid | dirichlet (label skew)
+  data::PartitionScheme partition = data::PartitionScheme::kIid;  // iid | dirichlet (label skew)
   double dirichlet_alpha = 0.5;   // concentration for partition = dirichlet
   int64_t rows_per_client = 0;    // cap on each client's shard (N_c); 0 = all rows of its shard
   int64_t eval_rows = 0;          // cap on test rows used for evaluation; 0 = all
@@ -107,14 +127,16 @@ struct ProtocolConfig {
 
 // Random check-ins (protocol.participation = "check_in"): n = clients.count clients, one record each.
 struct CheckInConfig {
-  std::string variant = "fixed_window";  // fixed_window (Alg. 1) | averaged (Alg. 2) | sliding_window (§5)
+  checkin::Variant variant =
+      checkin::Variant::kFixedWindow;  // fixed_window (Alg. 1) | averaged (Alg. 2) | sliding_window (§5)
   int64_t steps = 100;          // m: server steps per window (fixed/averaged); update steps (sliding)
   int64_t windows = 1;          // E: repetitions, each with fresh check-ins (fixed/averaged)
   double p0 = 1.0;              // check-in probability per window, in (0, 1]
   int64_t batch_steps = 1;      // b: steps accumulated per model update (fixed window)
   int64_t window_length = 100;  // W: sliding window length (client j's window is steps j .. j+W-1)
   int64_t warmup = -1;          // sliding: first update step; -1 = W - 1 (the first full window)
-  std::string step_rule = "auto";  // auto (by variant) | one_client (+ dummy) | average (skip empty)
+  checkin::StepRuleChoice step_rule =
+      checkin::StepRuleChoice::kAuto;  // auto (by variant) | one_client | average
 };
 
 struct DpConfig {
@@ -124,7 +146,8 @@ struct DpConfig {
   double epsilon = 0.0;              // target ε: calibrates σ (if sigma = 0) and halts at the budget
   double delta = 0.0;                // δ; 0 = 1/N_c (the paper's choice)
   std::vector<double> sigma_schedule;  // σ multipliers, piecewise over equal parts of the plan; empty = constant
-  std::string sampling = "poisson";  // poisson | fixed_size_without_replacement | shuffle | random_allocation
+  SamplingModel sampling =
+      SamplingModel::kPoisson;  // poisson | fixed_size_without_replacement | shuffle | random_allocation
   // random_allocation: m rounds per allocation window (0 = derived: about k N_max / s rounds, adjusted so
   // that whole windows tile the longest plan) and k rounds per record per window.
   int64_t allocation_steps = 0;
@@ -156,7 +179,8 @@ struct ScheduleConfig {
   int64_t iterations = 0;                 // K, gradient computations per client; 0 = use epochs/rounds
   double epochs = 5.0;                    // K = epochs·N_c when iterations = 0 and rounds = 0
   int64_t rounds = 0;                     // T, local rounds per client (overrides K when > 0)
-  std::string step_rule = "inverse_linear";  // inverse_linear: η0/(1+βt) | inverse_sqrt: η0/(1+β√t) | constant
+  StepSizeSchedule step_rule =
+      StepSizeSchedule::kInverseLinear;  // inverse_linear: η0/(1+βt) | inverse_sqrt: η0/(1+β√t) | constant
   double eta0 = 0.1;                      // η0 (Tables 3–5)
   double beta = 0.001;                    // β (0.001 strongly convex; 0.01 plain convex/non-convex)
   bool divide_round_update_by_sample_size = false;  // docs/theory.md §2: default sums (no 1/s_i)
@@ -198,12 +222,33 @@ struct TargetsConfig {
   bool holdout_public = false;
 };
 
+// How each proactive phase's batch size and sigma are set (proactive.phase_sizing).
+enum class PhaseSizing : uint8_t { kE1, kCalibrated };
+template <>
+struct EnumNames<PhaseSizing> {
+  static constexpr std::array<std::string_view, 2> kNames{"e1", "calibrated"};
+};
+// The E.1 calculator's gamma (core/accounting/proactive/proactive.h), in enumerator order.
+template <>
+struct EnumNames<accounting::GammaMode> {
+  static constexpr std::array<std::string_view, 2> kNames{"paper", "exact"};
+};
+
 // The phases and the budget allocation over them (Appendix E.1; docs/theory.md §6).
 struct ProactiveConfig {
-  std::string phase_sizing = "e1";      // e1 (E.1 calculator) | calibrated (σ_j = c·phase_sigmas_j, c for ε_target)
+  PhaseSizing phase_sizing =
+      PhaseSizing::kE1;  // e1 (E.1 calculator) | calibrated (σ_j = c·phase_sigmas_j, c for ε_target)
   std::vector<double> phase_sigmas = {8.0, 5.0};  // sigma_j; a first 0 = derive from (35)
   std::vector<double> phase_epochs = {0.2, 1.0};  // k_j = K_j / N_c
-  std::string gamma_mode = "exact";     // paper | exact
+  accounting::GammaMode gamma_mode = accounting::GammaMode::kExact;  // paper | exact
+};
+
+// The canaries a training run's one-run audit plants (audit.canary); `asyncdp audit` has more kinds
+// (sim/audit/audit_options.h, CanaryKind).
+enum class TrainCanary : uint8_t { kDirac, kMislabelled };
+template <>
+struct EnumNames<TrainCanary> {
+  static constexpr std::array<std::string_view, 2> kNames{"dirac", "mislabelled"};
 };
 
 // The one-run privacy audit attached to a training run (docs/audit.md, "Auditing a training run"):
@@ -211,7 +256,8 @@ struct ProactiveConfig {
 struct AuditConfig {
   int64_t canaries = 0;            // m; 0 = no audit (the run is unchanged)
   int64_t client = 0;              // the audited client
-  std::string canary = "dirac";    // dirac (white-box gradient canary) | mislabelled (relabelled real records)
+  TrainCanary canary =
+      TrainCanary::kDirac;  // dirac (white-box gradient canary) | mislabelled (relabelled real records)
   double confidence = 0.95;        // of eps_lower and of the VIOLATION test
   double test_noise_scale = 1.0;   // test-only fault: the audited client adds this * sigma (1 = honest)
 };

@@ -99,10 +99,7 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "Declared feature count for LIBSVM files; 0 = infer from the training file.", Closed(0, kMaxFeatures)},
       {"data.test_fraction", &c.data.test_fraction, "Held-out fraction when data.test is empty, in (0, 1).",
        Open(0, 1)},
-      {"data.partition",
-       &c.data.partition,
-       "How training rows are split into client shards.",
-       {"iid", "dirichlet"}},
+      {"data.partition", &c.data.partition, "How training rows are split into client shards."},
       {"data.dirichlet_alpha", &c.data.dirichlet_alpha,
        "Dirichlet concentration for label-skewed shards (smaller = more skew).", Closed(1e-4, 1e6)},
       {"data.rows_per_client", &c.data.rows_per_client,
@@ -204,12 +201,10 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "epsilon is unchanged.",
        Closed(0, 10)},
       // [checkin]
-      {"checkin.variant",
-       &c.checkin.variant,
+      {"checkin.variant", &c.checkin.variant,
        "fixed_window: every client checks in to one uniform step of [m] (Alg. 1); averaged: the same "
        "check-ins, every checked-in client used, empty steps skipped (Alg. 2); sliding_window: client j's "
-       "window is the W steps from its wake-up step j, updates from the warm-up on.",
-       {"fixed_window", "averaged", "sliding_window"}},
+       "window is the W steps from its wake-up step j, updates from the warm-up on."},
       {"checkin.steps", &c.checkin.steps,
        "m: server steps per window (fixed_window, averaged) or update steps after the warm-up (sliding).",
        Closed(1, 1e9)},
@@ -225,12 +220,10 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
       {"checkin.warmup", &c.checkin.warmup,
        "Sliding window: first server update step; -1 = W - 1 (the first step every window can reach).",
        Closed(-1, 1e9)},
-      {"checkin.step_rule",
-       &c.checkin.step_rule,
+      {"checkin.step_rule", &c.checkin.step_rule,
        "Server rule per step: one_client (one uniform checked-in client, a dummy update when empty), "
        "average (all checked-in clients averaged, empty steps skipped); auto = one_client for fixed_window "
-       "and sliding_window, average for averaged.",
-       {"auto", "one_client", "average"}},
+       "and sliding_window, average for averaged."},
       // [dp]
       {"dp.enabled", &c.dp.enabled, "false = non-private baseline: no noise (clipping still applies)."},
       {"dp.clip", &c.dp.clip, "C, per-example L2 clipping norm (Tables 1-2: 0.1 convex, 0.025 non-convex).",
@@ -248,14 +241,12 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "sigma * m_j. With dp.epsilon and dp.sigma = 0, sigma is calibrated for the whole heterogeneous plan. "
        "Empty = constant sigma. E.g. [2, 1.5, 1] decreasing noise, [1, 1.5, 2] increasing noise.",
        Closed(1e-6, 1e6)},
-      {"dp.sampling",
-       &c.dp.sampling,
+      {"dp.sampling", &c.dp.sampling,
        "Mini-batch sampling: poisson (rate s/N; add/remove neighbours, what the theorems assume), "
        "fixed_size_without_replacement (exactly s, the paper's pseudocode; replace-one), shuffle (epoch "
        "permutation; replace-one), random_allocation (balls in bins: every record joins dp.allocation_k "
        "uniformly chosen rounds of each window of dp.allocation_steps rounds; variable batches of mean "
-       "N k / m; add/remove; needs dp.accountant = \"random_allocation\"; docs/theory.md).",
-       {"poisson", "fixed_size_without_replacement", "shuffle", "random_allocation"}},
+       "N k / m; add/remove; needs dp.accountant = \"random_allocation\"; docs/theory.md)."},
       {"dp.allocation_steps", &c.dp.allocation_steps,
        "random_allocation: m, rounds per allocation window (the same for every client; a started window "
        "counts as whole); 0 = derived: E = max(1, round(T s / (k N_max))) windows tile the longest plan of "
@@ -327,11 +318,9 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        LeftOpen(0, 1e6)},
       {"schedule.rounds", &c.schedule.rounds, "T, local rounds per client; > 0 overrides K.",
        Closed(0, kMaxRoundsPerClient)},
-      {"schedule.step_rule",
-       &c.schedule.step_rule,
+      {"schedule.step_rule", &c.schedule.step_rule,
        "Round step size eta_bar_i = eta(t_i), t_i = sum_{j<i} s_j (docs/theory.md §2): inverse_linear "
-       "= eta0/(1+beta t), inverse_sqrt = eta0/(1+beta sqrt t), constant = eta0.",
-       {"inverse_linear", "inverse_sqrt", "constant"}},
+       "= eta0/(1+beta t), inverse_sqrt = eta0/(1+beta sqrt t), constant = eta0."},
       {"schedule.eta0", &c.schedule.eta0, "eta0, initial step size (Tables 3-5: 0.1).", LeftOpen(0, 1e4)},
       {"schedule.beta", &c.schedule.beta,
        "beta of the diminishing schedules (0.001 strongly convex, 0.01 else).", Closed(0, 1e6)},
@@ -381,14 +370,12 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "true: exact accuracy checks; the held-out rows are then public by assumption and not covered by any "
        "epsilon (the pause pattern depends on them). false (default): private checks (targets.check_sigma)."},
       // [proactive]
-      {"proactive.phase_sizing",
-       &c.proactive.phase_sizing,
+      {"proactive.phase_sizing", &c.proactive.phase_sizing,
        "How each phase's batch size and sigma are set: e1 = the paper's E.1 calculator picks s_j for the "
        "given sigma_j (Theorem B.4), and the tight accountants halt at targets.epsilon; calibrated = "
        "schedule.sample_size in every phase and sigma_j = c * proactive.phase_sigmas[j], c calibrated by "
        "dp.accountant so that running every phase spends exactly targets.epsilon (budget allocation over "
-       "phases, docs/theory.md).",
-       {"e1", "calibrated"}},
+       "phases, docs/theory.md)."},
       {"proactive.phase_sigmas", &c.proactive.phase_sigmas,
        "sigma_j of each phase, decreasing (e1: absolute, a first entry of 0 = derive sigma_0 from (35), E.1 "
        "case j = 0; calibrated: relative). From the utility graph (asyncdp utility-graph) or given directly.",
@@ -396,11 +383,9 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
       {"proactive.phase_epochs", &c.proactive.phase_epochs,
        "k_j = K_j / N_c, the gradient computations of each phase in epochs (one entry per phase).",
        LeftOpen(0, 1e6)},
-      {"proactive.gamma_mode",
-       &c.proactive.gamma_mode,
+      {"proactive.gamma_mode", &c.proactive.gamma_mode,
        "gamma of the E.1 calculator: paper (one-sided fixed point, as the paper's calculators) or exact "
-       "(the smallest solution).",
-       {"paper", "exact"}},
+       "(the smallest solution)."},
       // [eval]
       {"eval.points", &c.eval.points,
        "Number of evaluations, at evenly spaced global rounds (plus the end); 0 = only at the end.",
@@ -424,13 +409,11 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        Closed(0, kMaxAuditCanaries)},
       {"audit.client", &c.audit.client, "The audited client, in [0, clients.count).",
        Closed(0, kMaxClients - 1)},
-      {"audit.canary",
-       &c.audit.canary,
+      {"audit.canary", &c.audit.canary,
        "dirac = white-box gradient canaries (a test-only model wrapper gives each its own parameter; the "
        "observer sees every update of the client) | mislabelled = copies of the client's records with "
        "another "
-       "label (the realistic view: the observer sees the final model only).",
-       {"dirac", "mislabelled"}},
+       "label (the realistic view: the observer sees the final model only)."},
       {"audit.confidence", &c.audit.confidence, "Confidence of eps_lower and of the VIOLATION test.",
        Open(0, 1)},
       {"audit.test_noise_scale", &c.audit.test_noise_scale,

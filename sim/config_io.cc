@@ -169,7 +169,7 @@ void ValidateAllocation(const TrainConfig& c) {
   };
   // Which accountant can account the rounds is the mechanism's (core/accounting/dp_event.h,
   // ApplicableLimitation), checked where the privacy setup is resolved (sim/privacy_setup.cc).
-  if (c.dp.sampling != "random_allocation") return;
+  if (c.dp.sampling != SamplingModel::kRandomAllocation) return;
   require(
       c.protocol.participation == Participation::kAsyncRounds, "dp.sampling",
       "random_allocation samples a Proactive-DP client's records (protocol.participation = "
@@ -196,8 +196,9 @@ void ValidateClipping(const TrainConfig& c) {
           "required (> 0) with DP and adaptive clipping: the count of unclipped examples is released with this "
           "noise and accounted (0 would release it exactly)");
   require(!c.dp.secure_noise, "dp.secure_noise", "adaptive clipping is accounted for continuous Gaussian noise only");
-  require(c.dp.sampling != "random_allocation", "dp.sampling",
-          "adaptive clipping is accounted by the subsampled-Gaussian accountants; random_allocation is not covered");
+  require(c.dp.sampling != SamplingModel::kRandomAllocation, "dp.sampling",
+          "adaptive clipping is accounted by the subsampled-Gaussian accountants; random_allocation is not "
+          "covered");
   require(c.targets.accuracy == 0 && c.targets.client_accuracy.empty(), "targets.accuracy",
           "the proactive phases plan a fixed clip norm; run adaptive clipping without them");
   require(c.dp.sigma_schedule.empty(), "dp.sigma_schedule",
@@ -214,7 +215,7 @@ void ValidateUnit(const TrainConfig& c) {
   };
   require(c.dp.client_clip > 0, "dp.client_clip", "required (> 0) with dp.unit = \"client\": the norm a round's "
                                                   "whole update is clipped to");
-  require(c.dp.sampling == "poisson", "dp.sampling",
+  require(c.dp.sampling == SamplingModel::kPoisson, "dp.sampling",
           "user-level DP composes every round of a client (no amplification by the record sampler); the "
           "record-level guarantee beside it assumes Poisson sampling: leave dp.sampling = \"poisson\"");
   require(!c.dp.secure_noise, "dp.secure_noise", "user-level DP is accounted for continuous Gaussian noise only");
@@ -262,7 +263,7 @@ void ValidateTargets(const TrainConfig& c) {
   require(p.phase_epochs.size() == p.phase_sigmas.size(), "proactive.phase_epochs",
           fmt::format("needs one entry per phase ({}), got {}", p.phase_sigmas.size(), p.phase_epochs.size()));
   for (double k : p.phase_epochs) require(k > 0, "proactive.phase_epochs", "entries must be > 0");
-  const bool e1 = p.phase_sizing == "e1";
+  const bool e1 = p.phase_sizing == PhaseSizing::kE1;
   for (size_t j = 0; j < p.phase_sigmas.size(); ++j) {
     const double sigma = p.phase_sigmas[j];
     const bool derive_first = e1 && j == 0 && sigma == 0.0;
@@ -273,7 +274,7 @@ void ValidateTargets(const TrainConfig& c) {
               "must decrease: a later phase lowers sigma (Appendix E.1; docs/theory.md §6)");
     }
   }
-  require(c.dp.sampling == "poisson" || !e1, "dp.sampling",
+  require(c.dp.sampling == SamplingModel::kPoisson || !e1, "dp.sampling",
           "the E.1 calculator (proactive.phase_sizing = \"e1\") assumes Poisson sampling");
 }
 

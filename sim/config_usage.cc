@@ -131,7 +131,8 @@ const std::vector<UsageRule>& Rules() {
        }},
       {{"data.dirichlet_alpha"},
        [](const TrainConfig& c) {
-         return When(c.data.partition != "dirichlet", "data.partition is not \"dirichlet\"");
+         return When(c.data.partition != data::PartitionScheme::kDirichlet,
+                     "data.partition is not \"dirichlet\"");
        }},
       {{"data.test_fraction"},
        [](const TrainConfig& c) {
@@ -148,7 +149,8 @@ const std::vector<UsageRule>& Rules() {
        }},
       {{"schedule.beta"},
        [](const TrainConfig& c) {
-         return When(c.schedule.step_rule == "constant", "schedule.step_rule = \"constant\"");
+         return When(c.schedule.step_rule == StepSizeSchedule::kConstant,
+                     "schedule.step_rule = \"constant\"");
        }},
       {{"model.regularizer_convention", "model.regularize_bias"},
        [](const TrainConfig& c) {
@@ -165,14 +167,15 @@ const std::vector<UsageRule>& Rules() {
        }},
       {{"checkin.window_length", "checkin.warmup"},
        [](const TrainConfig& c) {
-         return When(CheckIns(c) && c.checkin.variant != "sliding_window",
+         return When(CheckIns(c) && c.checkin.variant != checkin::Variant::kSlidingWindow,
                      "it configures checkin.variant = \"sliding_window\" only");
        }},
       {{"model.hidden"},
        [](const TrainConfig& c) { return When(c.model.kind != "mlp", "model.kind is not \"mlp\""); }},
       {{"dp.allocation_steps", "dp.allocation_k"},
        [](const TrainConfig& c) {
-         return When(c.dp.sampling != "random_allocation", "dp.sampling is not \"random_allocation\"");
+         return When(c.dp.sampling != SamplingModel::kRandomAllocation,
+                     "dp.sampling is not \"random_allocation\"");
        }},
       {{"targets.", "proactive."},
        [](const TrainConfig& c) {

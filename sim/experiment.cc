@@ -182,7 +182,7 @@ Experiment BuildExperiment(const TrainConfig& input, const Hosting& hosting) {
   for (auto& shard : shards) e.shards.push_back(data::RowView{e.train.get(), std::move(shard)});
   e.test = std::move(loaded.test);
   if (hosting.evaluates) e.train_eval = TrainEvalRows(*e.train, config.eval.train_rows);
-  e.sampling = ParseSamplingModel(config.dp.sampling, "dp.sampling");
+  e.sampling = config.dp.sampling;
   e.proactive = ResolveProactiveOptions(config, e.sampling);
   if (e.proactive.enabled) SplitHoldouts(e, e.proactive.holdout_fraction);
 

@@ -59,7 +59,7 @@ void CheckAccountantApplies(const TrainConfig& config) {
   if (!config.dp.enabled) return;
   PrivacySetup p;
   p.accountant = accounting::ParseAccountantKind(config.dp.accountant, "dp.accountant");
-  p.options.sampling = ParseSamplingModel(config.dp.sampling, "dp.sampling");
+  p.options.sampling = config.dp.sampling;
   // The window's size does not decide which accountant applies (m and k are resolved from the data later).
   if (p.options.sampling == SamplingModel::kRandomAllocation) p.options.allocation = {1, 1, 1.0};
   p.secure_noise = config.dp.secure_noise;

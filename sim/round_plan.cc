@@ -64,7 +64,7 @@ RoundPlan MakeRoundPlan(const ScheduleConfig& schedule, int64_t n_records) {
       schedule.iterations > 0 ? schedule.iterations
                               : std::max<int64_t>(1, std::llround(schedule.epochs * static_cast<double>(n_records)));
   StepSizeOptions step;
-  step.schedule = ParseStepSizeSchedule(schedule.step_rule, "schedule.step_rule");
+  step.schedule = schedule.step_rule;
   step.eta0 = schedule.eta0;
   step.beta = schedule.beta;
   int64_t t = 0;  // t_i = Σ_{j<i} s_j

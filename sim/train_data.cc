@@ -67,7 +67,7 @@ std::vector<std::vector<int64_t>> ClientShards(const DataConfig& config, const d
                                            std::to_string(train.rows()) + ")");
   }
   data::PartitionOptions partition;
-  partition.scheme = data::ParsePartitionScheme(config.partition);
+  partition.scheme = config.partition;
   partition.num_clients = static_cast<int>(clients);
   partition.dirichlet_alpha = config.dirichlet_alpha;
   partition.seed = seed;

@@ -88,7 +88,7 @@ AuditReport RunOneRunMislabelledAudit(const TrainConfig& config, const AuditOpti
   TrainConfig run = config;
   run.audit.canaries = options.canaries;
   run.audit.client = options.client;
-  run.audit.canary = "mislabelled";
+  run.audit.canary = TrainCanary::kMislabelled;
   run.audit.confidence = options.confidence;
   run.audit.test_noise_scale = options.noise_scale;
   run.protocol.runtime = RuntimeKind::kVirtual;

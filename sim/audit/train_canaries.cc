@@ -65,7 +65,7 @@ void ValidateTrainAudit(const TrainConfig& c) {
           "audit.canaries cannot be combined with the proactive phases (targets.accuracy > 0)");
   require(c.protocol.runtime != RuntimeKind::kMpi, "protocol.runtime",
           "audit.canaries runs on the virtual or threads runtime (the observer lives with the server)");
-  require(a.canary != "dirac" || c.eval.reference_optimum.empty(), "eval.reference_optimum",
+  require(a.canary != TrainCanary::kDirac || c.eval.reference_optimum.empty(), "eval.reference_optimum",
           "Dirac canaries add model parameters: the reference optimum no longer fits the model");
 }
 
@@ -77,7 +77,7 @@ std::shared_ptr<TrainCanaries> PlantTrainCanaries(const TrainConfig& config, Sam
   auto t = std::make_shared<TrainCanaries>();
   t->client = a.client;
   t->canaries = a.canaries;
-  t->kind = ParseCanaryKind(a.canary);
+  t->kind = a.canary == TrainCanary::kDirac ? CanaryKind::kDirac : CanaryKind::kMislabelled;
   t->noise_scale = a.test_noise_scale;
   const auto client = static_cast<uint32_t>(a.client);
   data::RowView& view = shards[static_cast<size_t>(a.client)];
@@ -141,8 +141,8 @@ std::shared_ptr<TrainCanaries> PlantTrainCanaries(const TrainConfig& config, Sam
   view.data = t->planted_shard.get();
   view.indices.resize(static_cast<size_t>(t->planted_shard->rows()));
   std::iota(view.indices.begin(), view.indices.end(), int64_t{0});
-  spdlog::info("audit: {} {} canaries for client {}, {} planted ({}); N_c {} -> {}", m, a.canary, a.client,
-               t->planted,
+  spdlog::info("audit: {} {} canaries for client {}, {} planted ({}); N_c {} -> {}", m, ToString(a.canary),
+               a.client, t->planted,
                replace_one ? fmt::format("each in place of one of its records, {} left out", t->replaced)
                            : std::string("added to its records"),
                t->records_before, view.rows());

@@ -9,37 +9,20 @@
 
 namespace asyncdp::sim::checkin {
 
-std::string_view ToString(Variant variant) {
-  switch (variant) {
-    case Variant::kFixedWindow: return "fixed_window";
-    case Variant::kAveraged: return "averaged";
-    case Variant::kSlidingWindow: return "sliding_window";
-  }
-  return "?";
-}
-
-std::string_view ToString(StepRule rule) { return rule == StepRule::kOneClient ? "one_client" : "average"; }
-
 CheckInOptions ResolveCheckInOptions(const TrainConfig& config) {
   const CheckInConfig& c = config.checkin;
   CheckInOptions o;
-  if (c.variant == "fixed_window") {
-    o.variant = Variant::kFixedWindow;
-  } else if (c.variant == "averaged") {
-    o.variant = Variant::kAveraged;
-  } else if (c.variant == "sliding_window") {
-    o.variant = Variant::kSlidingWindow;
-  } else {
-    throw ConfigError("checkin.variant", "expected fixed_window, averaged or sliding_window, got '" + c.variant + "'");
-  }
-  if (c.step_rule == "auto") {
-    o.step_rule = o.variant == Variant::kAveraged ? StepRule::kAverage : StepRule::kOneClient;
-  } else if (c.step_rule == "one_client") {
-    o.step_rule = StepRule::kOneClient;
-  } else if (c.step_rule == "average") {
-    o.step_rule = StepRule::kAverage;
-  } else {
-    throw ConfigError("checkin.step_rule", "expected auto, one_client or average, got '" + c.step_rule + "'");
+  o.variant = c.variant;
+  switch (c.step_rule) {
+    case StepRuleChoice::kAuto:
+      o.step_rule = o.variant == Variant::kAveraged ? StepRule::kAverage : StepRule::kOneClient;
+      break;
+    case StepRuleChoice::kOneClient:
+      o.step_rule = StepRule::kOneClient;
+      break;
+    case StepRuleChoice::kAverage:
+      o.step_rule = StepRule::kAverage;
+      break;
   }
   if (o.variant == Variant::kFixedWindow && o.step_rule != StepRule::kOneClient) {
     throw ConfigError("checkin.step_rule", "fixed_window is Algorithm 1 (one_client); use variant = averaged");

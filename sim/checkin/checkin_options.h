@@ -18,15 +18,10 @@
 #include <cstdint>
 #include <string_view>
 
+#include "sim/checkin/checkin_kinds.h"
 #include "sim/config.h"
 
 namespace asyncdp::sim::checkin {
-
-enum class Variant { kFixedWindow, kAveraged, kSlidingWindow };
-enum class StepRule { kOneClient, kAverage };
-
-std::string_view ToString(Variant variant);
-std::string_view ToString(StepRule rule);
 
 struct CheckInOptions {
   Variant variant = Variant::kFixedWindow;

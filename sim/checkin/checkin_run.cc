@@ -130,7 +130,7 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
   }
 
   StepSizeOptions step_size;
-  step_size.schedule = ParseStepSizeSchedule(config.schedule.step_rule, "schedule.step_rule");
+  step_size.schedule = config.schedule.step_rule;
   step_size.eta0 = config.schedule.eta0;
   step_size.beta = config.schedule.beta;
   ValidateStepSizeOptions(step_size, "schedule");

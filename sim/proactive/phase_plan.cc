@@ -105,13 +105,13 @@ void PlanCalibrated(const ProactiveOptions& o, const ClientTarget& target, int64
 ProactiveOptions ResolveProactiveOptions(const TrainConfig& config, SamplingModel sampling) {
   ProactiveOptions o;
   o.enabled = config.targets.accuracy > 0 || !config.targets.client_accuracy.empty();
-  o.sizing = config.proactive.phase_sizing == "calibrated" ? PhaseSizing::kCalibrated : PhaseSizing::kE1;
+  o.sizing = config.proactive.phase_sizing;
   o.sigmas = config.proactive.phase_sigmas;
   o.epochs = config.proactive.phase_epochs;
-  o.gamma_mode = accounting::ParseGammaMode(config.proactive.gamma_mode, "proactive.gamma_mode");
+  o.gamma_mode = config.proactive.gamma_mode;
   o.holdout_fraction = config.targets.holdout_fraction;
   o.sample_size = config.schedule.sample_size;
-  o.step.schedule = ParseStepSizeSchedule(config.schedule.step_rule, "schedule.step_rule");
+  o.step.schedule = config.schedule.step_rule;
   o.step.eta0 = config.schedule.eta0;
   o.step.beta = config.schedule.beta;
   o.schedule = config.schedule;  // the round step's rule (RoundStep): averaging and the large-s cap

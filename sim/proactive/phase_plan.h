@@ -27,8 +27,6 @@
 
 namespace asyncdp::sim {
 
-enum class PhaseSizing { kE1, kCalibrated };
-
 // Typed options of the proactive framework, resolved once from the configuration.
 struct ProactiveOptions {
   bool enabled = false;                      // targets.accuracy > 0 (or per-client targets)

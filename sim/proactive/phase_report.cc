@@ -197,20 +197,25 @@ nlohmann::json ProactiveSummaryJson(const Experiment& e, const std::vector<std::
     }
     list.push_back(std::move(entry));
   }
-  return {{"clients", list},
-          {"phase_sizing", e.proactive.sizing == PhaseSizing::kE1 ? "e1" : "calibrated"},
-          {"budget_enforced_under", e.proactive.budget_accountants.size() == 2
-                                        ? nlohmann::json({"rdp", "pld"})
-                                        : nlohmann::json({e.config.dp.accountant})},
-          {"note",
-           "epsilon_* of a client is that of every round of its admitted plan (up to its budget): pausing and "
-           "re-joining depend on its outputs, and a paused round is the trivial mechanism, so the whole plan "
-           "bounds every pattern of pauses (docs/theory.md, \"The proactive guarantee\"). Accuracy checks use each "
-           "client's held-out rows: by default each check is private (a Gaussian mechanism, accuracy_checks: its "
-           "epsilon protects the held-out rows and was taken from epsilon_target before the phases were planned); "
-           "with targets.holdout_public they are exact and the held-out rows public by assumption. The accuracies "
-           "themselves are diagnostics (output.diagnostics). e1_epsilon is the "
-           "paper's Theorem B.4 analysis (Poisson sampling) treating earlier phases as if run at the newest sigma"}};
+  return {
+      {"clients", list},
+      {"phase_sizing", std::string(ToString(e.proactive.sizing))},
+      {"budget_enforced_under", e.proactive.budget_accountants.size() == 2
+                                    ? nlohmann::json({"rdp", "pld"})
+                                    : nlohmann::json({e.config.dp.accountant})},
+      {"note",
+       "epsilon_* of a client is that of every round of its admitted plan (up to its budget): pausing and "
+       "re-joining depend on its outputs, and a paused round is the trivial mechanism, so the whole plan "
+       "bounds every pattern of pauses (docs/theory.md, \"The proactive guarantee\"). Accuracy checks use "
+       "each "
+       "client's held-out rows: by default each check is private (a Gaussian mechanism, accuracy_checks: its "
+       "epsilon protects the held-out rows and was taken from epsilon_target before the phases were "
+       "planned); "
+       "with targets.holdout_public they are exact and the held-out rows public by assumption. The "
+       "accuracies "
+       "themselves are diagnostics (output.diagnostics). e1_epsilon is the "
+       "paper's Theorem B.4 analysis (Poisson sampling) treating earlier phases as if run at the newest "
+       "sigma"}};
 }
 
 }  // namespace asyncdp::sim

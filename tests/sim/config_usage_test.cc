@@ -208,7 +208,7 @@ TEST(ConfigUsage, TheIssuesIgnoredSettingsAreRefused) {
   checkin.protocol.runtime = RuntimeKind::kThreads;
   expect_refused(checkin, "protocol.runtime", "check_in");
   checkin = CheckIns();
-  checkin.dp.sampling = "fixed_size_without_replacement";
+  checkin.dp.sampling = SamplingModel::kFixedSizeWithoutReplacement;
   expect_refused(checkin, "dp.sampling", "check_in");
   // Record-level check-ins give client j row j: a partition is not read (user-level check-ins read it).
   checkin = CheckIns();
@@ -223,7 +223,7 @@ TEST(ConfigUsage, TheIssuesIgnoredSettingsAreRefused) {
   expect_refused(checkin, "dp.delta", "δ ≥ 0.1");
   // A sliding window's warm-up past every window: every update pure noise.
   checkin = CheckIns();
-  checkin.checkin.variant = "sliding_window";
+  checkin.checkin.variant = checkin::Variant::kSlidingWindow;
   checkin.checkin.window_length = 10;
   checkin.checkin.warmup = 5000;
   expect_refused(checkin, "checkin.warmup", "past every client's window");

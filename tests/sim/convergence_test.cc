@@ -20,7 +20,7 @@ TrainConfig NonPrivateA9a(const std::string& runtime) {
   c.dp.clip = 1000.0;
   c.schedule.sample_size = 64;
   c.schedule.epochs = 4.0;
-  c.schedule.step_rule = "inverse_sqrt";
+  c.schedule.step_rule = StepSizeSchedule::kInverseSqrt;
   c.schedule.eta0 = 0.25;
   c.schedule.beta = 0.01;
   c.schedule.divide_round_update_by_sample_size = true;
@@ -52,7 +52,7 @@ TEST(Convergence, PrivateStronglyConvexBeatsMajorityClass) {
   c.schedule.sample_size = 26;
   c.schedule.divide_round_update_by_sample_size = false;
   c.schedule.eta0 = 0.1;
-  c.schedule.step_rule = "inverse_linear";
+  c.schedule.step_rule = StepSizeSchedule::kInverseLinear;
   c.schedule.beta = 0.001;
   c.schedule.epochs = 2.0;
   const TrainResult r = RunTraining(c, {.progress = false});
@@ -83,7 +83,7 @@ TEST(Convergence, NonPrivateLeNetOnFashionMnist) {
   c.dp.clip = 1000.0;
   c.schedule.sample_size = 16;
   c.schedule.epochs = 3.0;
-  c.schedule.step_rule = "constant";
+  c.schedule.step_rule = StepSizeSchedule::kConstant;
   c.schedule.eta0 = 0.03;
   c.schedule.divide_round_update_by_sample_size = true;
   c.eval.points = 1;

@@ -21,7 +21,7 @@ using testing::SmallA9aConfig;
 // accountant the summary reports the largest epsilon over clients and the client attaining it.
 TEST(RunPrivacy, UnequalShardsAndADropoutReportTheTrueMaximumPerAccountant) {
   TrainConfig c = SmallA9aConfig(4, 0);
-  c.data.partition = "dirichlet";
+  c.data.partition = data::PartitionScheme::kDirichlet;
   c.data.dirichlet_alpha = 0.2;
   c.data.rows_per_client = 3000;
   c.schedule.sample_size = 20;

@@ -13,7 +13,7 @@ namespace {
 
 StepSizeOptions Step(const ScheduleConfig& schedule) {
   StepSizeOptions step;
-  step.schedule = ParseStepSizeSchedule(schedule.step_rule, "schedule.step_rule");
+  step.schedule = schedule.step_rule;
   step.eta0 = schedule.eta0;
   step.beta = schedule.beta;
   return step;
@@ -21,7 +21,7 @@ StepSizeOptions Step(const ScheduleConfig& schedule) {
 
 TEST(RoundStep, IsTheScheduleAtTWithoutCapOrAveraging) {
   ScheduleConfig schedule;
-  schedule.step_rule = "inverse_sqrt";
+  schedule.step_rule = StepSizeSchedule::kInverseSqrt;
   schedule.eta0 = 0.1;
   schedule.beta = 0.01;
   for (int64_t t : {0, 1, 100, 360000}) {

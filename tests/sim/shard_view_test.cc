@@ -52,7 +52,8 @@ void ExpectViewsTrainLikeCopies(const TrainConfig& config) {
 
 TEST(ShardView, SparseLogisticRunIsBitIdenticalToCopiedShards) {
   TrainConfig c = testing::SmallA9aConfig(3, 300);
-  c.data.partition = "dirichlet";  // unequal, label-skewed shards: the row mapping is not an identity
+  c.data.partition =
+      data::PartitionScheme::kDirichlet;  // unequal, label-skewed shards: the row mapping is not an identity
   ExpectViewsTrainLikeCopies(c);
 }
 
@@ -109,7 +110,8 @@ void ExpectHostingReadsOnlyHostedRows(TrainConfig config, bool evaluates) {
 
 TEST(ShardView, AHostingProcessReadsOnlyItsClientsRows) {
   TrainConfig c = testing::SmallA9aConfig(4, 300);
-  c.data.partition = "dirichlet";  // the label-skewed partition is decided from the labels alone
+  c.data.partition =
+      data::PartitionScheme::kDirichlet;  // the label-skewed partition is decided from the labels alone
   c.eval.train_rows = 50;
   ExpectHostingReadsOnlyHostedRows(c, false);
   ExpectHostingReadsOnlyHostedRows(c, true);

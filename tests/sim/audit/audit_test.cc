@@ -79,7 +79,7 @@ TEST(AuditTest, ShortRunAndMlpAreConsistent) {
   TrainConfig short_run = AuditConfig("poisson", 60, 10, 0, 1.0);
   short_run.model.kind = "logistic_l2";
   short_run.schedule.epochs = 1.0;
-  short_run.schedule.step_rule = "inverse_sqrt";
+  short_run.schedule.step_rule = StepSizeSchedule::kInverseSqrt;
   const AuditReport a = RunAudit(short_run, Runs(200));
   ExpectSound(a);
   EXPECT_EQ(a.rounds, 6);

@@ -17,12 +17,12 @@ inline TrainConfig AuditConfig(const std::string& sampling, int64_t rows, int64_
                                double sigma) {
   TrainConfig c = sim::testing::SmallA9aConfig(3, rows);
   c.model.kind = "logistic";
-  c.dp.sampling = sampling;
+  c.dp.sampling = EnumFromString<SamplingModel>(sampling).value();
   c.dp.sigma = sigma;
   c.dp.delta = 1e-5;
   c.schedule.sample_size = sample_size;
   c.schedule.rounds = rounds;
-  c.schedule.step_rule = "constant";
+  c.schedule.step_rule = StepSizeSchedule::kConstant;
   c.seed = 5;
   return c;
 }

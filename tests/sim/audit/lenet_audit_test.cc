@@ -29,10 +29,10 @@ TrainConfig LeNetRun(const std::string& sampling, int64_t rows, int64_t rounds, 
   c.dp.clip = 1.0;
   c.dp.sigma = sigma;
   c.dp.delta = 1e-5;
-  c.dp.sampling = sampling;
+  c.dp.sampling = EnumFromString<SamplingModel>(sampling).value();
   c.schedule.sample_size = rows;  // full batches
   c.schedule.rounds = rounds;
-  c.schedule.step_rule = "constant";
+  c.schedule.step_rule = StepSizeSchedule::kConstant;
   c.schedule.eta0 = 0.01;
   c.eval.points = 1;
   c.eval.train_rows = 0;

@@ -117,7 +117,7 @@ TEST(TrainAuditTest, ThreadsRuntimeGivesTheSameAudit) {
 // Input-space canaries: relabelled copies of the client's own records, scored by the final model's loss.
 TEST(TrainAuditTest, MislabelledCanariesAreConsistent) {
   TrainConfig c = AuditedRun("poisson", 300, 30, 20, 1.0, 100);
-  c.audit.canary = "mislabelled";
+  c.audit.canary = TrainCanary::kMislabelled;
   c.schedule.eta0 = 1.0;
   const TrainResult r = RunTraining(c);
   ExpectConsistent(r);
@@ -176,7 +176,7 @@ TEST(TrainAuditTest, NoCanariesLeavesTheRunUnchanged) {
   TrainConfig plain = AuditedRun("poisson", 100, 20, 6, 1.0, 0);
   TrainConfig other = plain;
   other.audit.client = 2;
-  other.audit.canary = "mislabelled";
+  other.audit.canary = TrainCanary::kMislabelled;
   other.audit.confidence = 0.9;
   const TrainResult a = RunTraining(plain);
   EXPECT_FALSE(a.summary.contains("audit"));
@@ -213,11 +213,11 @@ TEST(TrainAuditTest, BadAuditKeysAreConfigErrors) {
   c.audit.client = 3;
   expect_error(c, "audit.client");
   c.audit.client = 0;
-  c.dp.sampling = "fixed_size_without_replacement";
+  c.dp.sampling = SamplingModel::kFixedSizeWithoutReplacement;
   c.audit.canaries = 60;  // more than the 50 records a replace-one audit can replace
   expect_error(c, "audit.canaries");
-  c.dp.sampling = "poisson";
-  c.audit.canary = "mislabelled";  // 60 distinct records of 50
+  c.dp.sampling = SamplingModel::kPoisson;
+  c.audit.canary = TrainCanary::kMislabelled;  // 60 distinct records of 50
   expect_error(c, "audit.canaries");
   c.audit.canaries = 20;
   c.dp.enabled = false;

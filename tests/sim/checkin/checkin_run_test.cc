@@ -22,14 +22,14 @@ TrainConfig CheckInA9a(const std::string& variant) {
   c.model.kind = "logistic";
   c.clients.count = 20000;
   c.protocol.participation = Participation::kCheckIn;
-  c.checkin.variant = variant;
+  c.checkin.variant = EnumFromString<checkin::Variant>(variant).value();
   c.checkin.steps = 4000;
   c.checkin.windows = 2;
   c.checkin.p0 = 0.5;
   c.checkin.batch_steps = 32;
   c.dp.clip = 1.0;
   c.dp.sigma = 2.0;
-  c.schedule.step_rule = "constant";
+  c.schedule.step_rule = StepSizeSchedule::kConstant;
   c.schedule.eta0 = 0.1;
   c.eval.points = 1;
   c.seed = 5;
@@ -139,7 +139,7 @@ TEST(CheckInRun, RejectsBadSettings) {
   config.clients.count = 40000;  // a9a has 32,561 training rows
   EXPECT_THROW(RunTraining(config, {.progress = false}), ConfigError);
   config = CheckInA9a("fixed_window");
-  config.checkin.step_rule = "average";
+  config.checkin.step_rule = checkin::StepRuleChoice::kAverage;
   EXPECT_THROW(RunTraining(config, {.progress = false}), ConfigError);
 }
 

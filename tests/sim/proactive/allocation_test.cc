@@ -66,7 +66,7 @@ TEST(Allocation, EveryStrategySpendsExactlyTheSameEpsilonTotalUnderPld) {
   // Exact checks: an unreachable target must stay unreachable (a private check's noise could "reach" 1.0),
   // and the whole budget goes to the phases.
   c.targets.holdout_public = true;
-  c.proactive.phase_sizing = "calibrated";
+  c.proactive.phase_sizing = PhaseSizing::kCalibrated;
   c.proactive.phase_sigmas = {2.0, 1.5, 1.0};
   c.proactive.phase_epochs = {2.0 / 3, 2.0 / 3, 2.0 / 3};
   const TrainResult r = RunTraining(c, {.progress = false});

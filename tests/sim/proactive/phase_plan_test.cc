@@ -27,7 +27,7 @@ ProactiveOptions CalibratedOptions() {
   o.step.schedule = StepSizeSchedule::kInverseLinear;
   o.step.eta0 = 0.1;
   o.step.beta = 0.001;
-  o.schedule.step_rule = "inverse_linear";
+  o.schedule.step_rule = StepSizeSchedule::kInverseLinear;
   o.accounting.sampling = SamplingModel::kPoisson;
   return o;
 }

@@ -78,7 +78,7 @@ TEST(Proactive, NoClientExceedsItsEpsilonTargetUnderAnyUpperBoundAccountant) {
   // accountant ends exactly at ε_target, the other below. Checked with fresh accountants on the rounds run.
   for (const char* sizing : {"e1", "calibrated"}) {
     TrainConfig c = ProactiveConfig("virtual");
-    c.proactive.phase_sizing = sizing;
+    c.proactive.phase_sizing = EnumFromString<PhaseSizing>(sizing).value();
     if (std::string(sizing) == "calibrated") c.proactive.phase_sigmas = {2.0, 1.0};
     c.schedule.sample_size = 80;
     c.targets.accuracy = 1.0;

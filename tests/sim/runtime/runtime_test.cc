@@ -266,7 +266,7 @@ namespace {
 // charged as a full-batch release) the reported ε must still respect the budget.
 TEST(VirtualRuntime, BudgetHaltWithShufflingRespectsTheReportedEpsilon) {
   TrainConfig c = testing::SmallA9aConfig(2, 300);
-  c.dp.sampling = "shuffle";
+  c.dp.sampling = SamplingModel::kShuffle;
   c.dp.sigma = 4.0;
   c.dp.epsilon = 2.0;
   c.schedule.epochs = 6.0;
