@@ -1,15 +1,17 @@
 // asyncdp: asynchronous DP-SGD simulator and privacy accountant. See README.md.
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <new>
+#include <string>
 
 #include "apps/allocator_tuning.h"
 #include "apps/commands.h"
+#include "apps/mpi_launch.h"
 #if ASYNCDP_WITH_MPI
 #include "apps/mpi_session.h"
 #endif
@@ -32,6 +34,21 @@ int main(int argc, char** argv) {
   asyncdp::apps::RegisterAuditCommand(app);
 
   try {
+    // Only `asyncdp train` (with protocol.runtime = "mpi", apps/train_command.cc) splits its work over MPI
+    // ranks; any other command started by mpirun would run whole in each rank and write its outputs P times.
+    if (const int ranks = asyncdp::apps::LaunchedRanks(); ranks > 1) {
+      std::string command;
+      for (int i = 1; i < argc && command.empty(); ++i) {
+        if (argv[i][0] != '-') command = argv[i];
+      }
+      if (!command.empty() && command != "train") {
+        throw asyncdp::InputError("mpirun",
+                                  "`asyncdp " + command + "` runs in one process, but this is one of " +
+                                      std::to_string(ranks) +
+                                      " MPI ranks: start it without mpirun (only `asyncdp train` with "
+                                      "protocol.runtime = \"mpi\" runs over ranks)");
+      }
+    }
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
     return app.exit(e);  // --help, --version

@@ -8,16 +8,17 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <random>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "tests/apps/cli_runner.h"
-#include "tests/sim/runtime/invariant_oracle.h"
 #include "tests/data/temp_files.h"
+#include "tests/sim/runtime/invariant_oracle.h"
 #include "tests/test_data.h"
 
 namespace asyncdp::sim {
@@ -371,6 +372,43 @@ TEST(MpiRuntimeTest, AModeWithoutMpiSupportStopsEveryRankWithOneMessage) {
   for (size_t at = run.err.find(needle); at != std::string::npos; at = run.err.find(needle, at + 1)) ++count;
   EXPECT_EQ(count, 1u) << run.err;
   EXPECT_FALSE(fs::exists(dir.Path("checkin")));
+}
+
+// Counts the occurrences of `needle` in `text`.
+size_t Occurrences(const std::string& text, const std::string& needle) {
+  size_t count = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
+  return count;
+}
+
+// A run that does not split over ranks, started by mpirun, would run whole in every rank and write the same
+// --out once per rank: refused on every rank (exit 2), one message, no output directory.
+TEST(MpiRuntimeTest, ARunThatDoesNotSplitOverRanksIsRefusedUnderMpirun) {
+  TempDir dir;
+  struct Case {
+    std::string name, args, message;
+  };
+  const std::vector<Case> cases = {
+      {"virtual", "--set protocol.runtime=\"virtual\"",
+       "protocol.runtime = \"virtual\" runs the whole simulation in each rank"},
+      {"threads", "--set protocol.runtime=\"threads\"",
+       "protocol.runtime = \"threads\" runs the whole simulation in each rank"},
+      {"checkin", "--set protocol.participation=\"check_in\" --set clients.count=2000",
+       "random check-ins run in one process"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string out = dir.Path(c.name);
+    const CliResult run = testing::RunCommand(Mpirun(2) + Table3(c.args + " --out " + Quoted(out)), dir);
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    EXPECT_EQ(Occurrences(run.err, c.message), 1u) << run.err;
+    EXPECT_FALSE(fs::exists(out));
+  }
+  // Every other command runs in one process.
+  const CliResult calc = testing::RunCommand(Mpirun(2) + "calc --help", dir);
+  EXPECT_EQ(calc.exit_code, 2) << calc.err;
+  EXPECT_EQ(Occurrences(calc.err, "`asyncdp calc` runs in one process, but this is one of 2 MPI ranks"), 1u)
+      << calc.err;
 }
 
 // Image data (IDX) are read whole on every rank; the ranks still host only their clients and the run
