@@ -121,8 +121,8 @@ struct ProtocolConfig {
   // Weight w of each applied update, v̂ ← v̂ − w·η̄_i·U (sim/protocol/server_step.h): full (w = 1, the
   // paper) | per_client (w = 1/n, FedAvg-like; the remedy for many clients). Post-processing: ε unchanged.
   ServerStep server_step = ServerStep::kFull;
-  double staleness_exponent = 0.0;
-  bool allow_truncation = false;    // true: a truncated run exits 0 (it still reports truncated)  // a of w ·= (1 + τ)^(−a), τ = update lag in global rounds (FedAsync); 0 = off
+  double staleness_exponent = 0.0;  // a of w ·= (1 + τ)^(−a), τ = update lag in global rounds (FedAsync); 0 = off
+  bool allow_truncation = false;    // true: a truncated run exits 0 (it still reports truncated)
 };
 
 // Random check-ins (protocol.participation = "check_in"): n = clients.count clients, one record each.
