@@ -10,10 +10,13 @@
 #include <string_view>
 #include <vector>
 
+#include "core/accounting/assumptions.h"
 #include "core/accounting/proactive/proactive.h"
 #include "core/privacy_assumptions.h"
 #include "core/step_size.h"
 #include "data/partition.h"
+#include "models/cnn/cnn_options.h"
+#include "models/regularizer.h"
 #include "sim/checkin/checkin_kinds.h"
 #include "sim/config_enum.h"
 #include "sim/protocol/delay_rule.h"
@@ -69,6 +72,34 @@ struct EnumNames<StepSizeSchedule> {  // schedule.step_rule
   static constexpr std::array<std::string_view, 3> kNames{"constant", "inverse_linear", "inverse_sqrt"};
 };
 
+template <>
+struct EnumNames<models::RegularizerConvention> {  // model.regularizer_convention
+  static constexpr std::array<std::string_view, 2> kNames{"per_example", "literal"};
+};
+template <>
+struct EnumNames<models::Activation> {  // model.activation
+  static constexpr std::array<std::string_view, 2> kNames{"relu", "tanh"};
+};
+
+// dp.accountant: the accountant of calibration, budget halts and the running epsilon — the families that
+// can do all three (the report shows every applicable one either way).
+enum class RunAccountant : uint8_t { kPld, kRdp, kRandomAllocation };
+template <>
+struct EnumNames<RunAccountant> {
+  static constexpr std::array<std::string_view, 3> kNames{"pld", "rdp", "random_allocation"};
+};
+inline accounting::AccountantKind ToAccountantKind(RunAccountant accountant) {
+  switch (accountant) {
+    case RunAccountant::kRdp:
+      return accounting::AccountantKind::kRdp;
+    case RunAccountant::kRandomAllocation:
+      return accounting::AccountantKind::kRandomAllocation;
+    case RunAccountant::kPld:
+      break;
+  }
+  return accounting::AccountantKind::kPld;
+}
+
 struct DataConfig {
   std::string train;              // training file (LIBSVM, IDX images, CIFAR-10 .bin); required
   std::string test;               // test file; empty = hold out `test_fraction` of `train`
@@ -85,10 +116,11 @@ struct ModelConfig {
   std::string kind = "logistic_l2";  // logistic | logistic_l2 | linear | svm | softmax | mlp | lenet | alexnet
                                      // | geometric_median
   double l2_lambda = 0.0;            // λ of logistic_l2; 0 = 1/N_c (the paper's choice, Table 1)
-  std::string regularizer_convention = "per_example";  // per_example (λ/2‖w̄‖² in each f) | literal (λ/(2N))
+  models::RegularizerConvention regularizer_convention =
+      models::RegularizerConvention::kPerExample;  // per_example (λ/2‖w̄‖² in each f) | literal (λ/(2N))
   bool regularize_bias = true;       // include b in ‖w̄‖² (Section 4) or not (Appendix D)
   std::vector<int64_t> hidden = {128};  // MLP hidden layer widths
-  std::string activation = "relu";   // relu | tanh (mlp, lenet, alexnet)
+  models::Activation activation = models::Activation::kRelu;  // relu | tanh (mlp, lenet, alexnet)
   int64_t threads = 1;               // oneTBB threads inside one batch (CNNs)
 };
 
@@ -154,7 +186,7 @@ struct DpConfig {
   int64_t allocation_k = 1;
   // accountant for calibration, the budget halt and ε so far: pld | rdp | random_allocation (the only one
   // for dp.sampling = random_allocation)
-  std::string accountant = "pld";
+  RunAccountant accountant = RunAccountant::kPld;
   bool halt_at_budget = true;        // with epsilon > 0: stop a client before it would exceed ε
   bool secure_noise = false;         // lattice + discrete Gaussian noise from OS entropy (needs rdp); not reproducible
   // Adaptive clipping (Andrew et al. 2021; docs/theory.md §2, "Adaptive clipping"): each client's C follows

@@ -113,15 +113,13 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        models::ModelKinds()},
       {"model.l2_lambda", &c.model.l2_lambda, "Regulariser lambda of logistic_l2; 0 = 1/N_c (Table 1).",
        Closed(0, 1e6)},
-      {"model.regularizer_convention",
-       &c.model.regularizer_convention,
+      {"model.regularizer_convention", &c.model.regularizer_convention,
        "How lambda/2 ||w||^2 splits over examples (Section 4 and Appendix D, objectives; docs/theory.md §2): "
        "per_example puts it whole in each "
-       "per-example loss (modulus lambda); literal puts lambda/(2N) in each.",
-       {"per_example", "literal"}},
+       "per-example loss (modulus lambda); literal puts lambda/(2N) in each."},
       {"model.regularize_bias", &c.model.regularize_bias, "Include the bias b in the L2 penalty."},
       {"model.hidden", &c.model.hidden, "MLP hidden layer widths, e.g. [128] or [256, 64].", Closed(1, 1e6)},
-      {"model.activation", &c.model.activation, "Hidden activation of mlp/lenet/alexnet.", {"relu", "tanh"}},
+      {"model.activation", &c.model.activation, "Hidden activation of mlp/lenet/alexnet."},
       {"model.threads", &c.model.threads, "oneTBB threads inside one batch's gradient work (CNNs); >= 1.",
        Closed(1, 1024)},
       // [clients]
@@ -255,13 +253,11 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        Closed(0, 1e7)},
       {"dp.allocation_k", &c.dp.allocation_k,
        "random_allocation: k, rounds each record joins per window (1 <= k <= m).", Closed(1, 1e7)},
-      {"dp.accountant",
-       &c.dp.accountant,
+      {"dp.accountant", &c.dp.accountant,
        "Accountant that calibrates sigma, halts a client at its budget and gives the running epsilon: pld "
        "(the tightest upper bound) or rdp (looser; the only one for secure noise), random_allocation (the "
        "Feldman-Shenfeld bounds; required by, and only for, dp.sampling = \"random_allocation\"). Every "
-       "accountant that covers the sampling is reported either way.",
-       {"pld", "rdp", "random_allocation"}},
+       "accountant that covers the sampling is reported either way."},
       {"dp.halt_at_budget", &c.dp.halt_at_budget,
        "With dp.epsilon > 0: a client stops before a round that would exceed its budget (the round is "
        "computed from the public plan before training)."},

@@ -87,7 +87,7 @@ void SplitHoldouts(Experiment& e, double fraction) {
 PrivacySetup ProactivePrivacy(const Experiment& e, int64_t dimension) {
   PrivacySetup p;
   p.enabled = true;
-  p.accountant = accounting::ParseAccountantKind(e.config.dp.accountant, "dp.accountant");
+  p.accountant = ToAccountantKind(e.config.dp.accountant);
   p.options.sampling = e.sampling;
   p.delta = e.delta;
   p.clip = e.config.dp.clip;

@@ -58,7 +58,7 @@ void ThrowUnlessApplies(const PrivacySetup& p) {
 void CheckAccountantApplies(const TrainConfig& config) {
   if (!config.dp.enabled) return;
   PrivacySetup p;
-  p.accountant = accounting::ParseAccountantKind(config.dp.accountant, "dp.accountant");
+  p.accountant = ToAccountantKind(config.dp.accountant);
   p.options.sampling = config.dp.sampling;
   // The window's size does not decide which accountant applies (m and k are resolved from the data later).
   if (p.options.sampling == SamplingModel::kRandomAllocation) p.options.allocation = {1, 1, 1.0};
@@ -122,7 +122,7 @@ PrivacySetup ResolvePrivacy(const TrainConfig& config, PlanTable& plans, Samplin
                             double delta, int64_t dimension) {
   PrivacySetup p;
   p.enabled = config.dp.enabled;
-  p.accountant = accounting::ParseAccountantKind(config.dp.accountant, "dp.accountant");
+  p.accountant = ToAccountantKind(config.dp.accountant);
   p.options.sampling = sampling;
   if (sampling == SamplingModel::kRandomAllocation) {
     // m and k are resolved (config.dp.allocation_steps > 0) by BuildExperiment before this runs.
@@ -184,7 +184,7 @@ PrivacySetup ResolvePrivacy(const TrainConfig& config, PlanTable& plans, Samplin
     p.sigma = sigma;
     p.calibrated = true;
     spdlog::info("calibrated sigma = {:.6g} for epsilon = {} (delta = {:.3g}) by the {} accountant", sigma,
-                 config.dp.epsilon, delta, config.dp.accountant);
+                 config.dp.epsilon, delta, ToString(config.dp.accountant));
   }
   plans.ForEachDistinct([&](RoundPlan& plan) { SetNoise(plan, p.sigma, config.dp.sigma_schedule); });
   CheckSigmaScheduleFits(config.dp.sigma_schedule, plans);
@@ -210,7 +210,7 @@ PrivacySetup ResolvePrivacy(const TrainConfig& config, PlanTable& plans, Samplin
                    "not train", config.dp.epsilon, never_started, plans.size());
     } else if (halted > 0) {
       spdlog::info("dp.epsilon = {}: {} of {} clients halt before the end of their plan ({} accountant)",
-                   config.dp.epsilon, halted, plans.size(), config.dp.accountant);
+                   config.dp.epsilon, halted, plans.size(), ToString(config.dp.accountant));
     }
   }
   return p;

@@ -117,7 +117,7 @@ ProactiveOptions ResolveProactiveOptions(const TrainConfig& config, SamplingMode
   o.schedule = config.schedule;  // the round step's rule (RoundStep): averaging and the large-s cap
   o.accounting.sampling = sampling;
   if (config.targets.enforce == EnforceMode::kDpAccountant) {
-    o.budget_accountants = {accounting::ParseAccountantKind(config.dp.accountant, "dp.accountant")};
+    o.budget_accountants = {ToAccountantKind(config.dp.accountant)};
   }
   return o;
 }

@@ -202,7 +202,7 @@ nlohmann::json ProactiveSummaryJson(const Experiment& e, const std::vector<std::
       {"phase_sizing", std::string(ToString(e.proactive.sizing))},
       {"budget_enforced_under", e.proactive.budget_accountants.size() == 2
                                     ? nlohmann::json({"rdp", "pld"})
-                                    : nlohmann::json({e.config.dp.accountant})},
+                                    : nlohmann::json({std::string(ToString(e.config.dp.accountant))})},
       {"note",
        "epsilon_* of a client is that of every round of its admitted plan (up to its budget): pausing and "
        "re-joining depend on its outputs, and a paused round is the trivial mechanism, so the whole plan "

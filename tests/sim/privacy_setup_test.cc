@@ -106,7 +106,7 @@ TEST(ResolvePrivacy, RefusesWhatTheEventCannotBeAccountedBy) {
   c.dp.secure_noise = true;  // discrete Gaussian: RDP only
   PlanTable plans = Plans(c, {400});
   EXPECT_THROW(ResolvePrivacy(c, plans, SamplingModel::kPoisson, 1e-5, 10), ConfigError);
-  c.dp.accountant = "rdp";
+  c.dp.accountant = RunAccountant::kRdp;
   EXPECT_NO_THROW(ResolvePrivacy(c, plans, SamplingModel::kPoisson, 1e-5, 10));
 }
 

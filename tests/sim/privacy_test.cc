@@ -83,7 +83,7 @@ TEST(RunPrivacy, SecureNoiseRunsIsAccountedByRdpAndIsNotReproducible) {
   TrainConfig c = SmallA9aConfig(2, 300);
   c.dp.secure_noise = true;
   EXPECT_THROW(RunTraining(c, {.progress = false}), ConfigError);  // pld cannot account it
-  c.dp.accountant = "rdp";
+  c.dp.accountant = RunAccountant::kRdp;
   const TrainResult a = RunTraining(c, {.progress = false});
   const TrainResult b = RunTraining(c, {.progress = false});
   EXPECT_FALSE(a.final_model == b.final_model);  // OS entropy, not the seed

@@ -63,7 +63,7 @@ TEST(AuditTest, SubsampledSamplersAreConsistent) {
 // subsampled-Gaussian accountants are unavailable for this sampler).
 TEST(AuditTest, RandomAllocationIsConsistent) {
   TrainConfig c = AuditConfig("random_allocation", 60, 20, 6, 1.0);
-  c.dp.accountant = "random_allocation";
+  c.dp.accountant = RunAccountant::kRandomAllocation;
   c.dp.allocation_steps = 3;
   const AuditReport r = RunAudit(c, Runs(300));
   EXPECT_FALSE(r.violation) << VerdictLine(r);

@@ -20,7 +20,7 @@ constexpr double kEpsilonTotal = 1.0;
 TrainConfig Base() {
   TrainConfig c = testing::SmallA9aConfig(2, 500);
   c.dp.sigma = 0.0;
-  c.dp.accountant = "pld";
+  c.dp.accountant = RunAccountant::kPld;
   c.schedule.sample_size = 25;
   c.schedule.epochs = 2.0;
   c.eval.points = 1;

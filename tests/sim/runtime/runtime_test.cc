@@ -184,7 +184,7 @@ TEST(VirtualRuntime, BudgetHaltStopsEveryClientWithinItsEpsilon) {
     TrainConfig c = SmallA9aConfig(3, 400);
     c.dp.sigma = 1.0;
     c.dp.epsilon = 1.2;  // less than the plan needs at sigma = 1
-    c.dp.accountant = accountant;
+    c.dp.accountant = EnumFromString<RunAccountant>(accountant).value();
     c.schedule.epochs = 5.0;
     const TrainResult r = RunTraining(c, {.progress = false});
     for (size_t client = 0; client < r.summary["rounds_per_client"].size(); ++client) {
@@ -222,7 +222,7 @@ TEST(VirtualRuntime, TargetEpsilonCalibratesSigmaForTheWholePlanWithPldByDefault
   EXPECT_GT(r.summary["epsilon"]["rdp"].get<double>(), 1.0);  // RDP would have asked for more noise
   EXPECT_EQ(r.resolved_config.dp.sigma, r.summary["sigma"].get<double>());
   // Calibrating by RDP gives a larger sigma for the same target.
-  c.dp.accountant = "rdp";
+  c.dp.accountant = RunAccountant::kRdp;
   const TrainResult by_rdp = RunTraining(c, {.progress = false});
   EXPECT_GT(by_rdp.summary["sigma"].get<double>(), r.summary["sigma"].get<double>());
   EXPECT_LE(by_rdp.summary["epsilon"]["rdp"].get<double>(), 1.0 + 1e-9);
