@@ -54,11 +54,11 @@ void TrainAndWrite(const TrainArgs& args, const sim::TrainConfig& config, bool p
                epsilon, s["delta"].get<double>(), s["wall_seconds"].get<double>(), out_dir);
   std::cout << s.dump(2) << "\n";
   // audit.canaries > 0: the one-run audit's verdict, as `asyncdp audit` reports it (exit code 3).
-  if (s.contains("audit") && s["audit"]["verdict"] == "VIOLATION") throw CommandExit{kExitViolation};
-  if (s.value("truncated", false) && !config.protocol.allow_truncation) {
+  if (result.audit && result.audit->violation()) throw CommandExit{kExitViolation};
+  if (result.runtime.truncated && !config.protocol.allow_truncation) {
     spdlog::error("the run is truncated: {} client(s) did not finish (summary.json: unfinished); exit code {} "
                   "(protocol.allow_truncation = true accepts truncated runs)",
-                  s["unfinished"].size(), kExitTruncated);
+                  result.runtime.unfinished.size(), kExitTruncated);
     throw CommandExit{kExitTruncated};
   }
 }
