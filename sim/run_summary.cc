@@ -1,0 +1,279 @@
+#include "sim/run_summary.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "core/noise.h"
+#include "sim/audit/train_audit.h"
+#include "sim/config_io.h"
+#include "sim/json_number.h"
+#include "sim/privacy.h"
+#include "sim/privacy_setup.h"
+#include "sim/proactive/phase_report.h"
+#include "sim/protocol/run_outcome.h"
+
+namespace asyncdp::sim {
+namespace {
+
+std::string_view StopName(ClientStop stop) {
+  switch (stop) {
+    case ClientStop::kRunning: return "running";
+    case ClientStop::kCompleted: return "completed";
+    case ClientStop::kBudgetExhausted: return "budget_exhausted";
+    case ClientStop::kDroppedOut: return "dropped_out";
+    case ClientStop::kTargetReached: return "target_reached";
+    case ClientStop::kTargetMissed: return "target_missed";
+    case ClientStop::kNotAdmitted: return "not_admitted";
+  }
+  return "?";
+}
+
+std::vector<int64_t> RoundsDone(const RunFacts& run) {
+  std::vector<int64_t> rounds;
+  for (const ClientOutcome& client : run.outcomes) rounds.push_back(client.rounds);
+  return rounds;
+}
+
+// A model with a non-finite parameter (or loss) has diverged: its "accuracy" is an artefact of how NaN
+// compares, so none is reported.
+void AccuracySection(const RunFacts& run, nlohmann::json& s) {
+  const MetricsRow& last = run.metrics.rows().back();
+  const bool diverged = !run.server.model().allFinite() || !std::isfinite(last.test_loss);
+  s["diverged"] = diverged;
+  s["test_accuracy"] = diverged ? nlohmann::json(nullptr) : nlohmann::json(last.test_accuracy);
+  s["test_loss"] = diverged ? nlohmann::json(nullptr) : nlohmann::json(last.test_loss);
+  if (diverged) {
+    spdlog::error("the model diverged (non-finite parameters or loss): no accuracy is reported; lower "
+                  "schedule.eta0 or dp.clip");
+  }
+}
+
+// The privacy report and the time spent accounting. The rounds the guarantee covers: those that ran,
+// except for clients with accuracy targets, whose pauses and re-joins depend on their outputs: every round
+// of their admitted plan (AdmittedRounds).
+void PrivacySection(const RunFacts& run, nlohmann::json& s) {
+  const Experiment& e = run.experiment;
+  const auto report_start = std::chrono::steady_clock::now();
+  const std::vector<int64_t> rounds_done = RoundsDone(run);
+  std::vector<int64_t> accounted = rounds_done;
+  if (e.proactive.enabled) {
+    for (size_t c = 0; c < accounted.size(); ++c) accounted[c] = AdmittedRounds(e, c);
+  }
+  s["privacy"] = PrivacySummaryJson(
+      e, e.privacy.enabled ? AccountRun(e.privacy, e.plans, accounted) : accounting::PopulationReport{});
+  if (e.proactive.enabled && e.privacy.enabled) {
+    const nlohmann::json tally = PrivacySummaryJson(e, AccountRun(e.privacy, e.plans, rounds_done));
+    s["privacy"]["epsilon_realised_tally"] = tally["epsilon"];
+    s["privacy"]["epsilon_realised_tally"]["note"] =
+        "the rounds that ran, composed: not a guarantee (with accuracy targets the rounds run depend on the "
+        "clients' outputs); privacy.epsilon, of every round of each admitted plan, is";
+  }
+  if (e.privacy.enabled && e.privacy.user_level) {
+    // Side by side (docs/theory.md §4): the record-level guarantee of the same run — a record moves a
+    // client's clipped update by at most C under noise σ C_u, with the record sampler's amplification.
+    const nlohmann::json record = PrivacySummaryJson(e, AccountRun(e.privacy.RecordLevel(), e.plans, accounted));
+    s["privacy"]["epsilon_record_level"] = record["epsilon"];
+    s["privacy"]["epsilon_record_level"]["note"] =
+        "record-level DP of the same run (add/remove one record, Poisson sampling, noise multiplier sigma * "
+        "client_clip / clip); privacy.epsilon, the headline, is user-level (add/remove one client's data set)";
+  }
+  s["epsilon"] = s["privacy"]["epsilon"];
+  // Time spent accounting: σ and budget halts before training, the running ε column, this final report.
+  const double report_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - report_start).count();
+  s["accounting_seconds"] = e.privacy_seconds + run.metrics.epsilon_seconds() + report_seconds;
+  spdlog::info("accounting: {:.3f} s (sigma and budget halts {:.3f} s, running epsilon {:.3f} s, final report {:.3f} s)",
+               s["accounting_seconds"].get<double>(), e.privacy_seconds, run.metrics.epsilon_seconds(),
+               report_seconds);
+  s["delta"] = e.delta;
+  s["sigma"] = e.privacy.sigma;
+  s["sigma_calibrated"] = e.privacy.calibrated;
+  s["clip"] = e.config.dp.clip;
+}
+
+// The plan, how far each client got, and the protocol's statistics (staleness, update lag, exclusions).
+void ProtocolSection(const RunFacts& run, nlohmann::json& s) {
+  const Experiment& e = run.experiment;
+  int64_t max_staleness = 0;
+  std::vector<int64_t> planned_grads;
+  for (const ClientOutcome& client : run.outcomes) {
+    max_staleness = std::max(max_staleness, client.max_staleness);
+    planned_grads.push_back(client.planned_gradients);
+  }
+  s["sample_size"] = e.plans[0].max_sample_size();
+  s["records_per_client"] = e.plans[0].n_records;
+  s["rounds_per_client"] = RoundsDone(run);
+  s["planned_grads_per_client"] = planned_grads;
+  s["max_staleness"] = max_staleness;
+  s["staleness_bound"] = e.delay_rule->MaxStaleness() == std::numeric_limits<int64_t>::max()
+                             ? nlohmann::json(nullptr)
+                             : nlohmann::json(e.delay_rule->MaxStaleness());
+  s["delay_rule"] = e.delay_rule->Describe();
+  s["global_rounds"] = run.server.global_round();
+  int64_t max_lag = 0, readmitted = 0;
+  for (int64_t c = 0; c < e.config.clients.count; ++c) {
+    max_lag = std::max(max_lag, run.server.max_update_lag(c));
+    readmitted += run.server.readmissions(c);
+  }
+  // Applied-at minus computed-at global round, over every update: how late an update lands (staleness
+  // i − k is clamped at 0 and cannot show it for clients whose local rounds lag the global round).
+  s["max_update_lag"] = max_lag;
+  s["readmissions"] = readmitted;
+  // Each client excluded at least once, in id order; every exclusion (a client re-admitted and excluded
+  // again counts twice) in `exclusions`.
+  std::vector<int64_t> excluded_ids = run.report.excluded;
+  std::sort(excluded_ids.begin(), excluded_ids.end());
+  excluded_ids.erase(std::unique(excluded_ids.begin(), excluded_ids.end()), excluded_ids.end());
+  s["excluded_clients"] = excluded_ids;
+  s["exclusions"] = run.report.excluded.size();
+}
+
+void TimingSection(const RunFacts& run, nlohmann::json& s) {
+  const RuntimeReport& report = run.report;
+  int64_t total_planned = 0;
+  for (const ClientOutcome& client : run.outcomes) total_planned += client.planned_gradients;
+  const bool virtual_clock = run.experiment.runtime.kind == RuntimeKind::kVirtual;
+  s["wall_seconds"] = run.wall_seconds;
+  s["run_seconds"] = report.wall_seconds;
+  s["compute_seconds"] = report.compute_seconds;
+  s["eval_seconds"] = report.observer_seconds;
+  s["protocol_overhead"] = ProtocolOverhead(report);
+  s["compute_threads"] = report.cores;
+  s["virtual_seconds"] = virtual_clock ? nlohmann::json(report.end_time) : nlohmann::json(nullptr);
+  s["grads_per_second"] = report.wall_seconds > 0 ? static_cast<double>(total_planned) / report.wall_seconds : 0.0;
+}
+
+// The outcome (docs/design.md, "End of a run"): truncated when any client neither finished nor stopped by
+// a rule; each such client with why and how far it got. `asyncdp train` exits 4 on a truncated run unless
+// protocol.allow_truncation = true.
+void OutcomeSection(const RuntimeReport& report, nlohmann::json& s) {
+  s["truncated"] = report.truncated;
+  s["stalled"] = report.stalled;
+  if (report.cancelled) s["cancelled"] = true;
+  nlohmann::json unfinished_ids = nlohmann::json::array(), unfinished = nlohmann::json::array();
+  for (const UnfinishedClient& u : report.unfinished) {
+    unfinished_ids.push_back(u.client);
+    unfinished.push_back({{"client", u.client},
+                          {"reason", std::string(ToString(u.reason))},
+                          {"rounds", u.rounds},
+                          {"applied_rounds", u.applied_rounds},
+                          {"planned_rounds", u.planned_rounds}});
+  }
+  s["unfinished_clients"] = unfinished_ids;
+  s["unfinished"] = unfinished;
+}
+
+// Values no accountant covers (functions of the clients' data, e.g. |B_i| under Poisson sampling): for
+// debugging and research only; output.diagnostics = false leaves them out of every output.
+nlohmann::json DiagnosticsJson(const RunFacts& run) {
+  const MetricsRow& last = run.metrics.rows().back();
+  std::vector<int64_t> realised_grads;
+  nlohmann::json clipped_fraction = nlohmann::json::array(), mean_grad_norm = nlohmann::json::array();
+  for (const ClientOutcome& client : run.outcomes) {
+    realised_grads.push_back(client.gradients);
+    const auto& clip = client.clip_totals;
+    const double n = std::max<double>(1.0, static_cast<double>(clip.examples));
+    clipped_fraction.push_back(static_cast<double>(clip.clipped) / n);
+    mean_grad_norm.push_back(clip.norm_sum / n);
+  }
+  nlohmann::json d = {
+      {"note", "non-private: not covered by any reported epsilon"},
+      {"train_loss", std::isnan(last.train_loss) ? nlohmann::json(nullptr) : nlohmann::json(last.train_loss)},
+      {"realised_grads_per_client", realised_grads},
+      {"clipped_fraction_per_client", clipped_fraction},
+      {"mean_grad_norm_per_client", mean_grad_norm}};
+  if (run.experiment.reference) {
+    d["suboptimality"] = FiniteOrNull(last.suboptimality);
+    d["distance_sq"] = FiniteOrNull(last.distance_sq);
+  }
+  if (run.experiment.config.eval.gradient_norm) d["gradient_norm"] = FiniteOrNull(last.gradient_norm);
+  return d;
+}
+
+}  // namespace
+
+std::string ClientsCsv(const RunFacts& run) {
+  const Experiment& e = run.experiment;
+  const ServerProtocol& server = run.server;
+  const bool diagnostics = e.config.output.diagnostics;
+  int64_t max_staleness_bucket = 0;
+  for (const ClientOutcome& client : run.outcomes) {
+    max_staleness_bucket = std::max(max_staleness_bucket, client.max_staleness);
+  }
+  // The stop column: why the client stopped, or — for a client the run cut short — why it did not finish
+  // (run_outcome.h); a client whose whole plan was applied but whose stop notice was late is "completed".
+  std::vector<std::string> stop_label(run.outcomes.size());
+  for (const ClientOutcome& client : run.outcomes) {
+    stop_label[static_cast<size_t>(client.id)] =
+        client.paused                              ? "paused_at_target"
+        : client.stop != ClientStop::kRunning      ? std::string(StopName(client.stop))
+        : PlanApplied(server, client.id, e.plans[static_cast<size_t>(client.id)].rounds()) ? "completed"
+                                                                                           : "running";
+  }
+  for (const UnfinishedClient& u : run.report.unfinished) {
+    stop_label[static_cast<size_t>(u.client)] = ToString(u.reason);
+  }
+  const bool proactive = e.proactive.enabled;
+  std::string out = "client,records,rounds,planned_gradients,budget_rounds,stop,excluded,readmissions,"
+                    "max_update_lag,mean_update_lag,max_staleness";
+  for (int64_t s = 0; s <= max_staleness_bucket; ++s) out += fmt::format(",staleness_{}", s);
+  if (proactive) out += ProactiveClientsHeader(diagnostics);
+  if (diagnostics) out += ",diag_gradients,diag_clipped_fraction,diag_mean_grad_norm";
+  out += "\n";
+  for (const ClientOutcome& client : run.outcomes) {
+    const auto c = static_cast<size_t>(client.id);
+    const int64_t id = client.id;
+    const double mean_lag = server.updates_of(id) > 0 ? static_cast<double>(server.update_lag_sum(id)) /
+                                                            static_cast<double>(server.updates_of(id))
+                                                      : 0.0;
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{:.6g},{}", id, client.records, client.rounds,
+                       client.planned_gradients, e.privacy.budget_rounds[c], stop_label[c],
+                       server.excluded(id) ? 1 : 0, server.readmissions(id), server.max_update_lag(id), mean_lag,
+                       client.max_staleness);
+    const auto& histogram = client.staleness_histogram;
+    for (int64_t s = 0; s <= max_staleness_bucket; ++s) {
+      out += fmt::format(",{}", s < static_cast<int64_t>(histogram.size()) ? histogram[s] : 0);
+    }
+    // The proactive runs are refused on the MPI runtime (sim/config_io.cc), so clients[c] ran here.
+    if (proactive) out += ProactiveClientCells(e, *run.clients[c], server.model(), diagnostics);
+    if (diagnostics) {
+      const auto& clip = client.clip_totals;
+      const double n = std::max<double>(1.0, static_cast<double>(clip.examples));
+      out += fmt::format(",{},{:.6g},{:.6g}", client.gradients, static_cast<double>(clip.clipped) / n,
+                         clip.norm_sum / n);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+nlohmann::json SummaryJson(const RunFacts& run, const std::optional<audit::TrainAuditOutcome>& audit) {
+  const Experiment& e = run.experiment;
+  const TrainConfig& config = e.config;
+  const bool diagnostics = config.output.diagnostics;
+  nlohmann::json s;
+  AccuracySection(run, s);
+  PrivacySection(run, s);
+  ProtocolSection(run, s);
+  TimingSection(run, s);
+  s["runtime"] = std::string(ToString(config.protocol.runtime));
+  s["seed"] = config.seed;
+  OutcomeSection(run.report, s);
+  s["model"] = {{"kind", config.model.kind}, {"parameters", e.model->NumParams()}};
+  if (audit) s["audit"] = audit::TrainAuditJson(e, *audit);
+  if (e.proactive.enabled) s["proactive"] = ProactiveSummaryJson(e, run.clients, run.server.model(), diagnostics);
+  s["config"] = ToToml(config);
+  s["asyncdp_version"] = ASYNCDP_VERSION;
+  // Which Gaussian generator drew the noise (core/noise.h): results from another version differ in bits.
+  s["noise_generator_version"] = asyncdp::kNoiseGeneratorVersion;
+  if (diagnostics) s["diagnostics"] = DiagnosticsJson(run);
+  return s;
+}
+
+}  // namespace asyncdp::sim
