@@ -15,10 +15,11 @@
 #include "sim/checkin/checkin_plan.h"
 #include "sim/checkin/checkin_privacy.h"
 #include "sim/checkin/checkin_server.h"
+#include "sim/checkin/checkin_summary.h"
 #include "sim/config_io.h"
+#include "sim/json_number.h"
 #include "sim/model_config.h"
 #include "sim/train_data.h"
-#include "sim/json_number.h"
 
 namespace asyncdp::sim::checkin {
 namespace {
@@ -54,30 +55,6 @@ Data LoadCheckInData(const TrainConfig& config, const CheckInOptions& o) {
     d.used_rows = o.clients;
   }
   return d;
-}
-
-struct Counters {
-  int64_t empty_steps = 0;
-  int64_t dummy_updates = 0;
-  int64_t discarded = 0;
-  int64_t out_of_range = 0;
-  int64_t participating = 0;  // summed over windows
-  int64_t used = 0;     // client updates used
-  int64_t records = 0;  // records whose gradients were used
-};
-
-nlohmann::json BoundsJson(const accounting::RandomAllocationResult& r) {
-  nlohmann::json bounds = nlohmann::json::array();
-  for (const auto& b : r.bounds) {
-    nlohmann::json e = {{"bound", std::string(accounting::ToString(b.bound))},
-                        {"direction", std::string(accounting::ToString(b.direction))},
-                        {"applicable", b.applicable},
-                        {"epsilon", b.applicable && std::isfinite(b.value) ? nlohmann::json(b.value)
-                                                                            : nlohmann::json(nullptr)}};
-    if (!b.note.empty()) e["note"] = b.note;
-    bounds.push_back(std::move(e));
-  }
-  return bounds;
 }
 
 }  // namespace
@@ -159,7 +136,7 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
                                          : "") +
                             "\n";
   std::vector<MetricsRow> rows;
-  Counters counters;
+  CheckInCounters counters;
   const double epsilon_text = privacy.bounded ? privacy.epsilon : std::numeric_limits<double>::quiet_NaN();
   auto record = [&](int64_t step) {
     const auto& theta = server.model();
@@ -224,92 +201,18 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
   result.final_model = server.model();
 
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  nlohmann::json& s = result.summary;
-  const MetricsRow& last = rows.back();
-  s["test_accuracy"] = last.test_accuracy;
-  s["test_loss"] = last.test_loss;
-  nlohmann::json p = {{"neighbors", "add_remove"},
-                      {"unit", o.user_level() ? "client" : "record"},
-                      {"scope", o.user_level()
-                                    ? "user-level DP: add or remove one client's whole data set, the population "
-                                      "size n public (central DP for the population)"
-                                    : "one client = one record: add or remove one client's record, the "
-                                      "population size n public (central DP for the population)"},
-                      {"delta", delta},
-                      {"sigma", sigma},
-                      {"sigma_calibrated", calibrated}};
-  if (privacy.bounded) {
-    p["epsilon"] = FiniteOrNull(privacy.epsilon);
-    p["bound"] = "upper_bound";
-    p["theorem"] = privacy.theorem;
-    p["assumptions"] = std::string(accounting::kRandomAllocationAssumptions);
-    p["accounted_as"] = {{"steps", privacy.accounted.steps},
-                         {"k", privacy.accounted.allocations},
-                         {"windows", privacy.accounted.windows},
-                         {"p0", privacy.accounted.participation},
-                         {"sigma", privacy.accounted.sigma}};
-    p["bounds"] = BoundsJson(*privacy.bounds);
-    if (record_level) {
-      const double record = std::min(record_level->epsilon, privacy.epsilon);
-      p["epsilon_record_level"] = {
-          {"epsilon", FiniteOrNull(record)},
-          {"accounted_sigma", record_level->accounted.sigma},
-          {"note", "record-level DP of the same run (add/remove one record of a client: it moves the client's "
-                   "update by at most C under noise sigma * client_clip, accounted by the same reduction at "
-                   "multiplier sigma * client_clip / clip, and capped by the user-level bound, which implies "
-                   "it); privacy.epsilon, the headline, is user-level"}};
-    }
-  } else {
-    p["epsilon"] = nullptr;
-    p["bound"] = "no_bound";
-    p["reason"] = privacy.reason;
-  }
-  s["privacy"] = p;
-  s["epsilon"] = p["epsilon"];
-  s["delta"] = delta;
-  s["sigma"] = sigma;
-  s["clip"] = clip;
-  if (o.user_level()) s["client_clip"] = o.client_clip;
-  nlohmann::json c = {{"variant", std::string(ToString(o.variant))},
-                      {"step_rule", std::string(ToString(o.step_rule))},
-                      {"clients", n},
-                      {"steps_per_window", o.steps},
-                      {"windows", o.windows},
-                      {"p0", o.participation},
-                      {"batch_steps", o.batch_steps},
-                      {"records_held", data.used_rows}};
-  if (public_updates) c["model_updates"] = server.updates();
-  if (o.variant != Variant::kSlidingWindow) {
-    const double windows = static_cast<double>(o.windows);
-    c["expected_empty_steps"] = windows * ExpectedEmptySteps(n, o.steps, o.participation);
-    c["empty_steps_sd"] = std::sqrt(windows * EmptyStepsVariance(n, o.steps, o.participation));
-    c["expected_participating_clients"] = windows * o.participation * static_cast<double>(n);
-  } else {
-    c["window_length"] = o.window_length;
-    c["warmup"] = o.warmup;
-  }
-  s["checkin"] = c;
-  if (diagnostics) {
-    s["diagnostics"] = {
-        {"note", "NOT PRIVATE: the realised check-ins, which the reported epsilon assumes secret"},
-        {"checkin",
-         {{"participating_clients", counters.participating},
-          {"discarded_check_ins", counters.discarded + counters.out_of_range},
-          {"discarded_unselected", counters.discarded},
-          {"discarded_out_of_range", counters.out_of_range},
-          {"empty_steps", counters.empty_steps},
-          {"dummy_updates", counters.dummy_updates},
-          {"client_updates_used", counters.used},
-          {"records_used", counters.records},
-          {"model_updates", server.updates()}}}};
-  }
-  s["wall_seconds"] = wall;
-  s["virtual_seconds"] = total_steps;
-  s["runtime"] = "virtual (check-in driver: one server step per tick)";
-  s["seed"] = config.seed;
-  s["model"] = {{"kind", config.model.kind}, {"parameters", model->NumParams()}};
-  s["config"] = ToToml(config);
-  s["asyncdp_version"] = ASYNCDP_VERSION;
+  result.summary = CheckInSummaryJson({.config = config,
+                                       .options = o,
+                                       .privacy = privacy,
+                                       .record_level = record_level,
+                                       .sigma = sigma,
+                                       .sigma_calibrated = calibrated,
+                                       .counters = counters,
+                                       .model_updates = server.updates(),
+                                       .records_held = data.used_rows,
+                                       .parameters = model->NumParams(),
+                                       .last = rows.back(),
+                                       .wall_seconds = wall});
   return result;
 }
 
