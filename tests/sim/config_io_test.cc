@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <variant>
+
 #include "core/error.h"
 #include "sim/config_fields.h"
 
@@ -74,6 +77,50 @@ TEST(ConfigIo, EnumeratedKeysParseIntoTheirEnum) {
   EXPECT_EQ(ToString(ClipMode::kAdaptive), "adaptive");
   EXPECT_EQ(EnumFromString<PrivacyUnit>("record"), PrivacyUnit::kRecord);
   EXPECT_FALSE(EnumFromString<PrivacyUnit>("Record").has_value());
+}
+
+// Every enumerated key, each of its words: --set stores it, the resolved TOML writes it back and reads the
+// same enum, a word of another key is refused naming the key and its choices, and the enumerated keys
+// converted in issue 30 are all among them.
+TEST(ConfigIo, EveryEnumeratedKeyRoundTripsEachOfItsWords) {
+  TrainConfig probe;
+  std::vector<std::string> enumerated;
+  for (const ConfigField& field : ConfigFields(probe)) {
+    if (!std::holds_alternative<EnumBinding>(field.target)) continue;
+    enumerated.push_back(field.key);
+    ASSERT_FALSE(field.choices.empty()) << field.key;
+    for (const std::string& word : field.choices) {
+      SCOPED_TRACE(field.key + " = " + word);
+      TrainConfig c;
+      ApplyOverride(c, field.key + "=" + word);
+      auto fields = ConfigFields(c);
+      EXPECT_EQ(FieldValueText(*FindField(fields, field.key)), "\"" + word + "\"");
+      TrainConfig back = ParseConfigText(ToToml(c), "resolved.toml");
+      auto back_fields = ConfigFields(back);
+      EXPECT_EQ(FieldValueText(*FindField(back_fields, field.key)), "\"" + word + "\"");
+    }
+    TrainConfig c;
+    try {
+      ApplyOverride(c, field.key + "=not_a_word");
+      ADD_FAILURE() << field.key << " accepted an unknown word";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(e.message().find(field.key + ": expected one of " + field.choices.front()), std::string::npos)
+          << e.message();
+    }
+  }
+  for (const char* key : {"checkin.variant", "checkin.step_rule", "proactive.phase_sizing", "proactive.gamma_mode",
+                          "audit.canary", "data.partition", "dp.sampling", "schedule.step_rule", "dp.accountant",
+                          "model.activation", "model.regularizer_convention", "dp.clip_mode", "protocol.runtime"}) {
+    EXPECT_NE(std::find(enumerated.begin(), enumerated.end(), key), enumerated.end()) << key;
+  }
+  // The words past parsing are the enums the code uses.
+  TrainConfig c;
+  ApplyOverride(c, "checkin.variant=sliding_window");
+  ApplyOverride(c, "dp.accountant=rdp");
+  ApplyOverride(c, "schedule.step_rule=inverse_sqrt");
+  EXPECT_EQ(c.checkin.variant, checkin::Variant::kSlidingWindow);
+  EXPECT_EQ(ToAccountantKind(c.dp.accountant), accounting::AccountantKind::kRdp);
+  EXPECT_EQ(c.schedule.step_rule, StepSizeSchedule::kInverseSqrt);
 }
 
 TEST(ConfigIo, SyntaxErrorReportsLineAndColumn) {
