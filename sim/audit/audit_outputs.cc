@@ -52,10 +52,8 @@ std::string ThreatModel(const AuditReport& r) {
          "batches, initial model and latencies from its own seed (scores.csv)";
 }
 
-}  // namespace
-
-nlohmann::json AuditJson(const AuditReport& r) {
-  nlohmann::json j;
+// The verdict, its line and rule, and eps_lower with how it was obtained.
+void VerdictSection(const AuditReport& r, nlohmann::json& j) {
   const bool multi = r.options.mode == AuditMode::kMultiRun;
   j["verdict"] = r.violation ? "VIOLATION" : "consistent";
   j["verdict_line"] = VerdictLine(r);
@@ -79,6 +77,10 @@ nlohmann::json AuditJson(const AuditReport& r) {
              : "one-run audit: largest eps whose p-value is below 1 - confidence, best of several guess "
                "counts (Bonferroni)"},
       {"assumes", multi ? "independent runs only" : "independent fair canary coins drawn before training"}};
+}
+
+// Every accountant's epsilon for the audited client, the headline, and eps_lower against the PLD's.
+void ReportedSection(const AuditReport& r, nlohmann::json& j) {
   nlohmann::json reported;
   for (const auto& e : r.reported) {
     reported[std::string(accounting::ToString(e.accountant))] = {
@@ -95,56 +97,67 @@ nlohmann::json AuditJson(const AuditReport& r) {
     if (e.accountant == accounting::AccountantKind::kPld) pld = e.epsilon;
   }
   nlohmann::json ratio = {{"eps_lower_over_pld", FiniteOrNull(Ratio(r.eps_lower, pld))}};
-  if (multi) {
+  if (r.options.mode == AuditMode::kMultiRun) {
     const auto& m = r.multi;
     ratio["gdp_counts_over_pld"] = FiniteOrNull(Ratio(m.gdp_counts.epsilon, pld));
     ratio["gdp_fit_over_pld"] = FiniteOrNull(Ratio(m.gdp_fit.epsilon, pld));
-    nlohmann::json out;
-    out["runs_per_side"] = r.options.runs;
-    out["selection_runs"] = {{"in", m.selection_in}, {"out", m.selection_out}};
-    out["evaluation_runs"] = {{"in", m.evaluation_in}, {"out", m.evaluation_out}};
-    out["definition"] = BoundJson(m.definition, m.evaluation_in, m.evaluation_out);
-    out["definition"]["complement"] = m.definition.complement;
-    out["definition"]["assumes"] = "independent runs only";
-    out["gdp_counts"] = BoundJson(m.gdp_counts, m.evaluation_in, m.evaluation_out);
-    out["gdp_counts"]["mu_lower"] = FiniteOrNull(m.gdp_counts.mu_lower);
-    out["gdp_counts"]["assumes"] =
-        "a Gaussian trade-off curve (exact for the full-batch Dirac canary, CLT-approximate for many "
-        "subsampled "
-        "steps); a tightness diagnostic, never the verdict (Nasr et al. 2023)";
-    out["gdp_fit"] = {
-        {"epsilon", FiniteOrNull(m.gdp_fit.epsilon)},
-        {"mu_hat", FiniteOrNull(m.gdp_fit.mu_hat)},
-        {"mu_lower", FiniteOrNull(m.gdp_fit.mu_lower)},
-        {"variance_ratio", FiniteOrNull(m.gdp_fit.variance_ratio)},
-        {"assumes", "Gaussian scores of equal variance in and out, and a Gaussian trade-off curve"}};
-    out["profile"] = {{"refuted", m.profile.refuted},
-                      {"points", r.profile.size()},
-                      {"most_contradicted_epsilon", FiniteOrNull(m.profile.epsilon)},
-                      {"delta_reported", FiniteOrNull(m.profile.delta_reported)},
-                      {"delta_lower", FiniteOrNull(m.profile.delta_lower)},
-                      {"log_margin", FiniteOrNull(m.profile.log_margin)},
-                      {"threshold", FiniteOrNull(m.profile_threshold)},
-                      {"refuted_accountants", r.refuted_accountants},
-                      {"assumes", "independent runs only"}};
-    out["roc_area"] = m.roc_area;
-    j["multi_run"] = out;
-  } else {
-    const auto& o = r.one_run;
-    int64_t planted = 0;
-    for (const uint8_t c : r.included) planted += c;
-    j["one_run"] = {{"canaries", o.canaries},
-                    {"planted", planted},
-                    {"guesses", o.guesses},
-                    {"correct", o.correct},
-                    {"k_plus", o.k_plus},
-                    {"k_minus", o.k_minus},
-                    {"beta", o.beta},
-                    {"note",
-                     "the one-run bound is loose for the Gaussian mechanism by design (Steinke et al. 2023): "
-                     "expect it well below the reported epsilon"}};
   }
   j["ratio"] = ratio;
+}
+
+// The multi-run audit's bounds: the definition's, the Gaussian diagnostics and the profile test.
+nlohmann::json MultiRunJson(const AuditReport& r) {
+  const auto& m = r.multi;
+  nlohmann::json out;
+  out["runs_per_side"] = r.options.runs;
+  out["selection_runs"] = {{"in", m.selection_in}, {"out", m.selection_out}};
+  out["evaluation_runs"] = {{"in", m.evaluation_in}, {"out", m.evaluation_out}};
+  out["definition"] = BoundJson(m.definition, m.evaluation_in, m.evaluation_out);
+  out["definition"]["complement"] = m.definition.complement;
+  out["definition"]["assumes"] = "independent runs only";
+  out["gdp_counts"] = BoundJson(m.gdp_counts, m.evaluation_in, m.evaluation_out);
+  out["gdp_counts"]["mu_lower"] = FiniteOrNull(m.gdp_counts.mu_lower);
+  out["gdp_counts"]["assumes"] =
+      "a Gaussian trade-off curve (exact for the full-batch Dirac canary, CLT-approximate for many "
+      "subsampled "
+      "steps); a tightness diagnostic, never the verdict (Nasr et al. 2023)";
+  out["gdp_fit"] = {
+      {"epsilon", FiniteOrNull(m.gdp_fit.epsilon)},
+      {"mu_hat", FiniteOrNull(m.gdp_fit.mu_hat)},
+      {"mu_lower", FiniteOrNull(m.gdp_fit.mu_lower)},
+      {"variance_ratio", FiniteOrNull(m.gdp_fit.variance_ratio)},
+      {"assumes", "Gaussian scores of equal variance in and out, and a Gaussian trade-off curve"}};
+  out["profile"] = {{"refuted", m.profile.refuted},
+                    {"points", r.profile.size()},
+                    {"most_contradicted_epsilon", FiniteOrNull(m.profile.epsilon)},
+                    {"delta_reported", FiniteOrNull(m.profile.delta_reported)},
+                    {"delta_lower", FiniteOrNull(m.profile.delta_lower)},
+                    {"log_margin", FiniteOrNull(m.profile.log_margin)},
+                    {"threshold", FiniteOrNull(m.profile_threshold)},
+                    {"refuted_accountants", r.refuted_accountants},
+                    {"assumes", "independent runs only"}};
+  out["roc_area"] = m.roc_area;
+  return out;
+}
+
+nlohmann::json OneRunJson(const AuditReport& r) {
+  const auto& o = r.one_run;
+  int64_t planted = 0;
+  for (const uint8_t c : r.included) planted += c;
+  return {{"canaries", o.canaries},
+          {"planted", planted},
+          {"guesses", o.guesses},
+          {"correct", o.correct},
+          {"k_plus", o.k_plus},
+          {"k_minus", o.k_minus},
+          {"beta", o.beta},
+          {"note",
+           "the one-run bound is loose for the Gaussian mechanism by design (Steinke et al. 2023): "
+           "expect it well below the reported epsilon"}};
+}
+
+// How the audit ran, what it audited and any test-only fault.
+void SetupSection(const AuditReport& r, nlohmann::json& j) {
   j["audit"] = {{"mode", std::string(ToString(r.options.mode))},
                 {"view", std::string(ToString(r.options.view))},
                 {"canary", std::string(ToString(r.options.canary))},
@@ -175,35 +188,53 @@ nlohmann::json AuditJson(const AuditReport& r) {
                   {"sigma", r.sigma},
                   {"delta", r.delta},
                   {"clip", r.resolved_config.dp.clip}};
-  j["threat_model"] = ThreatModel(r);
-  j["public"] = kPublicAssumption;
+}
+
+std::string CanaryText(const AuditReport& r) {
+  const bool multi = r.options.mode == AuditMode::kMultiRun;
   switch (r.options.canary) {
     case CanaryKind::kDirac:
-      j["canary"] =
-          "Dirac gradient canary (Nasr et al. 2023): clipped gradient exactly C on its own parameter, "
-          "which no other record's gradient touches; the other records train the configured model";
-      break;
+      return "Dirac gradient canary (Nasr et al. 2023): clipped gradient exactly C on its own parameter, "
+             "which no other record's gradient touches; the other records train the configured model";
     case CanaryKind::kOpposite:
-      j["canary"] =
-          "Dirac canary +C e with every other record of the client at -C e: a batch's canary "
-          "coordinate moves by 2C when the canary displaces a record (the replace-one worst case)";
-      break;
+      return "Dirac canary +C e with every other record of the client at -C e: a batch's canary "
+             "coordinate moves by 2C when the canary displaces a record (the replace-one worst case)";
     case CanaryKind::kWholeClient:
-      j["canary"] =
-          "whole-client canary (user-level DP): every record of the audited client is a Dirac canary C e, so "
-          "each round update is clip_{C_u}(s_t C e) + noise, against the same client without data (update "
-          "0 + noise): add/remove one client's data set; scores projected on e / C_u";
-      break;
+      return "whole-client canary (user-level DP): every record of the audited client is a Dirac canary C e, "
+             "so "
+             "each round update is clip_{C_u}(s_t C e) + noise, against the same client without data (update "
+             "0 + noise): add/remove one client's data set; scores projected on e / C_u";
     case CanaryKind::kMislabelled:
-      j["canary"] =
-          multi ? "mislabelled record: a copy of one of the client's records with another label (chosen from "
-                  "the seed), trained on by the configured model; score = -(final model's loss on it), black-box"
-                : "mislabelled records: copies of m distinct records of the client, each with another label "
-                  "(from the seed), planted as part of the data set the run trains on and accounts (Poisson: "
-                  "added, N_c grows; fixed-size and shuffle: each replaces a record); score = -(final model's "
-                  "loss on it), black-box";
-      break;
+      return multi
+                 ? "mislabelled record: a copy of one of the client's records with another label (chosen "
+                   "from "
+                   "the seed), trained on by the configured model; score = -(final model's loss on it), "
+                   "black-box"
+                 : "mislabelled records: copies of m distinct records of the client, each with another label "
+                   "(from the seed), planted as part of the data set the run trains on and accounts "
+                   "(Poisson: "
+                   "added, N_c grows; fixed-size and shuffle: each replaces a record); score = -(final "
+                   "model's "
+                   "loss on it), black-box";
   }
+  return "";
+}
+
+}  // namespace
+
+nlohmann::json AuditJson(const AuditReport& r) {
+  nlohmann::json j;
+  VerdictSection(r, j);
+  ReportedSection(r, j);
+  if (r.options.mode == AuditMode::kMultiRun) {
+    j["multi_run"] = MultiRunJson(r);
+  } else {
+    j["one_run"] = OneRunJson(r);
+  }
+  SetupSection(r, j);
+  j["threat_model"] = ThreatModel(r);
+  j["public"] = kPublicAssumption;
+  j["canary"] = CanaryText(r);
   j["trainings"] = r.trainings;
   j["wall_seconds"] = r.wall_seconds;
   j["seconds_per_training"] = r.trainings > 0 ? r.wall_seconds / static_cast<double>(r.trainings) : 0.0;
