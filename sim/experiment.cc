@@ -119,10 +119,8 @@ void ResolveAllocationWindow(Experiment& e) {
     const int64_t windows = std::max<int64_t>(1, std::llround(static_cast<double>(rounds) / per_window));
     dp.allocation_steps = std::max<int64_t>(k, (rounds + windows - 1) / windows);
   }
-  if (k > dp.allocation_steps) {
-    throw ConfigError("dp.allocation_k", fmt::format("k = {} allocations per window exceed the window's m = {} "
-                                                     "rounds", k, dp.allocation_steps));
-  }
+  // k <= m: a given m was checked with the configuration (ValidateConfig), a derived one is at least k.
+  ASYNCDP_CHECK(k <= dp.allocation_steps);
   const double rate = static_cast<double>(k) / static_cast<double>(dp.allocation_steps);
   e.plans.ForEachDistinct([rate](RoundPlan& plan) { plan.allocation_rate = rate; });
   spdlog::info("random allocation: windows of m = {} rounds, k = {} per record (expected batch N_c k / m = {:.3g} "

@@ -47,11 +47,10 @@ std::string ThreatModel(const Experiment& e) {
   return text;
 }
 
-}  // namespace
-
-nlohmann::json PrivacySummaryJson(const Experiment& e, const accounting::PopulationReport& report) {
+// The mechanism every epsilon below is about: delta, noise, clipping, sampler, neighbours, unit, threat
+// model.
+void MechanismSection(const Experiment& e, nlohmann::json& out) {
   const PrivacySetup& p = e.privacy;
-  nlohmann::json out;
   out["delta"] = e.delta;
   out["noise_multiplier"] = e.privacy.sigma;
   out["clip"] = e.config.dp.clip;
@@ -67,12 +66,11 @@ nlohmann::json PrivacySummaryJson(const Experiment& e, const accounting::Populat
                        "over clients, for each accountant separately";
   out["public"] = kPublicAssumption;
   out["threat_model"] = ThreatModel(e);
-  if (!p.enabled) {
-    out["epsilon"] = {{"proactive", nullptr}, {"rdp", nullptr}, {"pld", nullptr}, {"pld_lower", nullptr},
-                      {"gdp", nullptr}};
-    out["assumptions"] = "dp.enabled = false: no noise, no privacy guarantee";
-    return out;
-  }
+}
+
+// Which accountant calibrated sigma and halts clients, and the adaptive-clipping release it composes.
+void AccountingSection(const Experiment& e, nlohmann::json& out) {
+  const PrivacySetup& p = e.privacy;
   out["accountant"] = std::string(accounting::ToString(p.accountant));  // calibrates, halts, running epsilon
   out["calibrated_by"] = p.calibrated ? nlohmann::json(out["accountant"]) : nlohmann::json(nullptr);
   out["halted_by"] = std::isfinite(p.epsilon_budget) ? nlohmann::json(out["accountant"]) : nlohmann::json(nullptr);
@@ -87,8 +85,11 @@ nlohmann::json PrivacySummaryJson(const Experiment& e, const accounting::Populat
                  "Gaussian mechanism of multiplier (sigma^-2 + count_noise_std^-2)^(-1/2), which every "
                  "accountant composes (Andrew et al. 2021)"}};
   }
-  out["clients_with_rounds"] = report.clients_with_rounds;
+}
 
+// Each accountant's epsilon (the maximum over clients), the client attaining it, and its assumptions.
+void EpsilonsSection(const Experiment& e, const accounting::PopulationReport& report, nlohmann::json& out) {
+  const PrivacySetup& p = e.privacy;
   nlohmann::json epsilon, worst, assumptions;
   auto put = [&](const char* name, const accounting::WorstClient* w) {
     epsilon[name] = w ? FiniteOrNull(w->epsilon) : nlohmann::json(nullptr);
@@ -133,7 +134,10 @@ nlohmann::json PrivacySummaryJson(const Experiment& e, const accounting::Populat
   out["epsilon"] = epsilon;
   out["worst_client"] = worst;
   out["assumptions"] = assumptions;
+}
 
+// Relation (6)'s validity: Theorem 3.1 / B.4's conditions for the client shown.
+nlohmann::json ProactiveConditionsJson(const accounting::PopulationReport& report) {
   const accounting::ProactiveSummary& pro = report.proactive;
   nlohmann::json proactive;
   proactive["valid"] = pro.valid;
@@ -153,7 +157,24 @@ nlohmann::json PrivacySummaryJson(const Experiment& e, const accounting::Populat
                                           {"statement", cond.statement}};
     }
   }
-  out["proactive"] = proactive;
+  return proactive;
+}
+
+}  // namespace
+
+nlohmann::json PrivacySummaryJson(const Experiment& e, const accounting::PopulationReport& report) {
+  nlohmann::json out;
+  MechanismSection(e, out);
+  if (!e.privacy.enabled) {
+    out["epsilon"] = {
+        {"proactive", nullptr}, {"rdp", nullptr}, {"pld", nullptr}, {"pld_lower", nullptr}, {"gdp", nullptr}};
+    out["assumptions"] = "dp.enabled = false: no noise, no privacy guarantee";
+    return out;
+  }
+  AccountingSection(e, out);
+  out["clients_with_rounds"] = report.clients_with_rounds;
+  EpsilonsSection(e, report, out);
+  out["proactive"] = ProactiveConditionsJson(report);
   return out;
 }
 
