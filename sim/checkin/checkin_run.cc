@@ -120,45 +120,20 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
   std::vector<int64_t> eval_at;
   for (int64_t p = 1; p <= points; ++p) eval_at.push_back(p * total_steps / (points + 1));
   // What the check-ins realised (who checked in where, which steps were empty) is the randomness the
-  // allocation bound assumes secret: released only as labelled diagnostics (output.diagnostics). Under the
-  // one-client rule the number of model updates is fixed by the plan (one per b steps); under the average
-  // rule it counts the non-empty steps, a realised value.
+  // allocation bound assumes secret: released only as labelled diagnostics (output.diagnostics).
   const bool diagnostics = config.output.diagnostics;
-  const bool public_updates = o.step_rule == StepRule::kOneClient;
   if (diagnostics) {
     spdlog::warn("output.diagnostics = true: the realised check-ins (diag_* columns, summary.json \"diagnostics\") "
                  "are the randomness the reported epsilon assumes secret; they are not covered");
   }
-  std::string metrics_csv = std::string("step,virtual_seconds,") + (public_updates ? "model_updates," : "") +
-                            "test_loss,test_accuracy,epsilon" +
-                            (diagnostics ? std::string(public_updates ? "" : ",diag_model_updates") +
-                                               ",diag_empty_steps,diag_dummy_updates,diag_discarded_check_ins"
-                                         : "") +
-                            "\n";
-  std::vector<MetricsRow> rows;
+  CheckInMetrics metrics(o, privacy, diagnostics);
   CheckInCounters counters;
-  const double epsilon_text = privacy.bounded ? privacy.epsilon : std::numeric_limits<double>::quiet_NaN();
   auto record = [&](int64_t step) {
     const auto& theta = server.model();
-    const auto eval = model->Evaluate(std::span<const float>(theta.data(), static_cast<size_t>(theta.size())), data.test);
-    MetricsRow row;
-    row.global_round = step;
-    row.time = static_cast<double>(step);
-    row.gradients = step;  // server steps so far: public (the records behind them are not)
-    row.epsilon = epsilon_text;
-    row.train_loss = std::numeric_limits<double>::quiet_NaN();
-    row.test_loss = eval.loss;
-    row.test_accuracy = eval.accuracy;
-    rows.push_back(row);
-    metrics_csv += fmt::format("{},{},", step, step);
-    if (public_updates) metrics_csv += fmt::format("{},", server.updates());
-    metrics_csv += fmt::format("{:.6g},{:.6g},{}", eval.loss, eval.accuracy,
-                               privacy.bounded ? fmt::format("{:.6g}", privacy.epsilon) : "");
-    if (diagnostics) {
-      if (!public_updates) metrics_csv += fmt::format(",{}", server.updates());
-      metrics_csv += fmt::format(",{},{},{}", counters.empty_steps, counters.dummy_updates, counters.discarded);
-    }
-    metrics_csv += "\n";
+    metrics.Record(
+        step,
+        model->Evaluate(std::span<const float>(theta.data(), static_cast<size_t>(theta.size())), data.test),
+        server.updates(), counters);
   };
 
   // Per-client diagnostic: windows checked in to (within the update range), a compact counter array.
@@ -190,14 +165,9 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
 
   TrainResult result;
   result.resolved_config = config;
-  result.metrics = rows;
-  result.metrics_csv = metrics_csv;
-  std::string clients_csv = std::string("client,records") + (diagnostics ? ",diag_windows_checked_in" : "") + "\n";
-  for (int64_t j = 0; j < n; ++j) {
-    clients_csv += fmt::format("{},{}", j, data.client_rows[static_cast<size_t>(j)].size());
-    clients_csv += diagnostics ? fmt::format(",{}\n", check_ins[static_cast<size_t>(j)]) : "\n";
-  }
-  result.clients_csv = clients_csv;
+  result.metrics = metrics.rows();
+  result.metrics_csv = metrics.csv();
+  result.clients_csv = CheckInClientsCsv(data.client_rows, check_ins, diagnostics);
   result.final_model = server.model();
 
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -211,7 +181,7 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
                                        .model_updates = server.updates(),
                                        .records_held = data.used_rows,
                                        .parameters = model->NumParams(),
-                                       .last = rows.back(),
+                                       .last = metrics.rows().back(),
                                        .wall_seconds = wall});
   return result;
 }

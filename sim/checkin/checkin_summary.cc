@@ -1,7 +1,10 @@
 #include "sim/checkin/checkin_summary.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "sim/checkin/checkin_plan.h"
@@ -132,6 +135,50 @@ nlohmann::json CheckInSummaryJson(const CheckInFacts& run) {
   s["config"] = ToToml(config);
   s["asyncdp_version"] = ASYNCDP_VERSION;
   return s;
+}
+
+CheckInMetrics::CheckInMetrics(const CheckInOptions& options, const CheckInPrivacy& privacy, bool diagnostics)
+    : public_updates_(options.step_rule == StepRule::kOneClient),
+      diagnostics_(diagnostics),
+      epsilon_(privacy.bounded ? privacy.epsilon : std::numeric_limits<double>::quiet_NaN()) {
+  csv_ = std::string("step,virtual_seconds,") + (public_updates_ ? "model_updates," : "") +
+         "test_loss,test_accuracy,epsilon" +
+         (diagnostics_ ? std::string(public_updates_ ? "" : ",diag_model_updates") +
+                             ",diag_empty_steps,diag_dummy_updates,diag_discarded_check_ins"
+                       : "") +
+         "\n";
+}
+
+void CheckInMetrics::Record(int64_t step, const models::Evaluation& eval, int64_t model_updates,
+                            const CheckInCounters& counters) {
+  MetricsRow row;
+  row.global_round = step;
+  row.time = static_cast<double>(step);
+  row.gradients = step;  // server steps so far: public (the records behind them are not)
+  row.epsilon = epsilon_;
+  row.train_loss = std::numeric_limits<double>::quiet_NaN();
+  row.test_loss = eval.loss;
+  row.test_accuracy = eval.accuracy;
+  rows_.push_back(row);
+  csv_ += fmt::format("{},{},", step, step);
+  if (public_updates_) csv_ += fmt::format("{},", model_updates);
+  csv_ += fmt::format("{:.6g},{:.6g},{}", eval.loss, eval.accuracy,
+                      std::isnan(epsilon_) ? std::string() : fmt::format("{:.6g}", epsilon_));
+  if (diagnostics_) {
+    if (!public_updates_) csv_ += fmt::format(",{}", model_updates);
+    csv_ += fmt::format(",{},{},{}", counters.empty_steps, counters.dummy_updates, counters.discarded);
+  }
+  csv_ += "\n";
+}
+
+std::string CheckInClientsCsv(const std::vector<std::vector<int64_t>>& client_rows,
+                              const std::vector<int32_t>& check_ins, bool diagnostics) {
+  std::string csv = std::string("client,records") + (diagnostics ? ",diag_windows_checked_in" : "") + "\n";
+  for (size_t j = 0; j < client_rows.size(); ++j) {
+    csv += fmt::format("{},{}", j, client_rows[j].size());
+    csv += diagnostics ? fmt::format(",{}\n", check_ins[j]) : "\n";
+  }
+  return csv;
 }
 
 }  // namespace asyncdp::sim::checkin

@@ -4,11 +4,13 @@
 // randomness the reported epsilon assumes secret).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
+#include <vector>
 
+#include "models/model.h"
 #include "sim/checkin/checkin_options.h"
 #include "sim/checkin/checkin_privacy.h"
 #include "sim/config.h"
@@ -43,5 +45,29 @@ struct CheckInFacts {
 };
 
 nlohmann::json CheckInSummaryJson(const CheckInFacts& run);
+
+// metrics.csv and the metrics rows of a check-in run, one evaluation at a time. Columns: step,
+// virtual_seconds, model_updates (one-client rule: fixed by the plan, public), test_loss, test_accuracy,
+// epsilon; with output.diagnostics the realised counts as diag_* columns (the average rule's model
+// updates among them: they count the non-empty steps).
+class CheckInMetrics {
+ public:
+  CheckInMetrics(const CheckInOptions& options, const CheckInPrivacy& privacy, bool diagnostics);
+  void Record(int64_t step, const models::Evaluation& eval, int64_t model_updates,
+              const CheckInCounters& counters);
+  const std::vector<MetricsRow>& rows() const { return rows_; }
+  const std::string& csv() const { return csv_; }
+
+ private:
+  bool public_updates_;
+  bool diagnostics_;
+  double epsilon_;  // NaN without a bound
+  std::vector<MetricsRow> rows_;
+  std::string csv_;
+};
+
+// clients.csv: each client's record count, and with output.diagnostics the windows it checked in to.
+std::string CheckInClientsCsv(const std::vector<std::vector<int64_t>>& client_rows,
+                              const std::vector<int32_t>& check_ins, bool diagnostics);
 
 }  // namespace asyncdp::sim::checkin
