@@ -139,14 +139,16 @@ void CheckDeltaValue(double delta, const std::string& why_this_delta) {
   }
 }
 
-Experiment BuildExperiment(const TrainConfig& input, const Hosting& hosting) {
-  Experiment e;
-  e.config = input;
-  TrainConfig& config = e.config;
+namespace {
 
+// Reads the data and cuts the client shards (views into the one training set), the evaluation rows and, with
+// a Hosting (an MPI rank), only the hosted clients' rows with their features. Returns the plans the rows
+// were chosen by (empty without a Hosting), for PlanAsyncRounds to reuse.
+PlanTable LoadExperimentData(Experiment& e, const Hosting& hosting) {
+  const TrainConfig& config = e.config;
   // With a Hosting (an MPI rank), the shards and plans are decided from the labels alone, and only the
   // hosted clients' rows are read with their features; the final plans must place the clients the same way
-  // (checked below).
+  // (FinishHosting checks).
   std::vector<std::vector<int64_t>> shards;
   PlanTable planned;  // the plans the rows were chosen by (reused below for asynchronous rounds)
   RowHolding holding;
@@ -183,7 +185,95 @@ Experiment BuildExperiment(const TrainConfig& input, const Hosting& hosting) {
   e.sampling = config.dp.sampling;
   e.proactive = ResolveProactiveOptions(config, e.sampling);
   if (e.proactive.enabled) SplitHoldouts(e, e.proactive.holdout_fraction);
+  return planned;
+}
 
+// Proactive clients: each one's target, its accuracy checks' share of the budget, its phases and plan, and
+// the privacy setup of the whole population.
+void PlanProactiveClients(Experiment& e) {
+  const TrainConfig& config = e.config;
+  // Phases planned per client from public values (N_c, targets, σ_j, K_j); σ lives in each plan.
+  int64_t not_admitted = 0;
+  for (size_t c = 0; c < e.shards.size(); ++c) {
+    const auto id = static_cast<int64_t>(c);
+    e.targets.push_back(ResolveClientTarget(config, id, e.shards[c].rows()));
+    // The accuracy checks take their share of the budget first; the phases are planned for the rest.
+    e.check_plans.push_back(PlanChecks(config.targets, static_cast<int64_t>(e.proactive.sigmas.size()),
+                                       e.holdouts[c].rows(), e.targets[c].epsilon, e.targets[c].delta));
+    ClientTarget training = e.targets[c];
+    training.epsilon -= e.check_plans[c].epsilon;
+    training.delta -= e.check_plans[c].delta;
+    e.phase_plans.push_back(PlanClientPhases(e.proactive, training, e.shards[c].rows()));
+    const ClientPhasePlan& phases = e.phase_plans.back();
+    e.plans.push_back(phases.plan);
+    if (!phases.admitted) {
+      ++not_admitted;
+      spdlog::warn(
+          "client {}: its budget epsilon_target = {} cannot reach its target (accuracy {}): it does "
+          "not join ({})",
+          c, e.targets[c].epsilon, e.targets[c].accuracy, phases.reason);
+    } else {
+      spdlog::info(
+          "client {}: {} phase(s) planned, {} rounds, budget allows {} (epsilon_target = {}, delta = "
+          "{:.3g})",
+          c, phases.phases.size(), phases.plan.rounds(), phases.budget_rounds, e.targets[c].epsilon,
+          e.targets[c].delta);
+    }
+  }
+  if (not_admitted == static_cast<int64_t>(e.shards.size())) {
+    throw ConfigError("targets.epsilon", "no client's budget can reach its target: nobody would train");
+  }
+  // Paused clients re-check on global rounds spaced so that G ≤ T_max allows at most paused_checks.
+  int64_t longest = 0;
+  for (const RoundPlan& plan : e.plans) longest = std::max(longest, plan.rounds());
+  for (CheckPlan& checks : e.check_plans) SetCheckStride(checks, longest);
+  const auto privacy_start = std::chrono::steady_clock::now();
+  e.privacy = ProactivePrivacy(e, e.model->NumParams());
+  e.privacy_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - privacy_start).count();
+}
+
+// Asynchronous rounds: every client's plan, the allocation window, then sigma and the budget rounds.
+void PlanAsyncRounds(Experiment& e, PlanTable planned) {
+  const TrainConfig& config = e.config;
+  if (!planned.empty()) {
+    e.plans = std::move(planned);
+  } else {
+    for (const auto& shard : e.shards) e.plans.push_back(MakeRoundPlan(config.schedule, shard.rows()));
+  }
+  if (e.sampling == SamplingModel::kRandomAllocation) ResolveAllocationWindow(e);
+  // σ (calibrated if asked), every plan's σ_i and every client's budget round, before training.
+  const auto privacy_start = std::chrono::steady_clock::now();
+  e.privacy = ResolvePrivacy(config, e.plans, e.sampling, e.delta, e.model->NumParams());
+  e.privacy_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - privacy_start).count();
+}
+
+// With a Hosting: which clients this process runs (checked against the plans the rows were read for), and
+// no row list for the others.
+void FinishHosting(Experiment& e, const Hosting& hosting) {
+  if (e.hosted.empty()) {
+    // Not LIBSVM: the data were read whole, so the placement comes from the final plans.
+    e.hosted = hosting.clients(e.plans);
+  } else {
+    // The rows were chosen from plans made before σ and the budget were resolved; placement must not differ.
+    ASYNCDP_CHECK_MSG(
+        hosting.clients(e.plans) == e.hosted,
+        "the final round plans place the clients differently from the plans the rows were read for");
+  }
+  // A client this process does not run needs no row list (its N_c is plans[c].n_records), unless the
+  // evaluation reads every client's rows (a reference optimum's objective).
+  const bool keep_all = hosting.evaluates && e.reference.has_value();
+  for (size_t c = 0; c < e.shards.size(); ++c) {
+    if (!e.hosted[c] && !keep_all) std::vector<int64_t>().swap(e.shards[c].indices);
+  }
+}
+
+}  // namespace
+
+Experiment BuildExperiment(const TrainConfig& input, const Hosting& hosting) {
+  Experiment e;
+  e.config = input;
+  TrainConfig& config = e.config;
+  PlanTable planned = LoadExperimentData(e, hosting);
   const int64_t n_c = e.shards[0].rows();
   if (config.model.l2_lambda == 0.0) config.model.l2_lambda = 1.0 / static_cast<double>(n_c);  // λ = 1/N (Table 1)
   e.model = MakeModelFromConfig(config.model, *e.train, n_c);
@@ -205,73 +295,16 @@ Experiment BuildExperiment(const TrainConfig& input, const Hosting& hosting) {
   e.delta = config.dp.delta;
   CheckDeltaMeaningful(config, e.shards);
   if (e.proactive.enabled) {
-    // Phases planned per client from public values (N_c, targets, σ_j, K_j); σ lives in each plan.
-    int64_t not_admitted = 0;
-    for (size_t c = 0; c < e.shards.size(); ++c) {
-      const auto id = static_cast<int64_t>(c);
-      e.targets.push_back(ResolveClientTarget(config, id, e.shards[c].rows()));
-      // The accuracy checks take their share of the budget first; the phases are planned for the rest.
-      e.check_plans.push_back(PlanChecks(config.targets, static_cast<int64_t>(e.proactive.sigmas.size()),
-                                         e.holdouts[c].rows(), e.targets[c].epsilon, e.targets[c].delta));
-      ClientTarget training = e.targets[c];
-      training.epsilon -= e.check_plans[c].epsilon;
-      training.delta -= e.check_plans[c].delta;
-      e.phase_plans.push_back(PlanClientPhases(e.proactive, training, e.shards[c].rows()));
-      const ClientPhasePlan& phases = e.phase_plans.back();
-      e.plans.push_back(phases.plan);
-      if (!phases.admitted) {
-        ++not_admitted;
-        spdlog::warn("client {}: its budget epsilon_target = {} cannot reach its target (accuracy {}): it does "
-                     "not join ({})", c, e.targets[c].epsilon, e.targets[c].accuracy, phases.reason);
-      } else {
-        spdlog::info("client {}: {} phase(s) planned, {} rounds, budget allows {} (epsilon_target = {}, delta = "
-                     "{:.3g})", c, phases.phases.size(), phases.plan.rounds(), phases.budget_rounds,
-                     e.targets[c].epsilon, e.targets[c].delta);
-      }
-    }
-    if (not_admitted == static_cast<int64_t>(e.shards.size())) {
-      throw ConfigError("targets.epsilon", "no client's budget can reach its target: nobody would train");
-    }
-    // Paused clients re-check on global rounds spaced so that G ≤ T_max allows at most paused_checks.
-    int64_t longest = 0;
-    for (const RoundPlan& plan : e.plans) longest = std::max(longest, plan.rounds());
-    for (CheckPlan& checks : e.check_plans) SetCheckStride(checks, longest);
-    const auto privacy_start = std::chrono::steady_clock::now();
-    e.privacy = ProactivePrivacy(e, e.model->NumParams());
-    e.privacy_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - privacy_start).count();
+    PlanProactiveClients(e);
   } else {
-    if (!planned.empty()) {
-      e.plans = std::move(planned);
-    } else {
-      for (const auto& shard : e.shards) e.plans.push_back(MakeRoundPlan(config.schedule, shard.rows()));
-    }
-    if (e.sampling == SamplingModel::kRandomAllocation) ResolveAllocationWindow(e);
-    // σ (calibrated if asked), every plan's σ_i and every client's budget round, before training.
-    const auto privacy_start = std::chrono::steady_clock::now();
-    e.privacy = ResolvePrivacy(config, e.plans, e.sampling, e.delta, e.model->NumParams());
-    e.privacy_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - privacy_start).count();
+    PlanAsyncRounds(e, std::move(planned));
   }
   // σ lives in e.privacy; the resolved configuration records it so that the run can be repeated as is.
   config.dp.sigma = e.privacy.sigma;
   e.runtime = ResolveRuntimeOptions(config);
   e.server = ResolveServerOptions(config);
   e.faults = ResolveFaultPlan(config);
-  if (hosting.clients) {
-    if (e.hosted.empty()) {
-      // Not LIBSVM: the data were read whole, so the placement comes from the final plans.
-      e.hosted = hosting.clients(e.plans);
-    } else {
-      // The rows were chosen from plans made before σ and the budget were resolved; placement must not differ.
-      ASYNCDP_CHECK_MSG(hosting.clients(e.plans) == e.hosted,
-                        "the final round plans place the clients differently from the plans the rows were read for");
-    }
-    // A client this process does not run needs no row list (its N_c is plans[c].n_records), unless the
-    // evaluation reads every client's rows (a reference optimum's objective).
-    const bool keep_all = hosting.evaluates && e.reference.has_value();
-    for (size_t c = 0; c < e.shards.size(); ++c) {
-      if (!e.hosted[c] && !keep_all) std::vector<int64_t>().swap(e.shards[c].indices);
-    }
-  }
+  if (hosting.clients) FinishHosting(e, hosting);
   return e;
 }
 
