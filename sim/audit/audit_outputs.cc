@@ -8,10 +8,11 @@
 #include "core/accounting/privacy_curve.h"
 #include "core/audit/threshold_sweep.h"
 #include "sim/audit/audit.h"
+#include "sim/audit/audit_json.h"
 #include "sim/config_io.h"
+#include "sim/json_number.h"
 #include "sim/output_dir.h"
 #include "sim/privacy.h"
-#include "sim/json_number.h"
 
 namespace asyncdp::sim::audit {
 namespace {
@@ -81,17 +82,8 @@ void VerdictSection(const AuditReport& r, nlohmann::json& j) {
 
 // Every accountant's epsilon for the audited client, the headline, and eps_lower against the PLD's.
 void ReportedSection(const AuditReport& r, nlohmann::json& j) {
-  nlohmann::json reported;
-  for (const auto& e : r.reported) {
-    reported[std::string(accounting::ToString(e.accountant))] = {
-        {"epsilon", FiniteOrNull(e.epsilon)},
-        {"bound", std::string(accounting::ToString(e.bound))},
-        {"assumptions", e.assumptions},
-        {"available", e.available}};
-  }
-  j["reported"] = reported;
-  j["headline"] = {{"accountant", std::string(accounting::ToString(r.headline_accountant))},
-                   {"epsilon", FiniteOrNull(r.headline_epsilon)}};
+  j["reported"] = ReportedEpsilonsJson(r.reported);
+  j["headline"] = HeadlineJson({r.headline_accountant, r.headline_epsilon});
   double pld = std::numeric_limits<double>::quiet_NaN();
   for (const auto& e : r.reported) {
     if (e.accountant == accounting::AccountantKind::kPld) pld = e.epsilon;
@@ -141,19 +133,9 @@ nlohmann::json MultiRunJson(const AuditReport& r) {
 }
 
 nlohmann::json OneRunJson(const AuditReport& r) {
-  const auto& o = r.one_run;
   int64_t planted = 0;
   for (const uint8_t c : r.included) planted += c;
-  return {{"canaries", o.canaries},
-          {"planted", planted},
-          {"guesses", o.guesses},
-          {"correct", o.correct},
-          {"k_plus", o.k_plus},
-          {"k_minus", o.k_minus},
-          {"beta", o.beta},
-          {"note",
-           "the one-run bound is loose for the Gaussian mechanism by design (Steinke et al. 2023): "
-           "expect it well below the reported epsilon"}};
+  return OneRunCountsJson(r.one_run, planted);
 }
 
 // How the audit ran, what it audited and any test-only fault.

@@ -14,10 +14,11 @@
 #include "core/error.h"
 #include "core/random.h"
 #include "core/sampling.h"
+#include "sim/audit/audit_json.h"
 #include "sim/audit/reported_epsilons.h"
 #include "sim/experiment.h"
-#include "sim/privacy.h"
 #include "sim/json_number.h"
+#include "sim/privacy.h"
 
 namespace asyncdp::sim::audit {
 namespace {
@@ -116,14 +117,6 @@ TrainAuditOutcome AuditTrainingRun(const Experiment& e, const TrainAuditRecorder
 nlohmann::json TrainAuditJson(const Experiment& e, const TrainAuditOutcome& outcome) {
   const TrainCanaries& t = *e.train_canaries;
   const asyncdp::audit::OneRunAuditResult& result = outcome.one_run;
-  nlohmann::json reported_json = nlohmann::json::object();
-  for (const ReportedEpsilon& r : outcome.reported) {
-    reported_json[std::string(accounting::ToString(r.accountant))] = {
-        {"epsilon", FiniteOrNull(r.epsilon)},
-        {"bound", std::string(accounting::ToString(r.bound))},
-        {"assumptions", r.assumptions},
-        {"available", r.available}};
-  }
   std::vector<std::string> refuted;
   for (const accounting::AccountantKind a : outcome.refuted) refuted.push_back(std::string(accounting::ToString(a)));
   const bool violation = outcome.violation();
@@ -149,19 +142,9 @@ nlohmann::json TrainAuditJson(const Experiment& e, const TrainAuditOutcome& outc
                      "one-run audit: largest eps whose p-value is below 1 - confidence, best of several guess "
                      "counts (Bonferroni)"},
                     {"assumes", "independent fair canary coins drawn before training (from the run's seed)"}};
-  j["reported"] = reported_json;
-  j["headline"] = {{"accountant", std::string(accounting::ToString(outcome.headline.accountant))},
-                   {"epsilon", FiniteOrNull(outcome.headline.epsilon)}};
-  j["one_run"] = {{"canaries", t.canaries},
-                  {"planted", t.planted},
-                  {"guesses", result.guesses},
-                  {"correct", result.correct},
-                  {"k_plus", result.k_plus},
-                  {"k_minus", result.k_minus},
-                  {"beta", result.beta},
-                  {"note",
-                   "the one-run bound is loose for the Gaussian mechanism by design (Steinke et al. 2023): "
-                   "expect it well below the reported epsilon"}};
+  j["reported"] = ReportedEpsilonsJson(outcome.reported);
+  j["headline"] = HeadlineJson(outcome.headline);
+  j["one_run"] = OneRunCountsJson(result, t.planted);
   const bool replace_one = NaturalNeighbours(e.sampling) == NeighbourRelation::kReplaceOne;
   j["audited"] = {{"client", t.client},
                   {"records_without_canaries", t.records_before},
