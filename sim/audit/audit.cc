@@ -132,6 +132,104 @@ AuditReport RunOneRunMislabelledAudit(const TrainConfig& config, const AuditOpti
 
 }  // namespace
 
+namespace {
+
+// Multi-run: options.runs trainings a side, in and out alternating; returns the rounds accounted (the most
+// any training ran).
+int64_t RunMultiRunTrainings(const CanaryExperiment& canary, const AuditOptions& options,
+                             AuditReport& report) {
+  const Experiment& e = canary.experiment();
+  const int64_t n = options.runs;
+  report.in_scores.assign(static_cast<size_t>(n), 0.0);
+  report.out_scores.assign(static_cast<size_t>(n), 0.0);
+  std::vector<int64_t> rounds_done(static_cast<size_t>(2 * n), 0);
+  for (int64_t r = 0; r < n; ++r) {
+    report.in_seeds.push_back(RunSeed(e.config.seed, true, r));
+    report.out_seeds.push_back(RunSeed(e.config.seed, false, r));
+  }
+  ParallelRuns(2 * n, options.jobs, [&](int64_t i) {
+    const bool include = i % 2 == 0;
+    const auto r = static_cast<size_t>(i / 2);
+    const RunTrace trace = canary.RunMultiRun(include ? report.in_seeds[r] : report.out_seeds[r], include);
+    (include ? report.in_scores : report.out_scores)[r] = canary.Score(trace, 0);
+    rounds_done[static_cast<size_t>(i)] = trace.rounds_done;
+  });
+  report.trainings = 2 * n;
+  const auto [fewest, most] = std::minmax_element(rounds_done.begin(), rounds_done.end());
+  if (*fewest != *most) {
+    spdlog::warn("audit: the audited client ran between {} and {} rounds; accounting for {}", *fewest, *most,
+                 *most);
+  }
+  return *most;
+}
+
+// One-run: one training with every canary's coin drawn from the seed; returns the rounds it ran.
+int64_t RunOneRunTraining(const CanaryExperiment& canary, const AuditOptions& options, AuditReport& report) {
+  const Experiment& e = canary.experiment();
+  const int64_t m = options.canaries;
+  report.included =
+      asyncdp::audit::DrawCanaryInclusion(e.config.seed, static_cast<uint32_t>(options.client), m);
+  const RunTrace trace = canary.RunOneRun(e.config.seed, report.included);
+  for (int64_t j = 0; j < m; ++j) report.canary_scores.push_back(canary.Score(trace, j));
+  report.trainings = 1;
+  return trace.rounds_done;
+}
+
+// The multi-run verdict: is a point of the reported profile delta(eps) refuted by the runs?
+void DecideMultiRun(const Experiment& e, const Accounted& accounted, const AuditOptions& options,
+                    AuditReport& report) {
+  report.profile = ReportedProfile(accounted);
+  asyncdp::audit::MultiRunAuditOptions multi;
+  multi.delta = e.delta;
+  multi.confidence = options.confidence;
+  multi.reported_profile = report.profile;
+  report.multi = asyncdp::audit::MultiRunAudit(report.in_scores, report.out_scores, multi);
+  report.eps_lower = report.multi.definition.epsilon;
+  const auto& p = report.multi.profile;
+  report.violation = p.refuted;
+  if (p.refuted) {
+    for (const auto& a : accounted.upper) {
+      if (a->Delta(p.epsilon) < p.delta_lower) {
+        report.refuted_accountants.push_back(std::string(accounting::ToString(a->kind())));
+      }
+    }
+    report.verdict_detail = fmt::format(
+        "the runs show delta >= {:.4g} at eps = {:.4g} ({:.0f}% confidence), but the reported profile "
+        "claims "
+        "delta = {:.4g} there (refuted: {})",
+        p.delta_lower, p.epsilon, 100 * options.confidence, p.delta_reported,
+        fmt::join(report.refuted_accountants, ", "));
+  } else {
+    report.verdict_detail = fmt::format(
+        "no point of the reported delta(eps) profile ({} points, eps in [0, {:.4g}]) is refuted by the "
+        "runs",
+        report.profile.size(), report.profile.back().epsilon);
+  }
+}
+
+// The one-run verdict: does eps_lower exceed an upper-bound accountant's epsilon?
+void DecideOneRun(const Experiment& e, const AuditOptions& options, AuditReport& report) {
+  asyncdp::audit::OneRunAuditOptions one;
+  one.delta = e.delta;
+  one.confidence = options.confidence;
+  const auto choices = OneRunGuessChoices(options.canaries);
+  report.one_run = asyncdp::audit::OneRunAuditBestOf(report.canary_scores, report.included, choices, one);
+  report.eps_lower = report.one_run.epsilon;
+  for (const accounting::AccountantKind a : RefutedAccountants(report.reported, report.eps_lower)) {
+    report.refuted_accountants.push_back(std::string(accounting::ToString(a)));
+  }
+  report.violation = !report.refuted_accountants.empty();
+  report.verdict_detail =
+      report.violation
+          ? fmt::format("the one-run lower bound exceeds the epsilon reported by {}",
+                        fmt::join(report.refuted_accountants, ", "))
+          : fmt::format(
+                "{} of {} guesses correct; the one-run lower bound is below every reported upper bound",
+                report.one_run.correct, report.one_run.guesses);
+}
+
+}  // namespace
+
 AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   if (options.mode == AuditMode::kOneRun && options.canary == CanaryKind::kMislabelled) {
@@ -166,94 +264,19 @@ AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
         "audit: every training runs on the virtual runtime (same protocol; protocol.runtime = threads "
         "would time the runs by the wall clock, which the audited guarantee does not cover)");
   }
-  int64_t rounds = 0;
-  if (options.mode == AuditMode::kMultiRun) {
-    const int64_t n = options.runs;
-    report.in_scores.assign(static_cast<size_t>(n), 0.0);
-    report.out_scores.assign(static_cast<size_t>(n), 0.0);
-    std::vector<int64_t> rounds_done(static_cast<size_t>(2 * n), 0);
-    for (int64_t r = 0; r < n; ++r) {
-      report.in_seeds.push_back(RunSeed(e.config.seed, true, r));
-      report.out_seeds.push_back(RunSeed(e.config.seed, false, r));
-    }
-    ParallelRuns(2 * n, options.jobs, [&](int64_t i) {
-      const bool include = i % 2 == 0;
-      const auto r = static_cast<size_t>(i / 2);
-      const RunTrace trace = canary.RunMultiRun(include ? report.in_seeds[r] : report.out_seeds[r], include);
-      (include ? report.in_scores : report.out_scores)[r] = canary.Score(trace, 0);
-      rounds_done[static_cast<size_t>(i)] = trace.rounds_done;
-    });
-    report.trainings = 2 * n;
-    const auto [fewest, most] = std::minmax_element(rounds_done.begin(), rounds_done.end());
-    if (*fewest != *most) {
-      spdlog::warn("audit: the audited client ran between {} and {} rounds; accounting for {}", *fewest,
-                   *most, *most);
-    }
-    rounds = *most;
-  } else {
-    const int64_t m = options.canaries;
-    report.included =
-        asyncdp::audit::DrawCanaryInclusion(e.config.seed, static_cast<uint32_t>(options.client), m);
-    const RunTrace trace = canary.RunOneRun(e.config.seed, report.included);
-    for (int64_t j = 0; j < m; ++j) report.canary_scores.push_back(canary.Score(trace, j));
-    report.trainings = 1;
-    rounds = trace.rounds_done;
-  }
-  report.rounds = rounds;
-
-  const Accounted accounted =
-      AccountClient(e, options.client, rounds, accounted_sampling, options.canary == CanaryKind::kWholeClient);
+  report.rounds = options.mode == AuditMode::kMultiRun ? RunMultiRunTrainings(canary, options, report)
+                                                       : RunOneRunTraining(canary, options, report);
+  const Accounted accounted = AccountClient(e, options.client, report.rounds, accounted_sampling,
+                                            options.canary == CanaryKind::kWholeClient);
   report.reported = accounted.reported;
   const Headline headline = ChooseHeadline(report.reported, e.privacy.accountant);
   report.headline_accountant = headline.accountant;
   report.headline_epsilon = headline.epsilon;
 
   if (options.mode == AuditMode::kMultiRun) {
-    report.profile = ReportedProfile(accounted);
-    asyncdp::audit::MultiRunAuditOptions multi;
-    multi.delta = e.delta;
-    multi.confidence = options.confidence;
-    multi.reported_profile = report.profile;
-    report.multi = asyncdp::audit::MultiRunAudit(report.in_scores, report.out_scores, multi);
-    report.eps_lower = report.multi.definition.epsilon;
-    const auto& p = report.multi.profile;
-    report.violation = p.refuted;
-    if (p.refuted) {
-      for (const auto& a : accounted.upper) {
-        if (a->Delta(p.epsilon) < p.delta_lower) {
-          report.refuted_accountants.push_back(std::string(accounting::ToString(a->kind())));
-        }
-      }
-      report.verdict_detail = fmt::format(
-          "the runs show delta >= {:.4g} at eps = {:.4g} ({:.0f}% confidence), but the reported profile "
-          "claims "
-          "delta = {:.4g} there (refuted: {})",
-          p.delta_lower, p.epsilon, 100 * options.confidence, p.delta_reported,
-          fmt::join(report.refuted_accountants, ", "));
-    } else {
-      report.verdict_detail = fmt::format(
-          "no point of the reported delta(eps) profile ({} points, eps in [0, {:.4g}]) is refuted by the "
-          "runs",
-          report.profile.size(), report.profile.back().epsilon);
-    }
+    DecideMultiRun(e, accounted, options, report);
   } else {
-    asyncdp::audit::OneRunAuditOptions one;
-    one.delta = e.delta;
-    one.confidence = options.confidence;
-    const auto choices = OneRunGuessChoices(options.canaries);
-    report.one_run = asyncdp::audit::OneRunAuditBestOf(report.canary_scores, report.included, choices, one);
-    report.eps_lower = report.one_run.epsilon;
-    for (const accounting::AccountantKind a : RefutedAccountants(report.reported, report.eps_lower)) {
-      report.refuted_accountants.push_back(std::string(accounting::ToString(a)));
-    }
-    report.violation = !report.refuted_accountants.empty();
-    report.verdict_detail =
-        report.violation
-            ? fmt::format("the one-run lower bound exceeds the epsilon reported by {}",
-                          fmt::join(report.refuted_accountants, ", "))
-            : fmt::format(
-                  "{} of {} guesses correct; the one-run lower bound is below every reported upper bound",
-                  report.one_run.correct, report.one_run.guesses);
+    DecideOneRun(e, options, report);
   }
   report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
