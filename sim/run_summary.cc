@@ -34,6 +34,25 @@ std::string_view StopName(ClientStop stop) {
   return "?";
 }
 
+// The largest staleness any client saw (the staleness_0 .. staleness_S columns of clients.csv end there).
+int64_t MaxStaleness(const RunFacts& run) {
+  int64_t most = 0;
+  for (const ClientOutcome& client : run.outcomes) most = std::max(most, client.max_staleness);
+  return most;
+}
+
+// A client's clipping diagnostics (output.diagnostics only): the fraction of its examples clipped and their
+// mean gradient norm before clipping.
+struct ClipRates {
+  double clipped_fraction = 0.0;
+  double mean_norm = 0.0;
+};
+ClipRates ClipRatesOf(const ClientOutcome& client) {
+  const auto& clip = client.clip_totals;
+  const double n = std::max<double>(1.0, static_cast<double>(clip.examples));
+  return {static_cast<double>(clip.clipped) / n, clip.norm_sum / n};
+}
+
 std::vector<int64_t> RoundsDone(const RunFacts& run) {
   std::vector<int64_t> rounds;
   for (const ClientOutcome& client : run.outcomes) rounds.push_back(client.rounds);
@@ -100,17 +119,13 @@ void PrivacySection(const RunFacts& run, nlohmann::json& s) {
 // The plan, how far each client got, and the protocol's statistics (staleness, update lag, exclusions).
 void ProtocolSection(const RunFacts& run, nlohmann::json& s) {
   const Experiment& e = run.experiment;
-  int64_t max_staleness = 0;
   std::vector<int64_t> planned_grads;
-  for (const ClientOutcome& client : run.outcomes) {
-    max_staleness = std::max(max_staleness, client.max_staleness);
-    planned_grads.push_back(client.planned_gradients);
-  }
+  for (const ClientOutcome& client : run.outcomes) planned_grads.push_back(client.planned_gradients);
   s["sample_size"] = e.plans[0].max_sample_size();
   s["records_per_client"] = e.plans[0].n_records;
   s["rounds_per_client"] = RoundsDone(run);
   s["planned_grads_per_client"] = planned_grads;
-  s["max_staleness"] = max_staleness;
+  s["max_staleness"] = MaxStaleness(run);
   s["staleness_bound"] = e.delay_rule->MaxStaleness() == std::numeric_limits<int64_t>::max()
                              ? nlohmann::json(nullptr)
                              : nlohmann::json(e.delay_rule->MaxStaleness());
@@ -177,10 +192,9 @@ nlohmann::json DiagnosticsJson(const RunFacts& run) {
   nlohmann::json clipped_fraction = nlohmann::json::array(), mean_grad_norm = nlohmann::json::array();
   for (const ClientOutcome& client : run.outcomes) {
     realised_grads.push_back(client.gradients);
-    const auto& clip = client.clip_totals;
-    const double n = std::max<double>(1.0, static_cast<double>(clip.examples));
-    clipped_fraction.push_back(static_cast<double>(clip.clipped) / n);
-    mean_grad_norm.push_back(clip.norm_sum / n);
+    const ClipRates rates = ClipRatesOf(client);
+    clipped_fraction.push_back(rates.clipped_fraction);
+    mean_grad_norm.push_back(rates.mean_norm);
   }
   nlohmann::json d = {
       {"note", "non-private: not covered by any reported epsilon"},
@@ -202,10 +216,7 @@ std::string ClientsCsv(const RunFacts& run) {
   const Experiment& e = run.experiment;
   const ServerProtocol& server = run.server;
   const bool diagnostics = e.config.output.diagnostics;
-  int64_t max_staleness_bucket = 0;
-  for (const ClientOutcome& client : run.outcomes) {
-    max_staleness_bucket = std::max(max_staleness_bucket, client.max_staleness);
-  }
+  const int64_t max_staleness_bucket = MaxStaleness(run);
   // The stop column: why the client stopped, or — for a client the run cut short — why it did not finish
   // (run_outcome.h); a client whose whole plan was applied but whose stop notice was late is "completed".
   std::vector<std::string> stop_label(run.outcomes.size());
@@ -243,10 +254,8 @@ std::string ClientsCsv(const RunFacts& run) {
     // The proactive runs are refused on the MPI runtime (sim/config_io.cc), so clients[c] ran here.
     if (proactive) out += ProactiveClientCells(e, *run.clients[c], server.model(), diagnostics);
     if (diagnostics) {
-      const auto& clip = client.clip_totals;
-      const double n = std::max<double>(1.0, static_cast<double>(clip.examples));
-      out += fmt::format(",{},{:.6g},{:.6g}", client.gradients, static_cast<double>(clip.clipped) / n,
-                         clip.norm_sum / n);
+      const ClipRates rates = ClipRatesOf(client);
+      out += fmt::format(",{},{:.6g},{:.6g}", client.gradients, rates.clipped_fraction, rates.mean_norm);
     }
     out += "\n";
   }
