@@ -48,7 +48,23 @@ double MaxAveragedLowerMass(int64_t r, double q, int64_t v) {
   return best;
 }
 
-void CheckScoresAndCoins(std::span<const double> scores, std::span<const uint8_t> included) {
+OneRunAuditResult AuditRanked(std::span<const int64_t> order, std::span<const uint8_t> included,
+                              int64_t k_plus, int64_t k_minus, double delta, double beta) {
+  const auto m = static_cast<int64_t>(order.size());
+  OneRunAuditResult result;
+  result.canaries = m;
+  result.k_plus = k_plus;
+  result.k_minus = k_minus;
+  result.guesses = k_plus + k_minus;
+  result.beta = beta;
+  result.correct = CountCorrectGuesses(order, included, k_plus, k_minus);
+  result.epsilon = OneRunEpsilonLowerBound(m, result.guesses, result.correct, delta, beta);
+  return result;
+}
+
+}  // namespace
+
+void CheckCanaryScores(std::span<const double> scores, std::span<const uint8_t> included) {
   if (scores.size() != included.size()) {
     throw InputError("audit", "one-run audit: " + std::to_string(scores.size()) + " scores but " +
                                   std::to_string(included.size()) + " inclusion coins");
@@ -61,30 +77,22 @@ void CheckScoresAndCoins(std::span<const double> scores, std::span<const uint8_t
   }
 }
 
-// Canary indices by decreasing score, ties by increasing index.
-std::vector<int64_t> RankByScore(std::span<const double> scores) {
+std::vector<int64_t> RankCanariesByScore(std::span<const double> scores) {
   std::vector<int64_t> order(scores.size());
   std::iota(order.begin(), order.end(), int64_t{0});
   std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return scores[a] > scores[b]; });
   return order;
 }
 
-OneRunAuditResult AuditRanked(std::span<const int64_t> order, std::span<const uint8_t> included,
-                              int64_t k_plus, int64_t k_minus, double delta, double beta) {
+int64_t CountCorrectGuesses(std::span<const int64_t> order, std::span<const uint8_t> included, int64_t k_plus,
+                            int64_t k_minus) {
   const auto m = static_cast<int64_t>(order.size());
-  OneRunAuditResult result;
-  result.canaries = m;
-  result.k_plus = k_plus;
-  result.k_minus = k_minus;
-  result.guesses = k_plus + k_minus;
-  result.beta = beta;
-  for (int64_t j = 0; j < k_plus; ++j) result.correct += included[order[j]] != 0;
-  for (int64_t j = m - k_minus; j < m; ++j) result.correct += included[order[j]] == 0;
-  result.epsilon = OneRunEpsilonLowerBound(m, result.guesses, result.correct, delta, beta);
-  return result;
+  ASYNCDP_CHECK(k_plus >= 0 && k_minus >= 0 && k_plus + k_minus <= m && included.size() == order.size());
+  int64_t correct = 0;
+  for (int64_t j = 0; j < k_plus; ++j) correct += included[order[j]] != 0;
+  for (int64_t j = m - k_minus; j < m; ++j) correct += included[order[j]] == 0;
+  return correct;
 }
-
-}  // namespace
 
 double OneRunPValue(int64_t canaries, int64_t guesses, int64_t correct, double epsilon, double delta) {
   ASYNCDP_CHECK(canaries >= 1 && correct >= 0 && correct <= guesses && guesses <= canaries);
@@ -134,16 +142,16 @@ void OneRunAuditOptions::Validate(int64_t canaries) const {
 
 OneRunAuditResult OneRunAudit(std::span<const double> scores, std::span<const uint8_t> included,
                               const OneRunAuditOptions& options) {
-  CheckScoresAndCoins(scores, included);
+  CheckCanaryScores(scores, included);
   options.Validate(static_cast<int64_t>(scores.size()));
-  const auto order = RankByScore(scores);
+  const auto order = RankCanariesByScore(scores);
   return AuditRanked(order, included, options.k_plus, options.k_minus, options.delta,
                      1.0 - options.confidence);
 }
 
 OneRunAuditResult OneRunAuditBestOf(std::span<const double> scores, std::span<const uint8_t> included,
                                     std::span<const GuessCounts> choices, const OneRunAuditOptions& options) {
-  CheckScoresAndCoins(scores, included);
+  CheckCanaryScores(scores, included);
   if (choices.empty()) throw ConfigError("audit.guesses", "no (k_plus, k_minus) choice given");
   const auto m = static_cast<int64_t>(scores.size());
   for (const GuessCounts& c : choices) {
@@ -152,7 +160,7 @@ OneRunAuditResult OneRunAuditBestOf(std::span<const double> scores, std::span<co
     each.k_minus = c.k_minus;
     each.Validate(m);
   }
-  const auto order = RankByScore(scores);
+  const auto order = RankCanariesByScore(scores);
   const double beta = (1.0 - options.confidence) / static_cast<double>(choices.size());
   OneRunAuditResult best;
   bool first = true;

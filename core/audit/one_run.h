@@ -70,6 +70,15 @@ struct GuessCounts {
 OneRunAuditResult OneRunAuditBestOf(std::span<const double> scores, std::span<const uint8_t> included,
                                     std::span<const GuessCounts> choices, const OneRunAuditOptions& options);
 
+// The pieces every one-run estimator shares (this one and core/audit/fdp_one_run.h):
+// the scores and coins checked (same length, non-empty, finite scores; InputError otherwise),
+void CheckCanaryScores(std::span<const double> scores, std::span<const uint8_t> included);
+// the canaries ranked by decreasing score, ties by increasing index (deterministic guesses),
+std::vector<int64_t> RankCanariesByScore(std::span<const double> scores);
+// and the correct guesses among IN on the first k_plus of `order` and OUT on its last k_minus.
+int64_t CountCorrectGuesses(std::span<const int64_t> order, std::span<const uint8_t> included, int64_t k_plus,
+                            int64_t k_minus);
+
 // Which of m canaries a run includes: independent fair coins from the stream
 // {seed, client, 0, kAuditCanaries} (core/random.h), so the audit and the training agree on them.
 std::vector<uint8_t> DrawCanaryInclusion(uint64_t seed, uint32_t client, int64_t canaries);

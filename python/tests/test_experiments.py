@@ -311,6 +311,11 @@ def test_audit_runs_every_row_at_a_family_wise_confidence_and_draws_log_log_roc_
                  "| FAULT_train_noise_0.05sigma |", "plots/roc.png"):
         assert text in report, text
     assert "## Failures" not in report and "## Failed runs" not in report
+    # The f-DP one-run estimates sit beside eps_lower: lower bounds, so never above an honest row's PLD epsilon,
+    # and the Gaussian-family one at least the assumption-free one on the same guesses it wins with.
+    assert "f-DP ε (assumption-free)" in report and "f-DP ε (if Gaussian)" in report
+    honest = train[train["expected"] == "consistent"]
+    assert (honest["eps_fdp"] >= 0).all() and (honest["eps_fdp"] <= honest["eps_pld"]).all()
     roc = pd.read_csv(out / "plots/roc.csv")
     multi = audits[audits["mode"] == "multi"]
     assert set(roc["panel"]) == set(multi["run"])

@@ -114,6 +114,7 @@ AuditReport RunOneRunMislabelledAudit(const TrainConfig& config, const AuditOpti
   report.canary_scores = outcome.canary_scores;
   report.included = t.included;
   report.one_run = outcome.one_run;
+  report.fdp = outcome.fdp;
   report.eps_lower = report.one_run.epsilon;
   for (const accounting::AccountantKind a : outcome.refuted) {
     report.refuted_accountants.push_back(std::string(accounting::ToString(a)));
@@ -214,6 +215,7 @@ void DecideOneRun(const Experiment& e, const AuditOptions& options, AuditReport&
   one.confidence = options.confidence;
   const auto choices = OneRunGuessChoices(options.canaries);
   report.one_run = asyncdp::audit::OneRunAuditBestOf(report.canary_scores, report.included, choices, one);
+  report.fdp = asyncdp::audit::FdpOneRunAuditBestOf(report.canary_scores, report.included, choices, one);
   report.eps_lower = report.one_run.epsilon;
   for (const accounting::AccountantKind a : RefutedAccountants(report.reported, report.eps_lower)) {
     report.refuted_accountants.push_back(std::string(accounting::ToString(a)));

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/audit/fdp_one_run.h"
 #include "core/audit/multi_run.h"
 #include "core/audit/one_run.h"
 #include "sim/audit/audit_options.h"
@@ -47,6 +48,7 @@ struct AuditReport {
   std::vector<double> canary_scores;
   std::vector<uint8_t> included;
   asyncdp::audit::OneRunAuditResult one_run;
+  asyncdp::audit::FdpOneRunResult fdp;  // beside one_run, not in the verdict
 
   double eps_lower = 0.0;  // definition bound (multi) or one-run bound: assumption-free
   bool violation = false;

@@ -22,7 +22,41 @@ nlohmann::json HeadlineJson(const Headline& headline) {
           {"epsilon", FiniteOrNull(headline.epsilon)}};
 }
 
-nlohmann::json OneRunCountsJson(const asyncdp::audit::OneRunAuditResult& result, int64_t planted) {
+namespace {
+
+nlohmann::json FdpEstimateJson(const asyncdp::audit::FdpEstimate& e) {
+  return {{"epsilon", FiniteOrNull(e.epsilon)},
+          {"guesses", e.guesses},
+          {"correct", e.correct},
+          {"k_plus", e.k_plus},
+          {"k_minus", e.k_minus}};
+}
+
+// The f-DP one-run estimates (core/audit/fdp_one_run.h), reported beside eps_lower; not in the verdict,
+// so the verdict keeps its stated confidence.
+nlohmann::json FdpJson(const asyncdp::audit::FdpOneRunResult& fdp) {
+  nlohmann::json gaussian = FdpEstimateJson(fdp.gaussian);
+  gaussian["mu"] = fdp.gaussian.value;
+  gaussian["assumes"] =
+      "the training's trade-off curve is Gaussian (mu-GDP, e.g. the full-batch Gaussian mechanism); only "
+      "then "
+      "is this epsilon (of the rejected mu-GDP, at the run's delta) a lower bound on the training's";
+  nlohmann::json approximate = FdpEstimateJson(fdp.approximate);
+  approximate["assumes"] = "independent fair canary coins drawn before training (as eps_lower)";
+  return {{"method",
+           "f-DP one-run audit (Mahloujifar, Melis & Chaudhuri 2024; docs/theory.md, \"The f-DP one-run "
+           "audit\"): the strongest trade-off of each family that the guesses reject at level beta, best of "
+           "the same guess counts as eps_lower (Bonferroni)"},
+          {"beta", fdp.beta},
+          {"gaussian", gaussian},
+          {"approximate_dp", approximate},
+          {"in_verdict", false}};
+}
+
+}  // namespace
+
+nlohmann::json OneRunCountsJson(const asyncdp::audit::OneRunAuditResult& result,
+                                const asyncdp::audit::FdpOneRunResult& fdp, int64_t planted) {
   return {{"canaries", result.canaries},
           {"planted", planted},
           {"guesses", result.guesses},
@@ -32,7 +66,8 @@ nlohmann::json OneRunCountsJson(const asyncdp::audit::OneRunAuditResult& result,
           {"beta", result.beta},
           {"note",
            "the one-run bound is loose for the Gaussian mechanism by design (Steinke et al. 2023): expect it "
-           "well below the reported epsilon"}};
+           "well below the reported epsilon"},
+          {"fdp", FdpJson(fdp)}};
 }
 
 }  // namespace asyncdp::sim::audit

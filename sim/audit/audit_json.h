@@ -2,11 +2,11 @@
 // (summary.json "audit", sim/audit/train_audit.cc) both write, written once.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <vector>
 
+#include "core/audit/fdp_one_run.h"
 #include "core/audit/one_run.h"
 #include "sim/audit/reported_epsilons.h"
 
@@ -19,6 +19,7 @@ nlohmann::json ReportedEpsilonsJson(const std::vector<ReportedEpsilon>& reported
 nlohmann::json HeadlineJson(const Headline& headline);
 
 // "one_run": the guessing game's counts behind eps_lower (`planted` = canaries whose coin came up IN).
-nlohmann::json OneRunCountsJson(const asyncdp::audit::OneRunAuditResult& result, int64_t planted);
+nlohmann::json OneRunCountsJson(const asyncdp::audit::OneRunAuditResult& result,
+                                const asyncdp::audit::FdpOneRunResult& fdp, int64_t planted);
 
 }  // namespace asyncdp::sim::audit

@@ -135,7 +135,7 @@ nlohmann::json MultiRunJson(const AuditReport& r) {
 nlohmann::json OneRunJson(const AuditReport& r) {
   int64_t planted = 0;
   for (const uint8_t c : r.included) planted += c;
-  return OneRunCountsJson(r.one_run, planted);
+  return OneRunCountsJson(r.one_run, r.fdp, planted);
 }
 
 // How the audit ran, what it audited and any test-only fault.

@@ -108,6 +108,7 @@ TrainAuditOutcome AuditTrainingRun(const Experiment& e, const TrainAuditRecorder
   one.confidence = out.confidence;
   const auto choices = OneRunGuessChoices(t.canaries);
   out.one_run = asyncdp::audit::OneRunAuditBestOf(out.canary_scores, t.included, choices, one);
+  out.fdp = asyncdp::audit::FdpOneRunAuditBestOf(out.canary_scores, t.included, choices, one);
   out.reported = ReportedEpsilons(e, t.client, rounds_done);
   out.refuted = RefutedAccountants(out.reported, out.one_run.epsilon);
   out.headline = ChooseHeadline(out.reported, e.privacy.accountant);
@@ -144,7 +145,7 @@ nlohmann::json TrainAuditJson(const Experiment& e, const TrainAuditOutcome& outc
                     {"assumes", "independent fair canary coins drawn before training (from the run's seed)"}};
   j["reported"] = ReportedEpsilonsJson(outcome.reported);
   j["headline"] = HeadlineJson(outcome.headline);
-  j["one_run"] = OneRunCountsJson(result, t.planted);
+  j["one_run"] = OneRunCountsJson(result, outcome.fdp, t.planted);
   const bool replace_one = NaturalNeighbours(e.sampling) == NeighbourRelation::kReplaceOne;
   j["audited"] = {{"client", t.client},
                   {"records_without_canaries", t.records_before},

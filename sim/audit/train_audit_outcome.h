@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/accounting/assumptions.h"
+#include "core/audit/fdp_one_run.h"
 #include "core/audit/one_run.h"
 #include "sim/audit/reported_epsilons.h"
 
@@ -15,6 +16,7 @@ namespace asyncdp::sim::audit {
 
 struct TrainAuditOutcome {
   asyncdp::audit::OneRunAuditResult one_run;           // eps_lower and the guesses behind it
+  asyncdp::audit::FdpOneRunResult fdp;                 // the f-DP estimates beside it (not in the verdict)
   double confidence = 0.95;                            // of eps_lower
   int64_t rounds = 0;                                  // the audited client's rounds, as accounted
   std::vector<ReportedEpsilon> reported;               // every accountant's epsilon for those rounds
