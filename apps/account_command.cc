@@ -209,33 +209,18 @@ nlohmann::ordered_json CurveJson(const AccountRequest& args, const accounting::S
   return out;
 }
 
-}  // namespace
-
-nlohmann::ordered_json AccountJson(const AccountRequest& args) {
+// The checks of a request that is not random allocation (RandomAllocationJson has its own), each naming
+// the option to change.
+void ValidateAccountRequest(const AccountRequest& args) {
   const std::string& dash = args.option_prefix;
-  const SamplingModel sampling = ParseSampling(args.sampling, dash + "sampling");
-  if (sampling == SamplingModel::kRandomAllocation) {
-    if (args.at_epsilon) {
-      throw ConfigError(dash + "at-epsilon", "is not available for sampling random_allocation (its bounds give "
-                                             "epsilon at delta only): give " + dash + "delta");
-    }
-    if (args.curve) {
-      throw ConfigError(dash + "curve", "is not available for sampling random_allocation (its bounds give "
-                                        "epsilon at delta only)");
-    }
-    return RandomAllocationJson(args);
-  }
-  const std::vector<AccountantKind> accountants = RequestedAccountants(args.accountant, dash + "accountant");
   if (args.allocations || args.windows || args.participation) {
     throw ConfigError(dash + "k", dash + "k, " + dash + "windows and " + dash +
                                       "p0 apply to sampling random_allocation only");
   }
-  const bool requested_alone = args.accountant != "all";
   const bool from_file = args.schedule.has_value();
   const bool calibrate = args.epsilon.has_value();
   const bool has_sigma = args.sigma.has_value();
-  const bool curve = args.at_epsilon.has_value();
-  if (curve) {
+  if (args.at_epsilon) {
     if (calibrate) {
       throw ConfigError(dash + "at-epsilon", "gives delta at an epsilon; it does not calibrate (drop " + dash +
                                                  "epsilon)");
@@ -254,22 +239,28 @@ nlohmann::ordered_json AccountJson(const AccountRequest& args) {
     throw ConfigError(dash + "sigma", "needs " + dash + "q, " + dash + "steps and exactly one of " + dash +
                                           "sigma / " + dash + "epsilon (or " + dash + "schedule)");
   }
-  const int64_t steps = from_file ? 0 : *args.steps;
-  if (!from_file) {
-    if (steps < 0 || steps > accounting::Accountant::kMaxRounds) {
-      throw ConfigError(dash + "steps", "expected a whole number of rounds in [0, 2^53 = 9007199254740992], got " +
-                                            std::to_string(steps));
-    }
-    if (!(*args.q > 0.0 && *args.q <= 1.0)) throw ConfigError(dash + "q", "must be in (0, 1]");
-    accounting::ValidateSamplingRate(*args.q, dash + "q");
-    if (has_sigma) accounting::ValidateNoiseMultiplier(*args.sigma, dash + "sigma");  // positive, finite, in domain
-    if (calibrate && !(*args.epsilon > 0.0 && std::isfinite(*args.epsilon))) {
-      throw ConfigError(dash + "epsilon", "must be positive");
-    }
+  if (from_file) return;
+  const int64_t steps = *args.steps;
+  if (steps < 0 || steps > accounting::Accountant::kMaxRounds) {
+    throw ConfigError(
+        dash + "steps",
+        "expected a whole number of rounds in [0, 2^53 = 9007199254740992], got " + std::to_string(steps));
   }
-  nlohmann::ordered_json out;
+  if (!(*args.q > 0.0 && *args.q <= 1.0)) throw ConfigError(dash + "q", "must be in (0, 1]");
+  accounting::ValidateSamplingRate(*args.q, dash + "q");
+  if (has_sigma)
+    accounting::ValidateNoiseMultiplier(*args.sigma, dash + "sigma");  // positive, finite, in domain
+  if (calibrate && !(*args.epsilon > 0.0 && std::isfinite(*args.epsilon))) {
+    throw ConfigError(dash + "epsilon", "must be positive");
+  }
+}
+
+// The request as the output echoes it (schedule or q/sigma/steps, delta or at_epsilon, sampler, neighbours,
+// what is public), and the schedule it describes.
+accounting::Schedule EchoRequest(const AccountRequest& args, SamplingModel sampling,
+                                 nlohmann::ordered_json& out) {
   accounting::Schedule schedule;
-  if (from_file) {
+  if (args.schedule) {
     schedule = *args.schedule;
     nlohmann::ordered_json groups = nlohmann::ordered_json::array();
     for (const accounting::RoundGroup& g : schedule)
@@ -278,15 +269,15 @@ nlohmann::ordered_json AccountJson(const AccountRequest& args) {
     out["steps"] = accounting::TotalRounds(schedule);
   } else {
     out["q"] = *args.q;
-    if (calibrate) {
+    if (args.epsilon) {
       out["epsilon"] = *args.epsilon;
     } else {
       out["sigma"] = *args.sigma;
     }
-    out["steps"] = steps;
-    schedule = {{*args.q, args.sigma.value_or(0.0), steps}};
+    out["steps"] = *args.steps;
+    schedule = {{*args.q, args.sigma.value_or(0.0), *args.steps}};
   }
-  if (curve) {
+  if (args.at_epsilon) {
     out["at_epsilon"] = *args.at_epsilon;
   } else {
     out["delta"] = args.delta;
@@ -294,14 +285,71 @@ nlohmann::ordered_json AccountJson(const AccountRequest& args) {
   out["sampling"] = std::string(ToString(sampling));
   out["neighbors"] = std::string(ToString(NaturalNeighbours(sampling)));
   out["public"] = "q (hence N behind q = s/N), the number of rounds and delta are treated as public";
-  if (calibrate) {
+  return schedule;
+}
+
+// One accountant's section: its epsilon at delta (with what it rests on), or with --at-epsilon its delta.
+nlohmann::ordered_json AccountantSection(const accounting::PrivacyReport& report, AccountantKind kind,
+                                         bool at_epsilon) {
+  nlohmann::ordered_json section;
+  if (at_epsilon) {
+    // --at-epsilon: each accountant's delta(eps) and what it rests on (PLD: the upper bound).
+    const accounting::Assumptions& a = kind == AccountantKind::kRdp   ? report.rdp->assumptions
+                                       : kind == AccountantKind::kPld ? report.pld->assumptions
+                                                                      : report.gdp->assumptions;
+    section = {{"delta", kind == AccountantKind::kRdp   ? report.rdp->delta_at_epsilon
+                         : kind == AccountantKind::kPld ? report.pld->delta_at_epsilon
+                                                        : report.gdp->delta_at_epsilon}};
+    AddAssumptions(section, a);
+  } else if (kind == AccountantKind::kRdp) {
+    section = {{"epsilon", sim::OrderedNumber(report.rdp->epsilon)}, {"order", report.rdp->order}};
+    AddAssumptions(section, report.rdp->assumptions);
+  } else if (kind == AccountantKind::kPld) {
+    section = {{"epsilon", sim::OrderedNumber(report.pld->epsilon)},
+               {"epsilon_lower", sim::OrderedNumber(report.pld->epsilon_lower)},
+               {"discretization", report.pld->discretization}};
+    AddAssumptions(section, report.pld->assumptions);
+  } else {
+    section = {{"epsilon", sim::OrderedNumber(report.gdp->epsilon)},
+               {"mu", sim::OrderedNumber(report.gdp->mu)}};
+    AddAssumptions(section, report.gdp->assumptions);
+  }
+  return section;
+}
+
+}  // namespace
+
+nlohmann::ordered_json AccountJson(const AccountRequest& args) {
+  const std::string& dash = args.option_prefix;
+  const SamplingModel sampling = ParseSampling(args.sampling, dash + "sampling");
+  if (sampling == SamplingModel::kRandomAllocation) {
+    if (args.at_epsilon) {
+      throw ConfigError(dash + "at-epsilon",
+                        "is not available for sampling random_allocation (its bounds give "
+                        "epsilon at delta only): give " +
+                            dash + "delta");
+    }
+    if (args.curve) {
+      throw ConfigError(dash + "curve",
+                        "is not available for sampling random_allocation (its bounds give "
+                        "epsilon at delta only)");
+    }
+    return RandomAllocationJson(args);
+  }
+  const std::vector<AccountantKind> accountants = RequestedAccountants(args.accountant, dash + "accountant");
+  ValidateAccountRequest(args);
+  const bool requested_alone = args.accountant != "all";
+  const bool at_epsilon = args.at_epsilon.has_value();
+  nlohmann::ordered_json out;
+  const accounting::Schedule schedule = EchoRequest(args, sampling, out);
+  if (args.epsilon) {
     if (args.curve) throw ConfigError(dash + "curve", "describes a given sigma; it does not calibrate (drop " + dash + "epsilon)");
-    out.update(Calibrate(args, steps, sampling, accountants, requested_alone));
+    out.update(Calibrate(args, args.schedule ? 0 : *args.steps, sampling, accountants, requested_alone));
     return out;
   }
   accounting::ReportOptions options;
-  options.delta = curve ? 0.5 : args.delta;  // --at-epsilon: delta is not asked for; any valid one
-  if (curve) options.at_epsilon = *args.at_epsilon;
+  options.delta = at_epsilon ? 0.5 : args.delta;  // --at-epsilon: delta is not asked for; any valid one
+  if (at_epsilon) options.at_epsilon = *args.at_epsilon;
   options.sampling = sampling;
   options.rdp = options.pld = options.gdp = false;
   for (AccountantKind kind : accountants) {
@@ -316,33 +364,10 @@ nlohmann::ordered_json AccountJson(const AccountRequest& args) {
   for (AccountantKind kind : accountants) {
     const std::string name(accounting::ToString(kind));
     if (auto it = report.unavailable.find(kind); it != report.unavailable.end()) {
-      out[name] = {{curve ? "delta" : "epsilon", nullptr}, {"unavailable", it->second}};
+      out[name] = {{at_epsilon ? "delta" : "epsilon", nullptr}, {"unavailable", it->second}};
       continue;
     }
-    nlohmann::ordered_json section;
-    if (curve) {
-      // --at-epsilon: each accountant's delta(eps) and what it rests on (PLD: the upper bound).
-      const accounting::Assumptions& a = kind == AccountantKind::kRdp   ? report.rdp->assumptions
-                                         : kind == AccountantKind::kPld ? report.pld->assumptions
-                                                                        : report.gdp->assumptions;
-      section = {{"delta", kind == AccountantKind::kRdp   ? report.rdp->delta_at_epsilon
-                           : kind == AccountantKind::kPld ? report.pld->delta_at_epsilon
-                                                          : report.gdp->delta_at_epsilon}};
-      AddAssumptions(section, a);
-    } else if (kind == AccountantKind::kRdp) {
-      section = {{"epsilon", sim::OrderedNumber(report.rdp->epsilon)}, {"order", report.rdp->order}};
-      AddAssumptions(section, report.rdp->assumptions);
-    } else if (kind == AccountantKind::kPld) {
-      section = {{"epsilon", sim::OrderedNumber(report.pld->epsilon)},
-                 {"epsilon_lower", sim::OrderedNumber(report.pld->epsilon_lower)},
-                 {"discretization", report.pld->discretization}};
-      AddAssumptions(section, report.pld->assumptions);
-    } else {
-      section = {{"epsilon", sim::OrderedNumber(report.gdp->epsilon)},
-                 {"mu", sim::OrderedNumber(report.gdp->mu)}};
-      AddAssumptions(section, report.gdp->assumptions);
-    }
-    out[name] = std::move(section);
+    out[name] = AccountantSection(report, kind, at_epsilon);
   }
   if (args.curve) out["curve"] = CurveJson(args, schedule, sampling, accountants);
   return out;

@@ -6,13 +6,14 @@
 #include <string>
 #include <vector>
 
-#include "core/accounting/accountant.h"
 #include "core/accounting/account.h"
+#include "core/accounting/accountant.h"
 #include "core/accounting/dp_event.h"
 #include "core/accounting/random_allocation/random_allocation_accountant.h"
 #include "core/accounting/report.h"
 #include "core/accounting/shuffle/clones.h"
 #include "core/error.h"
+#include "sim/allocation_bounds_json.h"
 #include "sim/json_number.h"
 
 namespace asyncdp::apps {
@@ -62,18 +63,6 @@ nlohmann::ordered_json Header(const RandomAllocationCliArgs& a) {
 nlohmann::ordered_json AllocationSection(const accounting::RandomAllocationAccountant& accountant, double delta,
                                          double seconds) {
   const accounting::RandomAllocationResult& r = accountant.Bounds(delta);  // computed by Account, cached
-  nlohmann::ordered_json bounds = nlohmann::ordered_json::array();
-  for (const accounting::AllocationBoundValue& b : r.bounds) {
-    nlohmann::ordered_json entry = {
-        {"bound", std::string(accounting::ToString(b.bound))},
-        {"direction", std::string(accounting::ToString(b.direction))},
-        {"applicable", b.applicable},
-        {"epsilon", b.applicable ? sim::OrderedNumber(b.value) : nlohmann::ordered_json(nullptr)},
-        {"theorem", std::string(accounting::BoundTheorem(b.bound))}};
-    if (b.bound == accounting::AllocationBound::kRenyiRemove) entry["order"] = b.order;
-    if (!b.note.empty()) entry["note"] = b.note;
-    bounds.push_back(std::move(entry));
-  }
   const accounting::Assumptions assumptions = accountant.Describe(delta);
   nlohmann::ordered_json section = {
       {"epsilon", sim::OrderedNumber(r.value)},
@@ -83,7 +72,7 @@ nlohmann::ordered_json AllocationSection(const accounting::RandomAllocationAccou
       {"bound", std::string(accounting::ToString(assumptions.bound))},
       {"assumptions", std::string(accounting::kRandomAllocationAssumptions)},
       {"method", assumptions.method},
-      {"bounds", std::move(bounds)},
+      {"bounds", sim::AllocationBoundsJson<nlohmann::ordered_json>(r)},
       {"seconds", seconds}};
   return section;
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <optional>
@@ -57,6 +58,83 @@ Data LoadCheckInData(const TrainConfig& config, const CheckInOptions& o) {
   return d;
 }
 
+// sigma (dp.sigma, or calibrated to dp.epsilon) and what it buys: the check-ins' privacy and, at the user
+// level, the record-level guarantee of the same run beside it (docs/theory.md §4). A record moves its
+// client's update by at most C under noise sigma C_u: the same reduction at multiplier sigma C_u / C
+// (conservative: the reduction charges sensitivity 2C), and never above the user-level bound, which implies
+// it.
+struct CheckInNoise {
+  double sigma = 0.0;
+  bool calibrated = false;
+  CheckInPrivacy privacy;
+  std::optional<CheckInPrivacy> record_level;
+};
+
+CheckInNoise ResolveCheckInNoise(TrainConfig& config, const CheckInOptions& o, double delta) {
+  CheckInNoise noise;
+  if (config.dp.enabled) {
+    if (config.dp.sigma > 0.0) {
+      noise.sigma = config.dp.sigma;
+    } else if (config.dp.epsilon > 0.0) {
+      noise.sigma = CalibrateCheckInSigma(o, config.dp.epsilon, delta);
+      config.dp.sigma = noise.sigma;
+      noise.calibrated = true;
+    } else {
+      throw ConfigError("dp.sigma",
+                        "check-ins need dp.sigma > 0 or a target dp.epsilon (or dp.enabled = false)");
+    }
+  }
+  if (noise.sigma > 0.0) {
+    noise.privacy = AccountCheckIns(o, noise.sigma, delta);
+    if (o.user_level() && noise.privacy.bounded) {
+      noise.record_level = AccountCheckIns(o, noise.sigma * o.client_clip / config.dp.clip, delta);
+    }
+  } else {
+    noise.privacy.reason = "no noise (dp.enabled = false or sigma = 0): not private";
+  }
+  return noise;
+}
+
+// The run itself: each window's check-ins drawn, one server step per clock tick, `record(step, counters)` at
+// step 0, at each of `eval_at` and at the end. check_ins[j] = the windows client j checked in to (within the
+// update range): a non-private diagnostic.
+struct CheckInSteps {
+  CheckInCounters counters;
+  std::vector<int32_t> check_ins;
+};
+
+CheckInSteps RunCheckInSteps(const CheckInOptions& o, CheckInServer& server,
+                             const std::vector<int64_t>& eval_at,
+                             const std::function<void(int64_t, const CheckInCounters&)>& record) {
+  CheckInSteps run;
+  CheckInCounters& counters = run.counters;
+  run.check_ins.assign(static_cast<size_t>(o.clients), 0);
+  size_t next_eval = 0;
+  int64_t global_step = 0;
+  record(0, counters);
+  for (int64_t window = 0; window < o.windows; ++window) {
+    const WindowCheckIns plan = DrawWindowCheckIns(o, window);
+    counters.participating += plan.participating;
+    counters.out_of_range += plan.out_of_range;
+    for (int32_t j : plan.members) ++run.check_ins[static_cast<size_t>(j)];
+    for (int64_t i = 0; i < o.steps; ++i, ++global_step) {
+      const StepOutcome outcome = server.OnStep(window, global_step, plan.At(i));
+      counters.empty_steps += outcome.empty ? 1 : 0;
+      counters.dummy_updates += outcome.dummy ? 1 : 0;
+      counters.discarded += outcome.discarded;
+      counters.used += outcome.used;
+      counters.records += outcome.records;
+      while (next_eval < eval_at.size() && eval_at[next_eval] == global_step + 1) {
+        record(global_step + 1, counters);
+        ++next_eval;
+      }
+    }
+  }
+  server.Flush();
+  record(o.steps * o.windows, counters);
+  return run;
+}
+
 }  // namespace
 
 TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*options*/) {
@@ -80,31 +158,8 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
   }
   std::unique_ptr<models::Model> model = MakeModelFromConfig(config.model, data.train, data.used_rows / n);
 
-  double sigma = 0.0;
-  bool calibrated = false;
-  if (config.dp.enabled) {
-    if (config.dp.sigma > 0.0) {
-      sigma = config.dp.sigma;
-    } else if (config.dp.epsilon > 0.0) {
-      sigma = CalibrateCheckInSigma(o, config.dp.epsilon, delta);
-      config.dp.sigma = sigma;
-      calibrated = true;
-    } else {
-      throw ConfigError("dp.sigma", "check-ins need dp.sigma > 0 or a target dp.epsilon (or dp.enabled = false)");
-    }
-  }
-  CheckInPrivacy privacy;
-  // User level: the record-level guarantee of the same run beside it (docs/theory.md §4). A record moves
-  // its client's update by at most C under noise sigma C_u: the same reduction at multiplier sigma C_u / C
-  // (conservative: the reduction charges sensitivity 2C), and never above the user-level bound, which
-  // implies it.
-  std::optional<CheckInPrivacy> record_level;
-  if (sigma > 0.0) {
-    privacy = AccountCheckIns(o, sigma, delta);
-    if (o.user_level() && privacy.bounded) record_level = AccountCheckIns(o, sigma * o.client_clip / config.dp.clip, delta);
-  } else {
-    privacy.reason = "no noise (dp.enabled = false or sigma = 0): not private";
-  }
+  const CheckInNoise noise = ResolveCheckInNoise(config, o, delta);
+  const double sigma = noise.sigma;
 
   StepSizeOptions step_size;
   step_size.schedule = config.schedule.step_rule;
@@ -126,58 +181,32 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
     spdlog::warn("output.diagnostics = true: the realised check-ins (diag_* columns, summary.json \"diagnostics\") "
                  "are the randomness the reported epsilon assumes secret; they are not covered");
   }
-  CheckInMetrics metrics(o, privacy, diagnostics);
-  CheckInCounters counters;
-  auto record = [&](int64_t step) {
-    const auto& theta = server.model();
-    metrics.Record(
-        step,
-        model->Evaluate(std::span<const float>(theta.data(), static_cast<size_t>(theta.size())), data.test),
-        server.updates(), counters);
-  };
-
-  // Per-client diagnostic: windows checked in to (within the update range), a compact counter array.
-  std::vector<int32_t> check_ins(static_cast<size_t>(n), 0);
-  size_t next_eval = 0;
-  int64_t global_step = 0;
-  record(0);
-  for (int64_t window = 0; window < o.windows; ++window) {
-    const WindowCheckIns plan = DrawWindowCheckIns(o, window);
-    counters.participating += plan.participating;
-    counters.out_of_range += plan.out_of_range;
-    for (int32_t j : plan.members) ++check_ins[static_cast<size_t>(j)];
-    for (int64_t i = 0; i < o.steps; ++i, ++global_step) {
-      const auto members = plan.At(i);
-      const StepOutcome outcome = server.OnStep(window, global_step, members);
-      counters.empty_steps += outcome.empty ? 1 : 0;
-      counters.dummy_updates += outcome.dummy ? 1 : 0;
-      counters.discarded += outcome.discarded;
-      counters.used += outcome.used;
-      counters.records += outcome.records;
-      while (next_eval < eval_at.size() && eval_at[next_eval] == global_step + 1) {
-        record(global_step + 1);
-        ++next_eval;
-      }
-    }
-  }
-  server.Flush();
-  record(total_steps);
+  CheckInMetrics metrics(o, noise.privacy, diagnostics);
+  const CheckInSteps run =
+      RunCheckInSteps(o, server, eval_at, [&](int64_t step, const CheckInCounters& counters) {
+        const auto& theta = server.model();
+        metrics.Record(
+            step,
+            model->Evaluate(std::span<const float>(theta.data(), static_cast<size_t>(theta.size())),
+                            data.test),
+            server.updates(), counters);
+      });
 
   TrainResult result;
   result.resolved_config = config;
   result.metrics = metrics.rows();
   result.metrics_csv = metrics.csv();
-  result.clients_csv = CheckInClientsCsv(data.client_rows, check_ins, diagnostics);
+  result.clients_csv = CheckInClientsCsv(data.client_rows, run.check_ins, diagnostics);
   result.final_model = server.model();
 
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   result.summary = CheckInSummaryJson({.config = config,
                                        .options = o,
-                                       .privacy = privacy,
-                                       .record_level = record_level,
+                                       .privacy = noise.privacy,
+                                       .record_level = noise.record_level,
                                        .sigma = sigma,
-                                       .sigma_calibrated = calibrated,
-                                       .counters = counters,
+                                       .sigma_calibrated = noise.calibrated,
+                                       .counters = run.counters,
                                        .model_updates = server.updates(),
                                        .records_held = data.used_rows,
                                        .parameters = model->NumParams(),

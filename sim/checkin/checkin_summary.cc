@@ -7,26 +7,13 @@
 #include <limits>
 #include <string>
 
+#include "sim/allocation_bounds_json.h"
 #include "sim/checkin/checkin_plan.h"
 #include "sim/config_io.h"
 #include "sim/json_number.h"
 
 namespace asyncdp::sim::checkin {
 namespace {
-
-nlohmann::json BoundsJson(const accounting::RandomAllocationResult& r) {
-  nlohmann::json bounds = nlohmann::json::array();
-  for (const auto& b : r.bounds) {
-    nlohmann::json e = {{"bound", std::string(accounting::ToString(b.bound))},
-                        {"direction", std::string(accounting::ToString(b.direction))},
-                        {"applicable", b.applicable},
-                        {"epsilon", b.applicable && std::isfinite(b.value) ? nlohmann::json(b.value)
-                                                                            : nlohmann::json(nullptr)}};
-    if (!b.note.empty()) e["note"] = b.note;
-    bounds.push_back(std::move(e));
-  }
-  return bounds;
-}
 
 nlohmann::json PrivacyJson(const CheckInFacts& run) {
   const CheckInOptions& o = run.options;
@@ -56,7 +43,7 @@ nlohmann::json PrivacyJson(const CheckInFacts& run) {
                        {"windows", privacy.accounted.windows},
                        {"p0", privacy.accounted.participation},
                        {"sigma", privacy.accounted.sigma}};
-  p["bounds"] = BoundsJson(*privacy.bounds);
+  p["bounds"] = AllocationBoundsJson(*privacy.bounds);
   if (run.record_level) {
     const double record = std::min(run.record_level->epsilon, privacy.epsilon);
     p["epsilon_record_level"] = {
