@@ -77,7 +77,7 @@ void SplitHoldouts(Experiment& e, double fraction) {
                                     held, rows, kMinHoldoutRows, held));
     }
     const std::vector<int64_t> holdout(shard.indices.end() - held, shard.indices.end());
-    e.holdouts.push_back(data::Subset(*shard.data, holdout));  // small: copied for Model::Evaluate
+    e.proactive.holdouts.push_back(data::Subset(*shard.data, holdout));  // small: copied for Model::Evaluate
     shard.indices.resize(static_cast<size_t>(rows - held));
   }
 }
@@ -93,10 +93,11 @@ PrivacySetup ProactivePrivacy(const Experiment& e, int64_t dimension) {
   p.clip = e.config.dp.clip;
   p.dimension = dimension;
   p.epsilon_budget = 0.0;
-  for (size_t c = 0; c < e.phase_plans.size(); ++c) {
-    p.budget_rounds.push_back(e.phase_plans[c].budget_rounds);
-    p.epsilon_budget = std::max(p.epsilon_budget, e.targets[c].epsilon);
-    if (p.sigma == 0.0 && e.phase_plans[c].admitted) p.sigma = e.phase_plans[c].phases.front().sigma;
+  for (size_t c = 0; c < e.proactive.phase_plans.size(); ++c) {
+    p.budget_rounds.push_back(e.proactive.phase_plans[c].budget_rounds);
+    p.epsilon_budget = std::max(p.epsilon_budget, e.proactive.targets[c].epsilon);
+    if (p.sigma == 0.0 && e.proactive.phase_plans[c].admitted)
+      p.sigma = e.proactive.phase_plans[c].phases.front().sigma;
   }
   return p;
 }
@@ -183,8 +184,8 @@ PlanTable LoadExperimentData(Experiment& e, const Hosting& hosting) {
   e.test = std::move(loaded.test);
   if (hosting.evaluates) e.train_eval = TrainEvalRows(*e.train, config.eval.train_rows);
   e.sampling = config.dp.sampling;
-  e.proactive = ResolveProactiveOptions(config, e.sampling);
-  if (e.proactive.enabled) SplitHoldouts(e, e.proactive.holdout_fraction);
+  e.proactive.options = ResolveProactiveOptions(config, e.sampling);
+  if (e.proactive.options.enabled) SplitHoldouts(e, e.proactive.options.holdout_fraction);
   return planned;
 }
 
@@ -196,28 +197,29 @@ void PlanProactiveClients(Experiment& e) {
   int64_t not_admitted = 0;
   for (size_t c = 0; c < e.shards.size(); ++c) {
     const auto id = static_cast<int64_t>(c);
-    e.targets.push_back(ResolveClientTarget(config, id, e.shards[c].rows()));
+    e.proactive.targets.push_back(ResolveClientTarget(config, id, e.shards[c].rows()));
     // The accuracy checks take their share of the budget first; the phases are planned for the rest.
-    e.check_plans.push_back(PlanChecks(config.targets, static_cast<int64_t>(e.proactive.sigmas.size()),
-                                       e.holdouts[c].rows(), e.targets[c].epsilon, e.targets[c].delta));
-    ClientTarget training = e.targets[c];
-    training.epsilon -= e.check_plans[c].epsilon;
-    training.delta -= e.check_plans[c].delta;
-    e.phase_plans.push_back(PlanClientPhases(e.proactive, training, e.shards[c].rows()));
-    const ClientPhasePlan& phases = e.phase_plans.back();
+    e.proactive.check_plans.push_back(PlanChecks(
+        config.targets, static_cast<int64_t>(e.proactive.options.sigmas.size()),
+        e.proactive.holdouts[c].rows(), e.proactive.targets[c].epsilon, e.proactive.targets[c].delta));
+    ClientTarget training = e.proactive.targets[c];
+    training.epsilon -= e.proactive.check_plans[c].epsilon;
+    training.delta -= e.proactive.check_plans[c].delta;
+    e.proactive.phase_plans.push_back(PlanClientPhases(e.proactive.options, training, e.shards[c].rows()));
+    const ClientPhasePlan& phases = e.proactive.phase_plans.back();
     e.plans.push_back(phases.plan);
     if (!phases.admitted) {
       ++not_admitted;
       spdlog::warn(
           "client {}: its budget epsilon_target = {} cannot reach its target (accuracy {}): it does "
           "not join ({})",
-          c, e.targets[c].epsilon, e.targets[c].accuracy, phases.reason);
+          c, e.proactive.targets[c].epsilon, e.proactive.targets[c].accuracy, phases.reason);
     } else {
       spdlog::info(
           "client {}: {} phase(s) planned, {} rounds, budget allows {} (epsilon_target = {}, delta = "
           "{:.3g})",
-          c, phases.phases.size(), phases.plan.rounds(), phases.budget_rounds, e.targets[c].epsilon,
-          e.targets[c].delta);
+          c, phases.phases.size(), phases.plan.rounds(), phases.budget_rounds, e.proactive.targets[c].epsilon,
+          e.proactive.targets[c].delta);
     }
   }
   if (not_admitted == static_cast<int64_t>(e.shards.size())) {
@@ -226,7 +228,7 @@ void PlanProactiveClients(Experiment& e) {
   // Paused clients re-check on global rounds spaced so that G ≤ T_max allows at most paused_checks.
   int64_t longest = 0;
   for (const RoundPlan& plan : e.plans) longest = std::max(longest, plan.rounds());
-  for (CheckPlan& checks : e.check_plans) SetCheckStride(checks, longest);
+  for (CheckPlan& checks : e.proactive.check_plans) SetCheckStride(checks, longest);
   const auto privacy_start = std::chrono::steady_clock::now();
   e.privacy = ProactivePrivacy(e, e.model->NumParams());
   e.privacy_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - privacy_start).count();
@@ -294,7 +296,7 @@ Experiment BuildExperiment(const TrainConfig& input, const Hosting& hosting) {
   if (config.dp.delta == 0.0) config.dp.delta = config.targets.delta > 0 ? config.targets.delta : 1.0 / static_cast<double>(largest);
   e.delta = config.dp.delta;
   CheckDeltaMeaningful(config, e.shards);
-  if (e.proactive.enabled) {
+  if (e.proactive.options.enabled) {
     PlanProactiveClients(e);
   } else {
     PlanAsyncRounds(e, std::move(planned));
@@ -394,12 +396,12 @@ std::vector<std::unique_ptr<ClientProtocol>> MakeClients(const Experiment& e, co
     options.stop_at_round = e.faults.clients[c].dropout_round;
     if (std::isfinite(e.privacy.epsilon_budget)) options.budget_rounds = e.privacy.budget_rounds[c];
     AccuracyCheck accuracy_check;
-    if (e.proactive.enabled) {
-      options.accuracy_target = e.targets[c].accuracy;
-      options.phase_ends = e.phase_plans[c].phase_ends;
-      const data::Dataset* holdout = &e.holdouts[c];
+    if (e.proactive.options.enabled) {
+      options.accuracy_target = e.proactive.targets[c].accuracy;
+      options.phase_ends = e.proactive.phase_plans[c].phase_ends;
+      const data::Dataset* holdout = &e.proactive.holdouts[c];
       const models::Model* model = e.model.get();
-      const CheckPlan& checks = e.check_plans[c];
+      const CheckPlan& checks = e.proactive.check_plans[c];
       if (checks.private_checks) options.paused_check_stride = checks.stride;
       // A private check releases accuracy + N(0, (σ_check Δ)²), its noise from the stream (seed, client,
       // check index); never more checks than planned (one per phase end, the strided paused re-checks).
@@ -425,7 +427,8 @@ std::vector<std::unique_ptr<ClientProtocol>> MakeClients(const Experiment& e, co
         MakeSampler(e.sampling, e.shards[c].rows(), batch_seed, static_cast<uint32_t>(c), AllocationSlotsOf(e)),
         e.initial_model,
         std::move(accuracy_check)));
-    if (e.proactive.enabled && !e.phase_plans[c].admitted) clients.back()->MarkNotAdmitted();
+    if (e.proactive.options.enabled && !e.proactive.phase_plans[c].admitted)
+      clients.back()->MarkNotAdmitted();
   }
   return clients;
 }

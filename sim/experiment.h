@@ -36,6 +36,19 @@ namespace audit {
 struct TrainCanaries;  // sim/audit/train_canaries.h
 }
 
+// The proactive framework (targets.accuracy > 0; docs/theory.md §9): its options and, per client (indexed
+// like Experiment::shards), its targets, the held-out rows of its accuracy checks (not in shards[c], so not
+// in the data set its ε protects), its planned phases and its checks. Empty vectors when not enabled.
+struct ProactiveClients {
+  ProactiveOptions options;
+  std::vector<ClientTarget> targets;
+  std::vector<data::Dataset> holdouts;
+  std::vector<ClientPhasePlan> phase_plans;
+  // The accuracy checks (private by default, sim/proactive/private_checks.h). The phases were planned for
+  // ε_target − check_plans[c].epsilon and δ_target − check_plans[c].delta.
+  std::vector<CheckPlan> check_plans;
+};
+
 struct Experiment {
   // The configuration with every derived value filled in (σ if calibrated, δ, λ), as written to
   // config.resolved.toml.
@@ -56,15 +69,8 @@ struct Experiment {
   RuntimeOptions runtime;
   ServerOptions server;               // the server's step weighting (protocol.server_step, staleness_exponent)
   FaultPlan faults;
-  // The proactive framework (targets.accuracy > 0): per client its targets, held-out rows for the
-  // accuracy check (not in shards[c], so not in the data set its ε protects) and planned phases.
-  ProactiveOptions proactive;
-  std::vector<ClientTarget> targets;
-  std::vector<data::Dataset> holdouts;
-  std::vector<ClientPhasePlan> phase_plans;
-  // Per client: its accuracy checks (private by default, sim/proactive/private_checks.h). The phases were
-  // planned for ε_target − check_plans[c].epsilon and δ_target − check_plans[c].delta.
-  std::vector<CheckPlan> check_plans;
+  ProactiveClients
+      proactive;  // the proactive framework (targets.accuracy > 0); options.enabled false otherwise
   // audit.canaries > 0: the one-run audit's canaries planted in the audited client's data (and its model);
   // nullptr otherwise (sim/audit/train_audit.h).
   std::shared_ptr<audit::TrainCanaries> train_canaries;

@@ -32,8 +32,9 @@ std::string ThreatModel(const Experiment& e) {
           "global_rounds: they depend on realised batch sizes; public by assumption), the non-private "
           "\"diagnostics\" and diag_* columns (only with output.diagnostics = true), and N_c, s_i, T, delta "
           "(public)";
-  if (e.proactive.enabled) {
-    const bool private_checks = !e.check_plans.empty() && e.check_plans.front().private_checks;
+  if (e.proactive.options.enabled) {
+    const bool private_checks =
+        !e.proactive.check_plans.empty() && e.proactive.check_plans.front().private_checks;
     text += private_checks
                 ? ". With accuracy targets each check releases the held-out accuracy through a Gaussian mechanism "
                   "whose epsilon (proactive.clients[].accuracy_checks) protects the held-out rows; the pause "

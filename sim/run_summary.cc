@@ -81,12 +81,12 @@ void PrivacySection(const RunFacts& run, nlohmann::json& s) {
   const auto report_start = std::chrono::steady_clock::now();
   const std::vector<int64_t> rounds_done = RoundsDone(run);
   std::vector<int64_t> accounted = rounds_done;
-  if (e.proactive.enabled) {
+  if (e.proactive.options.enabled) {
     for (size_t c = 0; c < accounted.size(); ++c) accounted[c] = AdmittedRounds(e, c);
   }
   s["privacy"] = PrivacySummaryJson(
       e, e.privacy.enabled ? AccountRun(e.privacy, e.plans, accounted) : accounting::PopulationReport{});
-  if (e.proactive.enabled && e.privacy.enabled) {
+  if (e.proactive.options.enabled && e.privacy.enabled) {
     const nlohmann::json tally = PrivacySummaryJson(e, AccountRun(e.privacy, e.plans, rounds_done));
     s["privacy"]["epsilon_realised_tally"] = tally["epsilon"];
     s["privacy"]["epsilon_realised_tally"]["note"] =
@@ -230,7 +230,7 @@ std::string ClientsCsv(const RunFacts& run) {
   for (const UnfinishedClient& u : run.report.unfinished) {
     stop_label[static_cast<size_t>(u.client)] = ToString(u.reason);
   }
-  const bool proactive = e.proactive.enabled;
+  const bool proactive = e.proactive.options.enabled;
   std::string out = "client,records,rounds,planned_gradients,budget_rounds,stop,excluded,readmissions,"
                     "max_update_lag,mean_update_lag,max_staleness";
   for (int64_t s = 0; s <= max_staleness_bucket; ++s) out += fmt::format(",staleness_{}", s);
@@ -276,7 +276,8 @@ nlohmann::json SummaryJson(const RunFacts& run, const std::optional<audit::Train
   OutcomeSection(run.report, s);
   s["model"] = {{"kind", config.model.kind}, {"parameters", e.model->NumParams()}};
   if (audit) s["audit"] = audit::TrainAuditJson(e, *audit);
-  if (e.proactive.enabled) s["proactive"] = ProactiveSummaryJson(e, run.clients, run.server.model(), diagnostics);
+  if (e.proactive.options.enabled)
+    s["proactive"] = ProactiveSummaryJson(e, run.clients, run.server.model(), diagnostics);
   s["config"] = ToToml(config);
   s["asyncdp_version"] = ASYNCDP_VERSION;
   // Which Gaussian generator drew the noise (core/noise.h): results from another version differ in bits.

@@ -56,7 +56,7 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   ObserverList observers;
   observers.Add(&metrics);
   std::vector<std::vector<int64_t>> phase_ends;
-  for (const ClientPhasePlan& plan : experiment.phase_plans) phase_ends.push_back(plan.phase_ends);
+  for (const ClientPhasePlan& plan : experiment.proactive.phase_plans) phase_ends.push_back(plan.phase_ends);
   ProgressReporter progress(LongestPlan(experiment), std::move(phase_ends));
   if (options.progress) observers.Add(&progress);
   if (options.observer != nullptr) observers.Add(options.observer);
@@ -120,7 +120,7 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
     result.audit =
         audit::AuditTrainingRun(experiment, *audit_recorder, server.model(), outcomes[audited].rounds);
   }
-  if (experiment.proactive.enabled) result.phases_csv = PhasesCsv(experiment, clients, diagnostics);
+  if (experiment.proactive.options.enabled) result.phases_csv = PhasesCsv(experiment, clients, diagnostics);
   result.summary = SummaryJson(run, result.audit);
   return result;
 }

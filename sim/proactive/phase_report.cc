@@ -12,7 +12,9 @@ namespace {
 std::string Number(double value) { return std::isfinite(value) ? fmt::format("{:.6g}", value) : std::string(); }
 
 double HoldoutAccuracy(const Experiment& e, size_t c, const Eigen::VectorXf& w) {
-  return e.model->Evaluate(std::span<const float>(w.data(), static_cast<size_t>(w.size())), e.holdouts[c]).accuracy;
+  return e.model
+      ->Evaluate(std::span<const float>(w.data(), static_cast<size_t>(w.size())), e.proactive.holdouts[c])
+      .accuracy;
 }
 
 // First round of phase j.
@@ -40,7 +42,7 @@ int64_t CountEvents(const ClientProtocol& client, TargetEventKind kind) {
 
 // ε ≤ ε_target under every accountant the budget is enforced under.
 bool WithinTarget(const Experiment& e, const PhaseEpsilon& eps, double target) {
-  for (accounting::AccountantKind kind : e.proactive.budget_accountants) {
+  for (accounting::AccountantKind kind : e.proactive.options.budget_accountants) {
     if ((kind == accounting::AccountantKind::kRdp ? eps.rdp : eps.pld) > target) return false;
   }
   return true;
@@ -49,7 +51,7 @@ bool WithinTarget(const Experiment& e, const PhaseEpsilon& eps, double target) {
 }  // namespace
 
 int64_t AdmittedRounds(const Experiment& e, size_t client) {
-  const ClientPhasePlan& plan = e.phase_plans[client];
+  const ClientPhasePlan& plan = e.proactive.phase_plans[client];
   if (!plan.admitted) return 0;
   const int64_t budget = e.privacy.budget_rounds[client];
   return budget >= 0 ? std::min(plan.plan.rounds(), budget) : plan.plan.rounds();
@@ -65,8 +67,8 @@ std::string PhasesCsv(const Experiment& e, const std::vector<std::unique_ptr<Cli
       "epsilon_gdp_realised_tally,";
   out += diagnostics ? "diag_accuracy_at_end,events\n" : "events\n";
   for (size_t c = 0; c < clients.size(); ++c) {
-    const ClientPhasePlan& plan = e.phase_plans[c];
-    const ClientTarget& target = e.targets[c];
+    const ClientPhasePlan& plan = e.proactive.phase_plans[c];
+    const ClientTarget& target = e.proactive.targets[c];
     const ClientProtocol& client = *clients[c];
     if (!plan.admitted) {
       out += fmt::format("{},{},{},{:.6g},,,,,,0,0,,,,,,,{}not admitted: {}\n", c, target.accuracy, target.epsilon,
@@ -115,8 +117,9 @@ std::string ProactiveClientCells(const Experiment& e, const ClientProtocol& clie
   const auto c = static_cast<size_t>(client.id());
   const TargetTracker* tracker = client.target_tracker();
   const int64_t phase = tracker == nullptr ? -1 : std::min(tracker->phase(), tracker->phases() - 1);
-  std::string cells = fmt::format(",{},{},{},{},{},{},{}", e.targets[c].accuracy, e.targets[c].epsilon,
-                                  e.phase_plans[c].phases.size(), phase, CountEvents(client, TargetEventKind::kPause),
+  std::string cells = fmt::format(",{},{},{},{},{},{},{}", e.proactive.targets[c].accuracy,
+                                  e.proactive.targets[c].epsilon, e.proactive.phase_plans[c].phases.size(),
+                                  phase, CountEvents(client, TargetEventKind::kPause),
                                   CountEvents(client, TargetEventKind::kResume), AdmittedRounds(e, c));
   if (diagnostics) cells += fmt::format(",{:.6g}", HoldoutAccuracy(e, c, final_model));
   return cells;
@@ -126,8 +129,8 @@ nlohmann::json ProactiveSummaryJson(const Experiment& e, const std::vector<std::
                                     const Eigen::VectorXf& final_model, bool diagnostics) {
   nlohmann::json list = nlohmann::json::array();
   for (size_t c = 0; c < clients.size(); ++c) {
-    const ClientPhasePlan& plan = e.phase_plans[c];
-    const ClientTarget& target = e.targets[c];
+    const ClientPhasePlan& plan = e.proactive.phase_plans[c];
+    const ClientTarget& target = e.proactive.targets[c];
     const ClientProtocol& client = *clients[c];
     // The guarantee: every round the client could have run (AdmittedRounds); the tally of the rounds that
     // ran is kept beside it, labelled.
@@ -158,7 +161,7 @@ nlohmann::json ProactiveSummaryJson(const Experiment& e, const std::vector<std::
                                        "the client's outputs); epsilon_* above is"}}},
                             {"within_target", WithinTarget(e, eps, target.epsilon)}};
     if (diagnostics) entry["diag_holdout_accuracy_final_model"] = HoldoutAccuracy(e, c, final_model);
-    const CheckPlan& checks = e.check_plans[c];
+    const CheckPlan& checks = e.proactive.check_plans[c];
     const int64_t checks_run = client.target_tracker() == nullptr
                                    ? 0
                                    : static_cast<int64_t>(std::count_if(
@@ -199,8 +202,8 @@ nlohmann::json ProactiveSummaryJson(const Experiment& e, const std::vector<std::
   }
   return {
       {"clients", list},
-      {"phase_sizing", std::string(ToString(e.proactive.sizing))},
-      {"budget_enforced_under", e.proactive.budget_accountants.size() == 2
+      {"phase_sizing", std::string(ToString(e.proactive.options.sizing))},
+      {"budget_enforced_under", e.proactive.options.budget_accountants.size() == 2
                                     ? nlohmann::json({"rdp", "pld"})
                                     : nlohmann::json({std::string(ToString(e.config.dp.accountant))})},
       {"note",

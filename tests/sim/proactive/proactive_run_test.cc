@@ -90,7 +90,7 @@ TEST(Proactive, NoClientExceedsItsEpsilonTargetUnderAnyUpperBoundAccountant) {
       if (!client["admitted"].get<bool>()) continue;
       const int64_t rounds = client["rounds"].get<int64_t>();
       const accounting::Schedule run = e.privacy.ClientSchedule(e.plans[k], rounds);
-      const double target = e.targets[k].epsilon, delta = e.targets[k].delta;
+      const double target = e.proactive.targets[k].epsilon, delta = e.proactive.targets[k].delta;
       const double rdp = Epsilon(accounting::AccountantKind::kRdp, run, delta);
       const double pld = Epsilon(accounting::AccountantKind::kPld, run, delta);
       EXPECT_LE(rdp, target) << sizing << " client " << k;
@@ -200,9 +200,9 @@ TEST(Proactive, PrivateAccuracyChecksCostTheirShareAndTheirEpsilonHoldsAgainstTh
   c.targets.client_accuracy = {0.72, 0.72, 0.80, 0.84, 0.99};
   const TrainResult r = RunTraining(c, {.progress = false});
   const Experiment& e = *r.experiment;
-  for (size_t k = 0; k < e.check_plans.size(); ++k) {
+  for (size_t k = 0; k < e.proactive.check_plans.size(); ++k) {
     SCOPED_TRACE(k);
-    const CheckPlan& checks = e.check_plans[k];
+    const CheckPlan& checks = e.proactive.check_plans[k];
     ASSERT_TRUE(checks.private_checks);
     EXPECT_EQ(checks.planned, 2 + c.targets.paused_checks);  // one per phase + the paused re-checks
     // The accountant's ε of the planned checks is an upper bound: the exact profile's δ at it is ≤ δ_check,
@@ -210,16 +210,17 @@ TEST(Proactive, PrivateAccuracyChecksCostTheirShareAndTheirEpsilonHoldsAgainstTh
     const double mu = std::sqrt(static_cast<double>(checks.planned)) / checks.sigma;
     EXPECT_LE(GaussianDelta(mu, checks.epsilon), checks.delta * (1 + 1e-9));
     EXPECT_GT(GaussianDelta(mu, checks.epsilon / 1.02), checks.delta);
-    EXPECT_LE(checks.epsilon, kCheckBudgetShare * e.targets[k].epsilon * (1 + 1e-6));
-    EXPECT_GT(checks.epsilon, 0.99 * kCheckBudgetShare * e.targets[k].epsilon);  // calibrated, not wasted
+    EXPECT_LE(checks.epsilon, kCheckBudgetShare * e.proactive.targets[k].epsilon * (1 + 1e-6));
+    EXPECT_GT(checks.epsilon,
+              0.99 * kCheckBudgetShare * e.proactive.targets[k].epsilon);  // calibrated, not wasted
     // Training within the rest: its ε over every admitted round plus the checks' ε ≤ ε_target.
     const auto& client = r.summary["proactive"]["clients"][k];
     const double training = client["epsilon_pld"].get<double>();
-    EXPECT_LE(training + checks.epsilon, e.targets[k].epsilon * (1 + 1e-9));
+    EXPECT_LE(training + checks.epsilon, e.proactive.targets[k].epsilon * (1 + 1e-9));
     EXPECT_TRUE(client["accuracy_checks"]["private"].get<bool>());
     EXPECT_LE(client["accuracy_checks"]["run"].get<int64_t>(), checks.planned);
     EXPECT_NEAR(client["accuracy_checks"]["noise_std"].get<double>(),
-                checks.sigma / static_cast<double>(e.holdouts[k].rows() - 1), 1e-12);
+                checks.sigma / static_cast<double>(e.proactive.holdouts[k].rows() - 1), 1e-12);
   }
   // The decisions used the noisy accuracies: the same run with exact checks decides differently somewhere.
   TrainConfig exact = c;
