@@ -158,8 +158,11 @@ PlanTable LoadExperimentData(Experiment& e, const Hosting& hosting) {
     holding.train_rows = [&](const data::Dataset& labels) {
       shards = ClientShards(config.data, labels, config.clients.count, config.seed);
       planned.reserve(shards.size());
-      for (const auto& shard : shards) {
-        planned.push_back(MakeRoundPlan(config.schedule, static_cast<int64_t>(shard.size())));
+      for (size_t c = 0; c < shards.size(); ++c) {
+        // The audited client's N_c counts the canaries PlantTrainCanaries will add (audit.canaries > 0).
+        const int64_t records = audit::RecordsWithCanaries(
+            config, config.dp.sampling, static_cast<int64_t>(c), static_cast<int64_t>(shards[c].size()));
+        planned.push_back(MakeRoundPlan(config.schedule, records));
       }
       e.hosted = hosting.clients(planned);
       std::vector<bool> rows(static_cast<size_t>(labels.rows()), false);
@@ -383,7 +386,9 @@ std::vector<std::unique_ptr<ClientProtocol>> MakeClients(const Experiment& e, co
       clients.push_back(nullptr);
       continue;
     }
-    for (int64_t r : e.shards[c].indices) ASYNCDP_CHECK_MSG(e.train->Holds(r), "a hosted client's row was not read");
+    // The shard's own data set: the training set, or the audited client's planted copy (audit.canaries).
+    for (int64_t r : e.shards[c].indices)
+      ASYNCDP_CHECK_MSG(e.shards[c].data->Holds(r), "a hosted client's row was not read");
     ClientOptions options;
     options.id = static_cast<int64_t>(c);
     options.seed = e.config.seed;

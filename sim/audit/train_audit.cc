@@ -149,7 +149,7 @@ nlohmann::json TrainAuditJson(const Experiment& e, const TrainAuditOutcome& outc
   const bool replace_one = NaturalNeighbours(e.sampling) == NeighbourRelation::kReplaceOne;
   j["audited"] = {{"client", t.client},
                   {"records_without_canaries", t.records_before},
-                  {"records", e.shards[static_cast<size_t>(t.client)].rows()},
+                  {"records", e.plans[static_cast<size_t>(t.client)].n_records},
                   {"records_replaced_by_canaries", t.replaced},
                   {"rounds", outcome.rounds},
                   {"sampling", std::string(ToString(e.sampling))},
@@ -169,13 +169,15 @@ nlohmann::json TrainAuditJson(const Experiment& e, const TrainAuditOutcome& outc
   j["assumptions"] = {
       "The canaries are part of this run's training data: every reported epsilon (here and in summary.json "
       "\"privacy\") accounts the data set the run used, canaries included.",
-      replace_one ? fmt::format("{} sampling (replace-one): each planted canary took the place of one of the "
-                                "client's records ({} of them not trained on); N_c is unchanged.",
-                                ToString(e.sampling), t.replaced)
-                  : fmt::format("{} sampling (add/remove): the {} planted canaries were added to the "
-                                "client's {} records; N_c = {} and the sampling rate of that data set are what "
-                                "the accountants compose (N_c treated as public, as in every run).",
-                                ToString(e.sampling), t.planted, t.records_before, e.shards[static_cast<size_t>(t.client)].rows()),
+      replace_one
+          ? fmt::format("{} sampling (replace-one): each planted canary took the place of one of the "
+                        "client's records ({} of them not trained on); N_c is unchanged.",
+                        ToString(e.sampling), t.replaced)
+          : fmt::format("{} sampling (add/remove): the {} planted canaries were added to the "
+                        "client's {} records; N_c = {} and the sampling rate of that data set are what "
+                        "the accountants compose (N_c treated as public, as in every run).",
+                        ToString(e.sampling), t.planted, t.records_before,
+                        e.plans[static_cast<size_t>(t.client)].n_records),
       "The bound holds for the audited client's record-level guarantee in the stated threat model; it says "
       "nothing about other clients.",
       kPublicAssumption};

@@ -63,8 +63,12 @@ void ValidateTrainAudit(const TrainConfig& c) {
           "audit.canaries audits the asynchronous rounds protocol (async_rounds), not check_in");
   require(c.targets.accuracy == 0.0, "targets.accuracy",
           "audit.canaries cannot be combined with the proactive phases (targets.accuracy > 0)");
-  require(c.protocol.runtime != RuntimeKind::kMpi, "protocol.runtime",
-          "audit.canaries runs on the virtual or threads runtime (the observer lives with the server)");
+  // Dirac canaries are scored from the updates the server receives, which on MPI is rank 0; mislabelled
+  // canaries are scored on their records, which only the audited client's rank reads.
+  require(c.protocol.runtime != RuntimeKind::kMpi || a.canary == TrainCanary::kDirac, "audit.canary",
+          "mislabelled canaries are scored on their records after the run, and over MPI only the audited "
+          "client's rank holds them: use audit.canary = \"dirac\" with protocol.runtime = \"mpi\", or the "
+          "threads runtime");
   require(a.canary != TrainCanary::kDirac || c.eval.reference_optimum.empty(), "eval.reference_optimum",
           "Dirac canaries add model parameters: the reference optimum no longer fits the model");
 }
@@ -141,12 +145,28 @@ std::shared_ptr<TrainCanaries> PlantTrainCanaries(const TrainConfig& config, Sam
   view.data = t->planted_shard.get();
   view.indices.resize(static_cast<size_t>(t->planted_shard->rows()));
   std::iota(view.indices.begin(), view.indices.end(), int64_t{0});
+  ASYNCDP_CHECK(view.rows() == RecordsWithCanaries(config, sampling, a.client, t->records_before));
   spdlog::info("audit: {} {} canaries for client {}, {} planted ({}); N_c {} -> {}", m, ToString(a.canary),
                a.client, t->planted,
                replace_one ? fmt::format("each in place of one of its records, {} left out", t->replaced)
                            : std::string("added to its records"),
                t->records_before, view.rows());
   return t;
+}
+
+int64_t RecordsWithCanaries(const TrainConfig& config, SamplingModel sampling, int64_t client,
+                            int64_t records) {
+  const AuditConfig& a = config.audit;
+  if (a.canaries == 0 || client != a.client ||
+      NaturalNeighbours(sampling) == NeighbourRelation::kReplaceOne) {
+    return records;
+  }
+  int64_t planted = 0;
+  for (const uint8_t coin :
+       asyncdp::audit::DrawCanaryInclusion(config.seed, static_cast<uint32_t>(client), a.canaries)) {
+    planted += coin != 0;
+  }
+  return records + planted;
 }
 
 const models::Model& ClientModel(const TrainCanaries* t, const models::Model& model, size_t client) {

@@ -70,6 +70,12 @@ std::shared_ptr<TrainCanaries> PlantTrainCanaries(const TrainConfig& config, Sam
                                                   std::vector<data::RowView>& shards,
                                                   std::unique_ptr<models::Model>& model);
 
+// Client `client`'s N_c once the canaries are planted: its `records` plus the included canaries when it is
+// the audited client under an add/remove sampler (Poisson), else `records`. From the seed and public values
+// alone, so an MPI rank plans every client before it reads any row (PlantTrainCanaries checks it agrees).
+int64_t RecordsWithCanaries(const TrainConfig& config, SamplingModel sampling, int64_t client,
+                            int64_t records);
+
 // The model client c trains with, and the plan it runs (the fault injection scales the audited
 // client's noise; the accountants keep e.plans).
 // `canaries` may be null (no audit): then `model` and `plan` themselves.

@@ -374,6 +374,59 @@ TEST(MpiRuntimeTest, AModeWithoutMpiSupportStopsEveryRankWithOneMessage) {
   EXPECT_FALSE(fs::exists(dir.Path("checkin")));
 }
 
+// The one-run audit of a training run (audit.canaries, Dirac canaries) over MPI: the audited client's rank
+// plants the canaries, rank 0 (the server) records its updates. The canaries' scores are projections of the
+// client's updates on their own parameters, which no other record touches and which are seeded per round, so
+// the whole audit block (scores' verdict, eps_lower, guesses, f-DP estimates, reported epsilons) equals the
+// threads runtime's: under Poisson sampling, where the canaries add to N_c and every rank must plan the grown
+// client alike, and under fixed-size sampling with an injected fault (VIOLATION, exit 3).
+TEST(MpiRuntimeTest, TrainingRunAuditMatchesTheThreadsRuntime) {
+  TempDir dir;
+  const std::string shared = testing::SharedDir();
+  const std::string base =
+      "train --quiet --config " + Quoted(testing::SourceDir() + "/experiments/audit_logistic.toml") +
+      " --set " + Quoted("data.train=\"" + shared + "/datasets/libsvm/a9a.gz\"") + " --set " +
+      Quoted("data.test=\"" + shared + "/datasets/libsvm/a9a.t.gz\"") + " --set audit.canaries=400 ";
+  struct Case {
+    std::string name, args;
+    int exit_code;
+    std::string verdict;
+  };
+  const std::vector<Case> cases = {
+      {"poisson", "", 0, "consistent"},
+      {"fault",
+       "--set dp.sampling=\"fixed_size_without_replacement\" --set dp.sigma=16 --set "
+       "audit.test_noise_scale=0.05",
+       3, "VIOLATION"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string threads_dir = dir.Path(c.name + "_threads");
+    const CliResult threads =
+        testing::RunCommand(Quoted(testing::AsyncdpBinary()) + " " + base + c.args +
+                                " --set protocol.runtime=\"threads\" --out " + Quoted(threads_dir),
+                            dir);
+    ASSERT_EQ(threads.exit_code, c.exit_code) << threads.err;
+    const std::string mpi_dir = dir.Path(c.name + "_mpi");
+    const CliResult mpi = testing::RunCommand(
+        Mpirun(3) + base + c.args + " --set protocol.runtime=\"mpi\" --out " + Quoted(mpi_dir), dir);
+    ASSERT_EQ(mpi.exit_code, c.exit_code) << mpi.err;
+    const auto expected = Summary(threads_dir)["audit"];
+    const auto got = Summary(mpi_dir)["audit"];
+    EXPECT_EQ(got["verdict"], c.verdict);
+    EXPECT_GT(got["one_run"]["planted"].get<int64_t>(), 0);
+    EXPECT_EQ(got, expected);
+  }
+  // Mislabelled canaries are scored on their records, which only the audited client's rank holds: refused.
+  const CliResult mislabelled = testing::RunCommand(
+      Mpirun(3) + base + "--set audit.canary=\"mislabelled\" --set protocol.runtime=\"mpi\" --out " +
+          Quoted(dir.Path("mislabelled")),
+      dir);
+  EXPECT_NE(mislabelled.exit_code, 0);
+  EXPECT_THAT(mislabelled.err, HasSubstr("audit.canary: mislabelled canaries are scored on their records"));
+  EXPECT_FALSE(fs::exists(dir.Path("mislabelled")));
+}
+
 // Counts the occurrences of `needle` in `text`.
 size_t Occurrences(const std::string& text, const std::string& needle) {
   size_t count = 0;
