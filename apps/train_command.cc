@@ -69,7 +69,10 @@ void TrainAndWrite(const TrainArgs& args, const sim::TrainConfig& config, bool p
 // published after a successful run.
 void TrainOverMpi(const TrainArgs& args, const sim::TrainConfig& config) {
   MpiSession session;
-  if (session.rank() != 0) spdlog::set_level(spdlog::level::warn);  // one voice: rank 0 logs the run
+  // One voice: rank 0 logs the run. Every rank resolves the same experiment, so its warnings (a client that
+  // cannot reach its target, a sampler note) would otherwise print once per rank; a rank's own failure is
+  // still reported below.
+  if (session.rank() != 0) spdlog::set_level(spdlog::level::err);
   try {
     TrainAndWrite(args, config, !args.quiet && session.rank() == 0);
   } catch (const InputError& e) {

@@ -251,8 +251,7 @@ std::string ClientsCsv(const RunFacts& run) {
     for (int64_t s = 0; s <= max_staleness_bucket; ++s) {
       out += fmt::format(",{}", s < static_cast<int64_t>(histogram.size()) ? histogram[s] : 0);
     }
-    // The proactive runs are refused on the MPI runtime (sim/config_io.cc), so clients[c] ran here.
-    if (proactive) out += ProactiveClientCells(e, *run.clients[c], server.model(), diagnostics);
+    if (proactive) out += ProactiveClientCells(e, client, server.model(), diagnostics);
     if (diagnostics) {
       const ClipRates rates = ClipRatesOf(client);
       out += fmt::format(",{},{:.6g},{:.6g}", client.gradients, rates.clipped_fraction, rates.mean_norm);
@@ -277,7 +276,7 @@ nlohmann::json SummaryJson(const RunFacts& run, const std::optional<audit::Train
   s["model"] = {{"kind", config.model.kind}, {"parameters", e.model->NumParams()}};
   if (audit) s["audit"] = audit::TrainAuditJson(e, *audit);
   if (e.proactive.options.enabled)
-    s["proactive"] = ProactiveSummaryJson(e, run.clients, run.server.model(), diagnostics);
+    s["proactive"] = ProactiveSummaryJson(e, run.outcomes, run.server.model(), diagnostics);
   s["config"] = ToToml(config);
   s["asyncdp_version"] = ASYNCDP_VERSION;
   // Which Gaussian generator drew the noise (core/noise.h): results from another version differ in bits.

@@ -120,7 +120,7 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
     result.audit =
         audit::AuditTrainingRun(experiment, *audit_recorder, server.model(), outcomes[audited].rounds);
   }
-  if (experiment.proactive.options.enabled) result.phases_csv = PhasesCsv(experiment, clients, diagnostics);
+  if (experiment.proactive.options.enabled) result.phases_csv = PhasesCsv(experiment, outcomes, diagnostics);
   result.summary = SummaryJson(run, result.audit);
   return result;
 }

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <span>
 
+#include "core/check.h"
+
 namespace asyncdp::sim {
 namespace {
 
@@ -33,9 +35,9 @@ std::string EventText(const TargetEvent& event, double target, bool diagnostics)
   return fmt::format("{}@k={}(acc={:.4f})", kind, event.global_round, event.accuracy);
 }
 
-int64_t CountEvents(const ClientProtocol& client, TargetEventKind kind) {
-  const TargetTracker* tracker = client.target_tracker();
-  if (tracker == nullptr) return 0;
+int64_t CountEvents(const ClientOutcome& client, TargetEventKind kind) {
+  if (!client.tracker) return 0;
+  const TargetTracker* tracker = &*client.tracker;
   return std::count_if(tracker->events().begin(), tracker->events().end(),
                        [&](const TargetEvent& ev) { return ev.kind == kind; });
 }
@@ -57,8 +59,7 @@ int64_t AdmittedRounds(const Experiment& e, size_t client) {
   return budget >= 0 ? std::min(plan.plan.rounds(), budget) : plan.plan.rounds();
 }
 
-std::string PhasesCsv(const Experiment& e, const std::vector<std::unique_ptr<ClientProtocol>>& clients,
-                      bool diagnostics) {
+std::string PhasesCsv(const Experiment& e, const std::vector<ClientOutcome>& outcomes, bool diagnostics) {
   // epsilon_*_realised_tally: the rounds run up to the end of the phase, composed — a tally, not a guarantee
   // (the guarantee is the admitted plan's, summary.json); accuracy_at_end only as a diagnostic.
   std::string out =
@@ -66,20 +67,21 @@ std::string PhasesCsv(const Experiment& e, const std::vector<std::unique_ptr<Cli
       "e1_epsilon,e1_gamma,e1_theta,epsilon_rdp_realised_tally,epsilon_pld_realised_tally,"
       "epsilon_gdp_realised_tally,";
   out += diagnostics ? "diag_accuracy_at_end,events\n" : "events\n";
-  for (size_t c = 0; c < clients.size(); ++c) {
+  for (size_t c = 0; c < outcomes.size(); ++c) {
     const ClientPhasePlan& plan = e.proactive.phase_plans[c];
     const ClientTarget& target = e.proactive.targets[c];
-    const ClientProtocol& client = *clients[c];
+    const ClientOutcome& client = outcomes[c];
     if (!plan.admitted) {
       out += fmt::format("{},{},{},{:.6g},,,,,,0,0,,,,,,,{}not admitted: {}\n", c, target.accuracy, target.epsilon,
                          target.delta, diagnostics ? "," : "", plan.reason);
       continue;
     }
-    const TargetTracker* tracker = client.target_tracker();
+    ASYNCDP_CHECK(client.tracker.has_value());
+    const TargetTracker* tracker = &*client.tracker;
     for (size_t j = 0; j < plan.phases.size(); ++j) {
       const PlannedPhase& phase = plan.phases[j];
       const int64_t start = PhaseStart(plan, j);
-      const int64_t run = std::clamp<int64_t>(client.local_round() - start, 0, phase.rounds);
+      const int64_t run = std::clamp<int64_t>(client.rounds - start, 0, phase.rounds);
       std::string eps_cells = ",,";
       if (run > 0) {
         const PhaseEpsilon eps = EpsilonOfRounds(plan.plan, start + run, target.delta, e.privacy.options);
@@ -112,10 +114,10 @@ std::string ProactiveClientsHeader(bool diagnostics) {
          (diagnostics ? ",diag_holdout_accuracy" : "");
 }
 
-std::string ProactiveClientCells(const Experiment& e, const ClientProtocol& client, const Eigen::VectorXf& final_model,
-                                 bool diagnostics) {
-  const auto c = static_cast<size_t>(client.id());
-  const TargetTracker* tracker = client.target_tracker();
+std::string ProactiveClientCells(const Experiment& e, const ClientOutcome& client,
+                                 const Eigen::VectorXf& final_model, bool diagnostics) {
+  const auto c = static_cast<size_t>(client.id);
+  const TargetTracker* tracker = client.tracker ? &*client.tracker : nullptr;
   const int64_t phase = tracker == nullptr ? -1 : std::min(tracker->phase(), tracker->phases() - 1);
   std::string cells = fmt::format(",{},{},{},{},{},{},{}", e.proactive.targets[c].accuracy,
                                   e.proactive.targets[c].epsilon, e.proactive.phase_plans[c].phases.size(),
@@ -125,50 +127,47 @@ std::string ProactiveClientCells(const Experiment& e, const ClientProtocol& clie
   return cells;
 }
 
-nlohmann::json ProactiveSummaryJson(const Experiment& e, const std::vector<std::unique_ptr<ClientProtocol>>& clients,
+nlohmann::json ProactiveSummaryJson(const Experiment& e, const std::vector<ClientOutcome>& outcomes,
                                     const Eigen::VectorXf& final_model, bool diagnostics) {
   nlohmann::json list = nlohmann::json::array();
-  for (size_t c = 0; c < clients.size(); ++c) {
+  for (size_t c = 0; c < outcomes.size(); ++c) {
     const ClientPhasePlan& plan = e.proactive.phase_plans[c];
     const ClientTarget& target = e.proactive.targets[c];
-    const ClientProtocol& client = *clients[c];
+    const ClientOutcome& client = outcomes[c];
     // The guarantee: every round the client could have run (AdmittedRounds); the tally of the rounds that
     // ran is kept beside it, labelled.
     const int64_t admitted = AdmittedRounds(e, c);
     const PhaseEpsilon eps = EpsilonOfRounds(plan.plan, admitted, target.delta, e.privacy.options);
-    const PhaseEpsilon tally = EpsilonOfRounds(plan.plan, client.local_round(), target.delta, e.privacy.options);
+    const PhaseEpsilon tally = EpsilonOfRounds(plan.plan, client.rounds, target.delta, e.privacy.options);
     nlohmann::json entry = {{"client", c},
                             {"target_accuracy", target.accuracy},
                             {"target_epsilon", target.epsilon},
                             {"delta", target.delta},
                             {"admitted", plan.admitted},
                             {"plan_note", plan.reason},
-                            {"rounds", client.local_round()},
+                            {"rounds", client.rounds},
                             {"budget_rounds", plan.budget_rounds},
                             {"pauses", CountEvents(client, TargetEventKind::kPause)},
                             {"rejoins", CountEvents(client, TargetEventKind::kResume)},
-                            {"paused_at_end", client.paused()},
+                            {"paused_at_end", client.paused},
                             {"admitted_rounds", admitted},
                             {"epsilon_rdp", eps.rdp},
                             {"epsilon_pld", eps.pld},
                             {"epsilon_gdp_approximation", eps.gdp},
                             {"epsilon_realised_tally",
-                             {{"rounds", client.local_round()},
+                             {{"rounds", client.rounds},
                               {"rdp", tally.rdp},
                               {"pld", tally.pld},
                               {"gdp_approximation", tally.gdp},
-                              {"note", "the rounds that ran, composed: not a guarantee (the rounds run depend on "
-                                       "the client's outputs); epsilon_* above is"}}},
+                              {"note",
+                               "the rounds that ran, composed: not a guarantee (the rounds run depend on "
+                               "the client's outputs); epsilon_* above is"}}},
                             {"within_target", WithinTarget(e, eps, target.epsilon)}};
     if (diagnostics) entry["diag_holdout_accuracy_final_model"] = HoldoutAccuracy(e, c, final_model);
     const CheckPlan& checks = e.proactive.check_plans[c];
-    const int64_t checks_run = client.target_tracker() == nullptr
-                                   ? 0
-                                   : static_cast<int64_t>(std::count_if(
-                                         client.target_tracker()->events().begin(),
-                                         client.target_tracker()->events().end(), [](const TargetEvent& ev) {
-                                           return ev.kind == TargetEventKind::kPhaseEnd;
-                                         })) + client.target_tracker()->paused_checks();
+    const int64_t checks_run =
+        client.tracker ? CountEvents(client, TargetEventKind::kPhaseEnd) + client.tracker->paused_checks()
+                       : 0;
     entry["accuracy_checks"] =
         checks.private_checks
             ? nlohmann::json{{"private", true},
@@ -189,12 +188,13 @@ nlohmann::json ProactiveSummaryJson(const Experiment& e, const std::vector<std::
                              {"run", checks_run},
                              {"note", "targets.holdout_public = true: exact checks; the held-out rows are public by "
                                       "assumption and not covered by any epsilon"}};
-    if (const TargetTracker* tracker = client.target_tracker(); tracker != nullptr) {
+    if (const TargetTracker* tracker = client.tracker ? &*client.tracker : nullptr; tracker != nullptr) {
       nlohmann::json checks = nlohmann::json::array();
       for (const TargetEvent& ev : tracker->events()) checks.push_back(EventText(ev, tracker->target(), diagnostics));
       entry["events"] = checks;
       int64_t phases_run = 0;
-      for (size_t j = 0; j < plan.phases.size(); ++j) phases_run += client.local_round() > PhaseStart(plan, j) ? 1 : 0;
+      for (size_t j = 0; j < plan.phases.size(); ++j)
+        phases_run += client.rounds > PhaseStart(plan, j) ? 1 : 0;
       entry["phases_run"] = phases_run;
       if (phases_run > 0) entry["e1_epsilon"] = plan.phases[static_cast<size_t>(phases_run - 1)].e1_epsilon;
     }

@@ -75,6 +75,18 @@ class TargetTracker {
     return true;
   }
 
+  // A tracker as it stood at the end of a run on another process (the MPI runtime gathers each client's
+  // on rank 0: sim/runtime/mpi_transport.h), from what its accessors return.
+  static TargetTracker Restore(double accuracy_target, std::vector<int64_t> phase_ends, int64_t phase,
+                               int64_t paused_checks, std::vector<TargetEvent> events) {
+    TargetTracker tracker(accuracy_target, std::move(phase_ends));
+    ASYNCDP_CHECK(phase >= 0 && phase <= tracker.phases() && paused_checks >= 0);
+    tracker.phase_ = phase;
+    tracker.paused_checks_ = paused_checks;
+    tracker.events_ = std::move(events);
+    return tracker;
+  }
+
   double target() const { return target_; }
   // The phase running (or to run after a resume); == phases() once none is left.
   int64_t phase() const { return phase_; }

@@ -1,5 +1,6 @@
 // What the outputs need from a client once the run is over: its progress (the rounds the accountant
-// charges), why it stopped, its staleness record and its non-private diagnostics. The threads and virtual
+// charges), why it stopped, its staleness record, its phase record (proactive) and its non-private
+// diagnostics. The threads and virtual
 // runtimes read it off the ClientProtocol objects in place; the MPI runtime, whose clients live on other
 // ranks, gathers these values on rank 0 (sim/runtime/mpi_runtime.h), so every runtime's report is built
 // from the same record.
@@ -7,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "models/model.h"
@@ -21,6 +23,7 @@ struct ClientOutcome {
   int64_t planned_gradients = 0;  // Σ s_i over those rounds (public)
   ClientStop stop = ClientStop::kRunning;
   bool paused = false;            // at its accuracy target, still receiving (proactive framework)
+  std::optional<TargetTracker> tracker;  // its phase checks and pause/re-join events (accuracy target only)
   int64_t max_staleness = 0;
   std::vector<int64_t> staleness_histogram;  // [s] = rounds started with staleness s
   // Non-private diagnostics (functions of the data): realised batch sizes and clipping statistics.
@@ -35,6 +38,9 @@ inline ClientOutcome OutcomeOf(const ClientProtocol& client) {
                        .planned_gradients = client.planned_gradients(),
                        .stop = client.stop_reason(),
                        .paused = client.paused(),
+                       .tracker = client.target_tracker() != nullptr
+                                      ? std::optional<TargetTracker>(*client.target_tracker())
+                                      : std::nullopt,
                        .max_staleness = client.max_staleness(),
                        .staleness_histogram = client.staleness_histogram(),
                        .gradients = client.gradients(),

@@ -44,6 +44,8 @@ struct alignas(64) Mailbox {
 
 // A hosted client's state between its task's steps (touched by the step running it only).
 struct alignas(64) ClientSlot {
+  bool started = false;
+  int64_t settled_at = -1;                // the newest v̂_k this paused client has told the server it holds
   bool long_rounds = true;                // time the next round with the thread CPU clock (compute_timer.h)
   bool round_in_progress = false;         // a straggler's round: completes at its deadline
   std::optional<UpdateMessage> delayed;   // a delayed client's update: sent at its deadline
@@ -225,17 +227,27 @@ class ClientRank {
     if (pool_.joinable()) pool_.join();
   }
 
-  // Adopts the newest broadcast, if any (ISRReceive). Returns false on shutdown.
+  // Adopts the newest broadcast, if any (ISRReceive). Returns false on shutdown. The broadcast is taken out
+  // under the mailbox's lock and applied after it (a paused client's accuracy check runs there).
   bool Absorb(int64_t j) {
     Mailbox& mailbox = mailboxes_[static_cast<size_t>(j)];
     if (!mailbox.pending.load(std::memory_order_acquire)) return true;
-    std::lock_guard lock(mailbox.mutex);
-    if (mailbox.newest) {
-      clients_[static_cast<size_t>(ids_[static_cast<size_t>(j)])]->OnBroadcast(*mailbox.newest);
-      mailbox.newest.reset();
+    std::optional<BroadcastMessage> incoming;
+    bool shutdown = false;
+    {
+      std::lock_guard lock(mailbox.mutex);
+      incoming.swap(mailbox.newest);
+      shutdown = mailbox.shutdown;
+      mailbox.pending.store(shutdown, std::memory_order_relaxed);
     }
-    mailbox.pending.store(mailbox.shutdown, std::memory_order_relaxed);
-    return !mailbox.shutdown;
+    if (incoming) {
+      ClientProtocol& client = *clients_[static_cast<size_t>(ids_[static_cast<size_t>(j)])];
+      const bool was_paused = client.paused();
+      client.OnBroadcast(*incoming);
+      // A received model fell below the accuracy target: the client re-joins (sim/protocol/client.h).
+      if (was_paused && !client.paused()) PostWords(kResume, client.id(), client.local_round());
+    }
+    return !shutdown;
   }
 
   std::shared_ptr<Buffer> TakeBuffer(size_t bytes) {
@@ -260,12 +272,15 @@ class ClientRank {
     outbox_ready_.notify_one();
   }
 
-  void PostStop(int64_t client, int64_t total_rounds) {
+  // A two-word notice: stop (client, rounds sent), pause (client, rounds sent), resume (client, next round),
+  // settled (client, k).
+  void PostWords(Tag tag, int64_t client, int64_t value) {
     auto buffer = std::make_shared<Buffer>(2 * sizeof(int64_t));
-    const int64_t words[2] = {client, total_rounds};
+    const int64_t words[2] = {client, value};
     std::memcpy(buffer->data(), words, sizeof(words));
-    Post(kStop, std::move(buffer));
+    Post(tag, std::move(buffer));
   }
+  void PostStop(int64_t client, int64_t total_rounds) { PostWords(kStop, client, total_rounds); }
 
   void PostUpdate(ClientProtocol& client, UpdateMessage&& message) {
     auto buffer = TakeBuffer(UpdateBytes(params_));
@@ -297,6 +312,13 @@ class ClientRank {
     const auto c = static_cast<size_t>(ids_[static_cast<size_t>(j)]);
     ClientProtocol& client = *clients_[c];
     ClientSlot& slot = slots_[static_cast<size_t>(j)];
+    if (!slot.started) {
+      slot.started = true;
+      if (client.stop_reason() == ClientStop::kNotAdmitted) {  // never joins, and says so
+        PostStop(client.id(), 0);
+        return {Next::kExit};
+      }
+    }
     if (slot.round_in_progress) {  // the straggler's deadline has passed
       slot.round_in_progress = false;
       // A broadcast that arrived during the round replaces ŵ before the local update (Algorithm 4).
@@ -311,10 +333,21 @@ class ClientRank {
       if (!Absorb(j)) return {Next::kExit};
       if (!client.CanStartRound()) {
         if (client.stopped()) return {Next::kExit};
-        return {Next::kIdle};  // Υ(k, i) is false: runnable again when a newer v̂_k arrives
+        // Paused at its accuracy target: tells the server once per v̂_k it holds (the end of the run waits
+        // for paused clients to hold the newest).
+        if (client.paused() && client.global_round() != slot.settled_at) {
+          slot.settled_at = client.global_round();
+          PostWords(kSettled, client.id(), slot.settled_at);
+        }
+        return {Next::kIdle};  // Υ(k, i) is false or paused: runnable again when a newer v̂_k arrives
       }
       const int64_t round = client.local_round();
       if (!client.BeginRound()) {
+        if (client.paused()) {  // a phase ended at target (proactive framework)
+          PostWords(kPause, client.id(), round);
+          slot.settled_at = -1;
+          continue;
+        }
         if (client.stop_reason() != ClientStop::kDroppedOut) PostStop(client.id(), round);
         return {Next::kExit};
       }

@@ -35,6 +35,7 @@ class ServerRank {
         placement_(placement),
         params_(server.model().size()),
         finished_(plans.size(), false),
+        settled_at_(plans.size(), -1),
         liveness_(static_cast<int64_t>(plans.size()), options.exclude_after),
         last_heard_client_(plans.size(), 0.0),
         last_heard_rank_(static_cast<size_t>(placement.ranks), 0.0) {
@@ -102,8 +103,9 @@ class ServerRank {
   double Seconds() const { return SecondsSince(start_); }
 
   // End of run (docs/design.md, "End of a run", as on the threads runtime): no client blocks, and every
-  // client has sent its stop notice (its messages all applied: MPI keeps a sender's order) or is excluded
-  // and has stayed silent for exclude_after more (cut off; the report says so). A dropped-out client sends
+  // client has sent its stop notice (its messages all applied: MPI keeps a sender's order), is paused at its
+  // accuracy target holding the newest v̂_k, or is excluded and has stayed silent for exclude_after more (cut
+  // off; the report says so). A dropped-out client sends
   // nothing: it is excluded like any silent laggard, or the run fails after protocol.mpi_timeout.
   bool RunOver() {
     if (!server_.all_released()) return false;
@@ -112,7 +114,9 @@ class ServerRank {
     while (first_unfinished_ < finished_.size() && finished_[first_unfinished_]) ++first_unfinished_;
     const double now = Seconds();
     for (size_t c = first_unfinished_; c < plans_.size(); ++c) {
-      if (!finished_[c] && !liveness_.CutOff(server_, static_cast<int64_t>(c), now)) return false;
+      const auto id = static_cast<int64_t>(c);
+      const bool settled = server_.paused(id) && settled_at_[c] >= server_.global_round();
+      if (!finished_[c] && !settled && !liveness_.CutOff(server_, id, now)) return false;
     }
     return true;
   }
@@ -156,6 +160,26 @@ class ServerRank {
         liveness_.Heard(words[0], now);
         finished_[client] = true;
         broadcast = server_.OnClientStopped(words[0], words[1]);
+        break;
+      }
+      case kPause:
+      case kResume:
+      case kSettled: {
+        // The proactive framework's notices (sim/runtime/mpi_transport.h), handled as the threads runtime
+        // does.
+        if (bytes.size() != 2 * sizeof(int64_t))
+          Fail(fmt::format("malformed notice from rank {}", message.source));
+        int64_t words[2];
+        std::memcpy(words, bytes.data(), sizeof(words));
+        const auto client = CheckSender(words[0], message.source);
+        if (message.tag == kSettled) {
+          settled_at_[client] = words[1];
+          break;
+        }
+        last_heard_client_[client] = now;
+        liveness_.Heard(words[0], now);
+        broadcast = message.tag == kPause ? server_.OnClientPaused(words[0], words[1])
+                                          : server_.OnClientResumed(words[0]);
         break;
       }
       case kHeartbeat:
@@ -319,6 +343,7 @@ class ServerRank {
   const Eigen::Index params_;
   UpdateMessage update_;                  // reused for every received update
   std::vector<bool> finished_;            // a stop notice arrived: the client needs no more broadcasts
+  std::vector<int64_t> settled_at_;       // a paused client's newest v̂_k it has said it holds (kSettled)
   Liveness liveness_;                     // silence and exclusion (sim/protocol/liveness.h), Seconds()
   std::vector<double> last_heard_client_;  // seconds since start_
   std::vector<double> last_heard_rank_;

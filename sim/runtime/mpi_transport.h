@@ -13,7 +13,10 @@
 //   kBroadcast  0 → rank     int64 k, then P floats v̂_k
 //   kHeartbeat  both ways    empty: "this rank is alive" when it has sent nothing else for a while
 //   kShutdown   0 → rank     empty: the run is over; answer with kOutcome and stop
-//   kOutcome    rank → 0     int64 words (EncodeOutcomes)
+//   kOutcome    rank → 0     int64 words (EncodeOutcome)
+//   kPause      client → 0   int64 client, int64 rounds sent: at its accuracy target, it computes no more for
+//   now kResume     client → 0   int64 client, int64 its next local round: a received model fell below target
+//   kSettled    client → 0   int64 client, int64 k: paused and holding v̂_k (run bookkeeping, as on threads)
 #pragma once
 
 #include <mpi.h>
@@ -31,7 +34,17 @@
 
 namespace asyncdp::sim::mpi {
 
-enum Tag : int { kUpdate = 1, kStop = 2, kBroadcast = 3, kHeartbeat = 4, kShutdown = 5, kOutcome = 6 };
+enum Tag : int {
+  kUpdate = 1,
+  kStop = 2,
+  kBroadcast = 3,
+  kHeartbeat = 4,
+  kShutdown = 5,
+  kOutcome = 6,
+  kPause = 7,
+  kResume = 8,
+  kSettled = 9,
+};
 
 // Which worker rank r ∈ [1, ranks) hosts each client (docs/mpi.md, "Placement"). Every rank computes the
 // same placement from the same public inputs: the scheme and each client's planned work.

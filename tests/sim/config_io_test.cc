@@ -178,6 +178,21 @@ TEST(ConfigIo, ValidationNamesTheOffendingKey) {
   bad = c;
   bad.data.train.clear();
   expect_key(bad, "data.train");
+  // The proactive phases run on every runtime; over MPI two settings cannot hold (docs/mpi.md).
+  TrainConfig proactive = c;
+  proactive.dp.sigma = 0.0;
+  proactive.targets.accuracy = 0.8;
+  proactive.targets.epsilon = 2.0;
+  proactive.proactive.phase_sigmas = {8.0, 5.0};
+  proactive.proactive.phase_epochs = {0.2, 1.0};
+  proactive.protocol.runtime = RuntimeKind::kMpi;
+  EXPECT_NO_THROW(ValidateConfig(proactive));
+  bad = proactive;
+  bad.protocol.mpi_placement = MpiPlacement::kBalanced;  // placed by work the phases decide later
+  expect_key(bad, "protocol.mpi_placement");
+  bad = proactive;
+  bad.output.diagnostics = true;  // the held-out accuracy of the final model: rank 0 holds no held-out rows
+  expect_key(bad, "output.diagnostics");
 }
 
 TEST(ConfigIo, ResolvedTomlRoundTripsEveryField) {
