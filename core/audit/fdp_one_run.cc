@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/audit/gaussian_dp.h"
+#include "core/audit/largest_rejected.h"
 #include "core/audit/normal.h"
 #include "core/check.h"
 #include "core/error.h"
@@ -14,29 +15,6 @@ namespace asyncdp::audit {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// The largest x in [0, 64] (to 1e-9) with rejected(x), for rejected monotone decreasing in x; 0 when
-// rejected(0) fails. The returned x itself is rejected.
-template <typename Rejected>
-double LargestRejected(const Rejected& rejected) {
-  if (!rejected(0.0)) return 0.0;
-  double lo = 0.0;
-  double hi = 1.0;
-  while (rejected(hi)) {
-    lo = hi;
-    hi *= 2.0;
-    if (hi > 64.0) return lo;
-  }
-  while (hi - lo > 1e-9) {
-    const double mid = 0.5 * (lo + hi);
-    if (rejected(mid)) {
-      lo = mid;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
-}
 
 }  // namespace
 
@@ -125,14 +103,8 @@ FdpOneRunResult FdpOneRunAuditBestOf(std::span<const double> scores, std::span<c
                                      std::span<const GuessCounts> choices,
                                      const OneRunAuditOptions& options) {
   CheckCanaryScores(scores, included);
-  if (choices.empty()) throw ConfigError("audit.guesses", "no (k_plus, k_minus) choice given");
   const auto m = static_cast<int64_t>(scores.size());
-  for (const GuessCounts& c : choices) {
-    OneRunAuditOptions each = options;
-    each.k_plus = c.k_plus;
-    each.k_minus = c.k_minus;
-    each.Validate(m);
-  }
+  ValidateGuessChoices(choices, options, m);
   const auto order = RankCanariesByScore(scores);
   FdpOneRunResult result;
   result.canaries = m;

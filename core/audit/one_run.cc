@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/audit/binomial.h"
+#include "core/audit/largest_rejected.h"
 #include "core/check.h"
 #include "core/error.h"
 #include "core/random.h"
@@ -109,26 +110,19 @@ double OneRunPValue(int64_t canaries, int64_t guesses, int64_t correct, double e
 double OneRunEpsilonLowerBound(int64_t canaries, int64_t guesses, int64_t correct, double delta,
                                double beta) {
   ASYNCDP_CHECK(beta > 0.0 && beta < 1.0);
-  auto rejected = [&](double eps) { return OneRunPValue(canaries, guesses, correct, eps, delta) < beta; };
-  if (!rejected(0.0)) return 0.0;
-  // Invariant: rejected(lo), !rejected(hi). q < 1 in double precision needs eps < ~37, and no count of
-  // guesses can reject eps beyond ln(r) + a few, so the growth stops long before that.
-  double lo = 0.0;
-  double hi = 1.0;
-  while (rejected(hi)) {
-    lo = hi;
-    hi *= 2.0;
-    if (hi > 64.0) return lo;
+  return LargestRejected(
+      [&](double eps) { return OneRunPValue(canaries, guesses, correct, eps, delta) < beta; });
+}
+
+void ValidateGuessChoices(std::span<const GuessCounts> choices, const OneRunAuditOptions& options,
+                          int64_t canaries) {
+  if (choices.empty()) throw ConfigError("audit.guesses", "no (k_plus, k_minus) choice given");
+  for (const GuessCounts& c : choices) {
+    OneRunAuditOptions each = options;
+    each.k_plus = c.k_plus;
+    each.k_minus = c.k_minus;
+    each.Validate(canaries);
   }
-  while (hi - lo > 1e-9) {
-    const double mid = 0.5 * (lo + hi);
-    if (rejected(mid)) {
-      lo = mid;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
 }
 
 void OneRunAuditOptions::Validate(int64_t canaries) const {
@@ -152,14 +146,7 @@ OneRunAuditResult OneRunAudit(std::span<const double> scores, std::span<const ui
 OneRunAuditResult OneRunAuditBestOf(std::span<const double> scores, std::span<const uint8_t> included,
                                     std::span<const GuessCounts> choices, const OneRunAuditOptions& options) {
   CheckCanaryScores(scores, included);
-  if (choices.empty()) throw ConfigError("audit.guesses", "no (k_plus, k_minus) choice given");
-  const auto m = static_cast<int64_t>(scores.size());
-  for (const GuessCounts& c : choices) {
-    OneRunAuditOptions each = options;
-    each.k_plus = c.k_plus;
-    each.k_minus = c.k_minus;
-    each.Validate(m);
-  }
+  ValidateGuessChoices(choices, options, static_cast<int64_t>(scores.size()));
   const auto order = RankCanariesByScore(scores);
   const double beta = (1.0 - options.confidence) / static_cast<double>(choices.size());
   OneRunAuditResult best;

@@ -69,6 +69,10 @@ struct GuessCounts {
 };
 OneRunAuditResult OneRunAuditBestOf(std::span<const double> scores, std::span<const uint8_t> included,
                                     std::span<const GuessCounts> choices, const OneRunAuditOptions& options);
+// Every choice checked against m canaries (ConfigError "audit.guesses" naming the bound), as both best-of
+// estimators do before guessing.
+void ValidateGuessChoices(std::span<const GuessCounts> choices, const OneRunAuditOptions& options,
+                          int64_t canaries);
 
 // The pieces every one-run estimator shares (this one and core/audit/fdp_one_run.h):
 // the scores and coins checked (same length, non-empty, finite scores; InputError otherwise),

@@ -17,6 +17,7 @@
 #include "core/check.h"
 #include "core/sampling.h"
 #include "sim/audit/canary_runs.h"
+#include "sim/audit/one_run_estimates.h"
 #include "sim/audit/reported_epsilons.h"
 #include "sim/audit/train_audit_outcome.h"
 #include "sim/audit/train_canaries.h"
@@ -210,12 +211,10 @@ void DecideMultiRun(const Experiment& e, const Accounted& accounted, const Audit
 
 // The one-run verdict: does eps_lower exceed an upper-bound accountant's epsilon?
 void DecideOneRun(const Experiment& e, const AuditOptions& options, AuditReport& report) {
-  asyncdp::audit::OneRunAuditOptions one;
-  one.delta = e.delta;
-  one.confidence = options.confidence;
-  const auto choices = OneRunGuessChoices(options.canaries);
-  report.one_run = asyncdp::audit::OneRunAuditBestOf(report.canary_scores, report.included, choices, one);
-  report.fdp = asyncdp::audit::FdpOneRunAuditBestOf(report.canary_scores, report.included, choices, one);
+  const OneRunEstimates estimates =
+      EstimateOneRun(report.canary_scores, report.included, e.delta, options.confidence);
+  report.one_run = estimates.one_run;
+  report.fdp = estimates.fdp;
   report.eps_lower = report.one_run.epsilon;
   for (const accounting::AccountantKind a : RefutedAccountants(report.reported, report.eps_lower)) {
     report.refuted_accountants.push_back(std::string(accounting::ToString(a)));

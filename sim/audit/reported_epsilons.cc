@@ -69,18 +69,6 @@ std::vector<accounting::AccountantKind> RefutedAccountants(const std::vector<Rep
   return refuted;
 }
 
-std::vector<asyncdp::audit::GuessCounts> OneRunGuessChoices(int64_t m) {
-  std::vector<asyncdp::audit::GuessCounts> choices;
-  for (const int64_t divisor : {100, 50, 20, 10, 5, 2}) {
-    const int64_t k = m / divisor;
-    if (k < 2) continue;
-    choices.push_back({k, 0});
-    choices.push_back({k / 2, k / 2});
-  }
-  if (choices.empty()) choices.push_back({1, 0});
-  return choices;
-}
-
 std::vector<ReportedEpsilon> ReportedEpsilons(const Experiment& e, int64_t client, int64_t rounds) {
   return AccountClient(e, client, rounds, e.sampling, /*whole_client=*/false).reported;
 }

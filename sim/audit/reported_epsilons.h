@@ -56,8 +56,4 @@ Headline ChooseHeadline(const std::vector<ReportedEpsilon>& reported, accounting
 std::vector<accounting::AccountantKind> RefutedAccountants(const std::vector<ReportedEpsilon>& reported,
                                                            double eps_lower);
 
-// The (k_plus, k_minus) choices a one-run audit of m canaries tries (Bonferroni over all of them):
-// k = m/100, m/50, m/20, m/10, m/5, m/2 guesses, all IN or half IN half OUT.
-std::vector<asyncdp::audit::GuessCounts> OneRunGuessChoices(int64_t m);
-
 }  // namespace asyncdp::sim::audit

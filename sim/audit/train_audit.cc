@@ -15,6 +15,7 @@
 #include "core/random.h"
 #include "core/sampling.h"
 #include "sim/audit/audit_json.h"
+#include "sim/audit/one_run_estimates.h"
 #include "sim/audit/reported_epsilons.h"
 #include "sim/experiment.h"
 #include "sim/json_number.h"
@@ -103,12 +104,9 @@ TrainAuditOutcome AuditTrainingRun(const Experiment& e, const TrainAuditRecorder
   out.canary_scores = TrainCanaryScores(e, recorder, final_model);
   out.confidence = e.config.audit.confidence;
   out.rounds = rounds_done;
-  asyncdp::audit::OneRunAuditOptions one;
-  one.delta = e.delta;
-  one.confidence = out.confidence;
-  const auto choices = OneRunGuessChoices(t.canaries);
-  out.one_run = asyncdp::audit::OneRunAuditBestOf(out.canary_scores, t.included, choices, one);
-  out.fdp = asyncdp::audit::FdpOneRunAuditBestOf(out.canary_scores, t.included, choices, one);
+  const OneRunEstimates estimates = EstimateOneRun(out.canary_scores, t.included, e.delta, out.confidence);
+  out.one_run = estimates.one_run;
+  out.fdp = estimates.fdp;
   out.reported = ReportedEpsilons(e, t.client, rounds_done);
   out.refuted = RefutedAccountants(out.reported, out.one_run.epsilon);
   out.headline = ChooseHeadline(out.reported, e.privacy.accountant);

@@ -7,12 +7,13 @@
 #include <map>
 #include <optional>
 #include <thread>
+#include <utility>
 
 #include "sim/protocol/liveness.h"
 #include "sim/runtime/cycle_clock.h"
-#include "sim/runtime/run_end.h"
 #include "sim/runtime/mpi_ranks.h"
 #include "sim/runtime/mpi_runtime.h"
+#include "sim/runtime/run_end.h"
 
 namespace asyncdp::sim::mpi {
 namespace {
@@ -152,14 +153,11 @@ class ServerRank {
         break;
       }
       case kStop: {
-        if (bytes.size() != 2 * sizeof(int64_t)) Fail(fmt::format("malformed stop notice from rank {}", message.source));
-        int64_t words[2];
-        std::memcpy(words, bytes.data(), sizeof(words));
-        const auto client = CheckSender(words[0], message.source);
+        const auto [client, rounds] = Notice(message);
         last_heard_client_[client] = now;
-        liveness_.Heard(words[0], now);
+        liveness_.Heard(static_cast<int64_t>(client), now);
         finished_[client] = true;
-        broadcast = server_.OnClientStopped(words[0], words[1]);
+        broadcast = server_.OnClientStopped(static_cast<int64_t>(client), rounds);
         break;
       }
       case kPause:
@@ -167,19 +165,15 @@ class ServerRank {
       case kSettled: {
         // The proactive framework's notices (sim/runtime/mpi_transport.h), handled as the threads runtime
         // does.
-        if (bytes.size() != 2 * sizeof(int64_t))
-          Fail(fmt::format("malformed notice from rank {}", message.source));
-        int64_t words[2];
-        std::memcpy(words, bytes.data(), sizeof(words));
-        const auto client = CheckSender(words[0], message.source);
+        const auto [client, value] = Notice(message);
+        const auto id = static_cast<int64_t>(client);
         if (message.tag == kSettled) {
-          settled_at_[client] = words[1];
+          settled_at_[client] = value;
           break;
         }
         last_heard_client_[client] = now;
-        liveness_.Heard(words[0], now);
-        broadcast = message.tag == kPause ? server_.OnClientPaused(words[0], words[1])
-                                          : server_.OnClientResumed(words[0]);
+        liveness_.Heard(id, now);
+        broadcast = message.tag == kPause ? server_.OnClientPaused(id, value) : server_.OnClientResumed(id);
         break;
       }
       case kHeartbeat:
@@ -191,6 +185,17 @@ class ServerRank {
       OnGlobalRound();
       newest = std::move(broadcast);
     }
+  }
+
+  // A two-word notice (stop, pause, resume, settled): the client, checked against its sender, and the value.
+  std::pair<size_t, int64_t> Notice(const Incoming& message) const {
+    const Buffer& bytes = *message.payload;
+    if (bytes.size() != 2 * sizeof(int64_t)) {
+      Fail(fmt::format("malformed notice (tag {}) from rank {}", message.tag, message.source));
+    }
+    int64_t words[2];
+    std::memcpy(words, bytes.data(), sizeof(words));
+    return {CheckSender(words[0], message.source), words[1]};
   }
 
   size_t CheckSender(int64_t client, int source) const {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <functional>
 #include <numeric>
+#include <optional>
 #include <queue>
 #include <stdexcept>
 #include <string>
@@ -55,6 +56,57 @@ class WordReader {
   std::vector<int64_t> words_;
   size_t next_ = 0;
 };
+
+// A proactive client's phase record (absent otherwise). The checks' accuracies travel because the phase
+// report labels each end "target_reached" / "target_missed" by them; they are the checks' outputs (private by
+// default), and the outputs show the values only with output.diagnostics, as on the other runtimes.
+void PutTracker(WordWriter& w, const std::optional<TargetTracker>& tracker) {
+  w.Put(tracker ? 1 : 0);
+  if (!tracker) return;
+  w.PutDouble(tracker->target());
+  w.Put(tracker->phase());
+  w.Put(tracker->paused_checks());
+  w.Put(tracker->phases());
+  for (const int64_t end : tracker->phase_ends()) w.Put(end);
+  w.Put(static_cast<int64_t>(tracker->events().size()));
+  for (const TargetEvent& ev : tracker->events()) {
+    w.Put(static_cast<int64_t>(ev.kind));
+    w.Put(ev.phase);
+    w.Put(ev.local_round);
+    w.Put(ev.global_round);
+    w.PutDouble(ev.accuracy);
+  }
+}
+
+// `bytes`: the message's size, a bound on every count in it.
+std::optional<TargetTracker> GetTracker(WordReader& r, size_t bytes) {
+  if (r.Get() == 0) return std::nullopt;
+  const auto bound = static_cast<int64_t>(bytes);
+  const double target = r.GetDouble();
+  const int64_t phase = r.Get();
+  const int64_t paused_checks = r.Get();
+  const int64_t phases = r.Get();
+  if (phases < 1 || phases > bound || phase < 0 || phase > phases || paused_checks < 0) {
+    throw std::runtime_error("MPI runtime: bad phase record in outcome");
+  }
+  std::vector<int64_t> ends(static_cast<size_t>(phases));
+  for (int64_t& end : ends) end = r.Get();
+  const int64_t count = r.Get();
+  if (count < 0 || count > bound) throw std::runtime_error("MPI runtime: bad phase events in outcome");
+  std::vector<TargetEvent> events(static_cast<size_t>(count));
+  for (TargetEvent& ev : events) {
+    const int64_t kind = r.Get();
+    if (kind < 0 || kind > static_cast<int64_t>(TargetEventKind::kStop)) {
+      throw std::runtime_error("MPI runtime: bad phase event kind in outcome");
+    }
+    ev.kind = static_cast<TargetEventKind>(kind);
+    ev.phase = r.Get();
+    ev.local_round = r.Get();
+    ev.global_round = r.Get();
+    ev.accuracy = r.GetDouble();
+  }
+  return TargetTracker::Restore(target, std::move(ends), phase, paused_checks, std::move(events));
+}
 
 }  // namespace
 
@@ -170,28 +222,8 @@ Buffer EncodeOutcome(const RankOutcome& outcome, bool diagnostics) {
     w.PutDouble(diagnostics ? c.clip_totals.norm_sum : 0.0);
     w.Put(static_cast<int64_t>(c.staleness_histogram.size()));
     for (int64_t count : c.staleness_histogram) w.Put(count);
-    // Proactive clients: paused, and the phase record. The checks' accuracies travel because the phase
-    // report labels each end "target_reached" / "target_missed" by them; they are the checks' outputs
-    // (private by default), and the outputs show the values only with output.diagnostics, as on the other
-    // runtimes.
     w.Put(c.paused ? 1 : 0);
-    w.Put(c.tracker ? 1 : 0);
-    if (c.tracker) {
-      const TargetTracker& t = *c.tracker;
-      w.PutDouble(t.target());
-      w.Put(t.phase());
-      w.Put(t.paused_checks());
-      w.Put(t.phases());
-      for (const int64_t end : t.phase_ends()) w.Put(end);
-      w.Put(static_cast<int64_t>(t.events().size()));
-      for (const TargetEvent& ev : t.events()) {
-        w.Put(static_cast<int64_t>(ev.kind));
-        w.Put(ev.phase);
-        w.Put(ev.local_round);
-        w.Put(ev.global_round);
-        w.PutDouble(ev.accuracy);
-      }
-    }
+    PutTracker(w, c.tracker);
   }
   return w.Finish();
 }
@@ -227,35 +259,7 @@ RankOutcome DecodeOutcome(const Buffer& buffer) {
     c.staleness_histogram.resize(static_cast<size_t>(buckets));
     for (int64_t& n : c.staleness_histogram) n = r.Get();
     c.paused = r.Get() != 0;
-    if (r.Get() != 0) {
-      const double target = r.GetDouble();
-      const int64_t phase = r.Get();
-      const int64_t paused_checks = r.Get();
-      const int64_t phases = r.Get();
-      if (phases < 1 || phases > static_cast<int64_t>(buffer.size()) || phase < 0 || phase > phases ||
-          paused_checks < 0) {
-        throw std::runtime_error("MPI runtime: bad phase record in outcome");
-      }
-      std::vector<int64_t> ends(static_cast<size_t>(phases));
-      for (int64_t& end : ends) end = r.Get();
-      const int64_t count = r.Get();
-      if (count < 0 || count > static_cast<int64_t>(buffer.size())) {
-        throw std::runtime_error("MPI runtime: bad phase events in outcome");
-      }
-      std::vector<TargetEvent> events(static_cast<size_t>(count));
-      for (TargetEvent& ev : events) {
-        const int64_t kind = r.Get();
-        if (kind < 0 || kind > static_cast<int64_t>(TargetEventKind::kStop)) {
-          throw std::runtime_error("MPI runtime: bad phase event kind in outcome");
-        }
-        ev.kind = static_cast<TargetEventKind>(kind);
-        ev.phase = r.Get();
-        ev.local_round = r.Get();
-        ev.global_round = r.Get();
-        ev.accuracy = r.GetDouble();
-      }
-      c.tracker = TargetTracker::Restore(target, std::move(ends), phase, paused_checks, std::move(events));
-    }
+    c.tracker = GetTracker(r, buffer.size());
   }
   if (!r.done()) throw std::runtime_error("MPI runtime: trailing bytes in outcome");
   return outcome;

@@ -12,7 +12,7 @@
 #include "core/audit/fdp_one_run.h"
 #include "core/audit/normal.h"
 #include "core/audit/one_run.h"
-#include "sim/audit/reported_epsilons.h"
+#include "sim/audit/one_run_estimates.h"
 
 namespace asyncdp::sim::audit {
 namespace {
