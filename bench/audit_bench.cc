@@ -6,13 +6,19 @@
 //   BM_OneRunAudit            m = 1,000 canaries, 100 + 100 guesses, delta = 1e-5
 //   BM_OneRunEpsilonLarge     the paper's white-box case: m = 10^5, 1,439 of 1,510 guesses correct
 //   BM_ClopperPearsonUpper    one one-sided bound, 2,000 trials
+//   BM_OneRunEstimates/mu     both one-run estimators (Steinke's and the f-DP one's two families) over the 12
+//                             guess-count choices, on the synthetic fixture of 10,000 + 10,000 canaries
+//                             (Gaussian quantiles of N(mu, 1) and N(0, 1);
+//                             tests/sim/audit/one_run_fixture_test.cc)
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
 #include <vector>
 
 #include "core/audit/clopper_pearson.h"
+#include "core/audit/fdp_one_run.h"
 #include "core/audit/multi_run.h"
+#include "core/audit/normal.h"
 #include "core/audit/one_run.h"
 #include "core/random.h"
 
@@ -68,6 +74,39 @@ void BM_OneRunEpsilonLarge(benchmark::State& state) {
   state.counters["eps"] = eps;
 }
 BENCHMARK(BM_OneRunEpsilonLarge)->Unit(benchmark::kMillisecond);
+
+void BM_OneRunEstimates(benchmark::State& state) {
+  constexpr int kPerSide = 10'000;
+  const double mu = static_cast<double>(state.range(0));
+  std::vector<double> scores;
+  std::vector<uint8_t> included;
+  for (int side = 1; side >= 0; --side) {
+    for (int i = 0; i < kPerSide; ++i) {
+      scores.push_back(audit::NormalQuantile((i + 0.5) / kPerSide) + (side ? mu : 0.0));
+      included.push_back(static_cast<uint8_t>(side));
+    }
+  }
+  // The choices of sim/audit/one_run_estimates.cc (OneRunGuessChoices) for m = 20,000.
+  std::vector<audit::GuessCounts> choices;
+  for (const int64_t divisor : {100, 50, 20, 10, 5, 2}) {
+    const int64_t k = 2 * kPerSide / divisor;
+    choices.push_back({k, 0});
+    choices.push_back({k / 2, k / 2});
+  }
+  audit::OneRunAuditOptions options;
+  options.delta = 1e-6;
+  audit::OneRunAuditResult steinke;
+  audit::FdpOneRunResult fdp;
+  for (auto _ : state) {
+    steinke = audit::OneRunAuditBestOf(scores, included, choices, options);
+    fdp = audit::FdpOneRunAuditBestOf(scores, included, choices, options);
+    benchmark::DoNotOptimize(fdp);
+  }
+  state.counters["eps_steinke"] = steinke.epsilon;
+  state.counters["eps_fdp_gaussian"] = fdp.gaussian.epsilon;
+  state.counters["eps_fdp_approximate"] = fdp.approximate.epsilon;
+}
+BENCHMARK(BM_OneRunEstimates)->Arg(1)->Arg(2)->Arg(4)->Unit(benchmark::kMillisecond);
 
 void BM_ClopperPearsonUpper(benchmark::State& state) {
   int64_t k = 0;
