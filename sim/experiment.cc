@@ -174,6 +174,12 @@ PlanTable LoadExperimentData(Experiment& e, const Hosting& hosting) {
         for (int64_t r : TrainEvalRowNumbers(labels.rows(), config.eval.train_rows)) rows[static_cast<size_t>(r)] = true;
         // The distance to a reference optimum is the objective over every client's data (sim/metrics.cc).
         if (!config.eval.reference_optimum.empty()) rows.assign(rows.size(), true);
+        // Mislabelled audit canaries are relabelled copies of the audited client's records, scored on the
+        // final model where it is evaluated (sim/audit/train_canaries.h).
+        if (config.audit.canaries > 0 && config.audit.canary == TrainCanary::kMislabelled) {
+          for (int64_t r : shards[static_cast<size_t>(config.audit.client)])
+            rows[static_cast<size_t>(r)] = true;
+        }
       }
       return rows;
     };

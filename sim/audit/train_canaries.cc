@@ -63,12 +63,6 @@ void ValidateTrainAudit(const TrainConfig& c) {
           "audit.canaries audits the asynchronous rounds protocol (async_rounds), not check_in");
   require(c.targets.accuracy == 0.0, "targets.accuracy",
           "audit.canaries cannot be combined with the proactive phases (targets.accuracy > 0)");
-  // Dirac canaries are scored from the updates the server receives, which on MPI is rank 0; mislabelled
-  // canaries are scored on their records, which only the audited client's rank reads.
-  require(c.protocol.runtime != RuntimeKind::kMpi || a.canary == TrainCanary::kDirac, "audit.canary",
-          "mislabelled canaries are scored on their records after the run, and over MPI only the audited "
-          "client's rank holds them: use audit.canary = \"dirac\" with protocol.runtime = \"mpi\", or the "
-          "threads runtime");
   require(a.canary != TrainCanary::kDirac || c.eval.reference_optimum.empty(), "eval.reference_optimum",
           "Dirac canaries add model parameters: the reference optimum no longer fits the model");
 }
