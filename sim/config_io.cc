@@ -254,17 +254,12 @@ void ValidateTargets(const TrainConfig& c) {
   require(c.dp.epsilon == 0 && c.dp.sigma_schedule.empty(), "dp.epsilon",
           "targets.accuracy plans sigma per phase: leave dp.epsilon and dp.sigma_schedule unset");
   require(!c.dp.secure_noise, "dp.secure_noise", "the proactive phases are accounted for Gaussian noise only");
-  // Over MPI the ranks are placed before the phases are planned (from the rows' labels alone), and rank 0
-  // holds no client's held-out rows (docs/mpi.md).
+  // Over MPI the ranks are placed before the phases are planned, from the rows' labels alone (docs/mpi.md).
   const bool mpi = c.protocol.runtime == RuntimeKind::kMpi;
   require(
       !mpi || c.protocol.mpi_placement != MpiPlacement::kBalanced, "protocol.mpi_placement",
       "\"balanced\" places clients by their planned work, which the proactive phases decide after the ranks "
       "are placed: use \"block\" or \"round_robin\" with targets.accuracy");
-  require(
-      !mpi || !c.output.diagnostics, "output.diagnostics",
-      "the proactive diagnostics evaluate the final model on each client's held-out rows, which rank 0 does "
-      "not hold over MPI: leave output.diagnostics off, or use the threads runtime");
   const ProactiveConfig& p = c.proactive;
   require(!p.phase_sigmas.empty(), "proactive.phase_sigmas", "needs at least one phase");
   require(p.phase_epochs.size() == p.phase_sigmas.size(), "proactive.phase_epochs",

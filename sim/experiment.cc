@@ -60,13 +60,20 @@ void CheckDeltaMeaningful(const TrainConfig& config, const std::vector<data::Row
 
 constexpr int64_t kMinHoldoutRows = 20;
 
+// How many of a client's `rows` it holds out for its accuracy checks: ceil(fraction · rows), at least one
+// row on each side (rows >= 2). They are the last rows of its shard.
+int64_t HeldOutRows(double fraction, int64_t rows) {
+  return std::clamp<int64_t>(static_cast<int64_t>(std::ceil(fraction * rows)), 1,
+                             std::max<int64_t>(rows - 1, 1));
+}
+
 // Splits every shard into training rows (the data set d its ε protects) and held-out rows for the
-// client's accuracy check: the last ceil(fraction · rows) rows of the shard, at least one of each.
+// client's accuracy check: the last HeldOutRows of the shard.
 void SplitHoldouts(Experiment& e, double fraction) {
   for (data::RowView& shard : e.shards) {
     const int64_t rows = shard.rows();
     if (rows < 2) throw ConfigError("targets.holdout_fraction", "a client needs at least 2 rows to hold some out");
-    const int64_t held = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(fraction * rows)), 1, rows - 1);
+    const int64_t held = HeldOutRows(fraction, rows);
     // An accuracy check on a handful of rows moves in steps of 1/held: one row makes it 0 or 1, so clients
     // pause and re-join on noise.
     if (held < kMinHoldoutRows) {
@@ -174,6 +181,18 @@ PlanTable LoadExperimentData(Experiment& e, const Hosting& hosting) {
         for (int64_t r : TrainEvalRowNumbers(labels.rows(), config.eval.train_rows)) rows[static_cast<size_t>(r)] = true;
         // The distance to a reference optimum is the objective over every client's data (sim/metrics.cc).
         if (!config.eval.reference_optimum.empty()) rows.assign(rows.size(), true);
+        // The proactive diagnostics evaluate the final model on every client's held-out rows (the last
+        // HeldOutRows of its shard, SplitHoldouts).
+        if (config.output.diagnostics &&
+            (config.targets.accuracy > 0 || !config.targets.client_accuracy.empty())) {
+          for (const auto& shard : shards) {
+            const auto n = static_cast<int64_t>(shard.size());
+            if (n < 2) continue;  // SplitHoldouts refuses it
+            for (int64_t i = n - HeldOutRows(config.targets.holdout_fraction, n); i < n; ++i) {
+              rows[static_cast<size_t>(shard[static_cast<size_t>(i)])] = true;
+            }
+          }
+        }
         // Mislabelled audit canaries are relabelled copies of the audited client's records, scored on the
         // final model where it is evaluated (sim/audit/train_canaries.h).
         if (config.audit.canaries > 0 && config.audit.canary == TrainCanary::kMislabelled) {

@@ -453,17 +453,17 @@ std::vector<std::string> Lines(const std::string& path) {
 }
 
 // The proactive framework over MPI (experiments/proactive_flow.toml: five clients with accuracy targets and
-// budgets, client 4's too small to join): pause, settle and re-join notices travel to rank 0, the phase
-// records are gathered there, and the run ends with every client stopped at or below target or paused at it.
-// The guarantee (each client's admitted plan) equals the threads runtime's; which checks pass depends on the
-// order of arrivals, so the events may differ.
+// budgets, client 4's too small to join; output.diagnostics on): pause, settle and re-join notices travel to
+// rank 0, the phase records are gathered there, and the run ends with every client stopped at or below target
+// or paused at it. The guarantee (each client's admitted plan) equals the threads runtime's; which checks
+// pass depends on the order of arrivals, so the events may differ.
 TEST(MpiRuntimeTest, ProactivePhasesRunOverMpi) {
   TempDir dir;
   const std::string shared = testing::SharedDir();
-  const std::string base = "train --quiet --config " +
-                           Quoted(testing::SourceDir() + "/experiments/proactive_flow.toml") + " --set " +
-                           Quoted("data.train=\"" + shared + "/datasets/libsvm/a9a.gz\"") + " --set " +
-                           Quoted("data.test=\"" + shared + "/datasets/libsvm/a9a.t.gz\"") + " ";
+  const std::string base =
+      "train --quiet --config " + Quoted(testing::SourceDir() + "/experiments/proactive_flow.toml") +
+      " --set " + Quoted("data.train=\"" + shared + "/datasets/libsvm/a9a.gz\"") + " --set " +
+      Quoted("data.test=\"" + shared + "/datasets/libsvm/a9a.t.gz\"") + " --set output.diagnostics=true ";
   const std::string threads_dir = dir.Path("threads");
   const CliResult threads =
       testing::RunCommand(Quoted(testing::AsyncdpBinary()) + " " + base +
@@ -494,6 +494,10 @@ TEST(MpiRuntimeTest, ProactivePhasesRunOverMpi) {
       EXPECT_EQ(mine[key], theirs[key]) << key;
     }
     pauses += mine["pauses"].get<int64_t>();
+    // The final model's accuracy on the client's held-out rows, which rank 0 reads for it: close to the
+    // test accuracy (a model scored on rows it did not read would predict one class: 0.76 on a9a).
+    EXPECT_NEAR(mine["diag_holdout_accuracy_final_model"].get<double>(), s["test_accuracy"].get<double>(),
+                0.05);
     EXPECT_EQ(mine["pauses"].get<int64_t>(),
               static_cast<int64_t>(mine["paused_at_end"].get<bool>()) + mine["rejoins"].get<int64_t>());
   }
