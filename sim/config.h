@@ -252,6 +252,9 @@ struct TargetsConfig {
   double check_sigma = 0.0;
   int64_t paused_checks = 8;
   bool holdout_public = false;
+
+  // The proactive framework runs: an accuracy target for every client or per client.
+  bool on() const { return accuracy > 0 || !client_accuracy.empty(); }
 };
 
 // How each proactive phase's batch size and sigma are set (proactive.phase_sizing).

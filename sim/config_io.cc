@@ -246,7 +246,7 @@ void ValidateTargets(const TrainConfig& c) {
   }
   for (double a : t.client_accuracy) require(a > 0 && a <= 1, "targets.client_accuracy", "entries must be in (0, 1]");
   for (double e : t.client_epsilon) require(e > 0, "targets.client_epsilon", "entries must be > 0");
-  const bool on = t.accuracy > 0 || !t.client_accuracy.empty();
+  const bool on = t.on();
   if (!on) return;
   require(c.dp.enabled, "dp.enabled", "targets.accuracy needs DP (the budget is what the phases spend)");
   require(t.epsilon > 0 || !t.client_epsilon.empty(), "targets.epsilon",

@@ -24,7 +24,7 @@ bool Matches(const std::string& pattern, const std::string& key) {
   return pattern.back() == '.' ? key.rfind(pattern, 0) == 0 : key == pattern;
 }
 
-bool ProactiveOn(const TrainConfig& c) { return c.targets.accuracy > 0 || !c.targets.client_accuracy.empty(); }
+bool ProactiveOn(const TrainConfig& c) { return c.targets.on(); }
 bool CheckIns(const TrainConfig& c) { return c.protocol.participation == Participation::kCheckIn; }
 std::optional<std::string> When(bool unused, std::string why) {
   return unused ? std::optional<std::string>(std::move(why)) : std::nullopt;

@@ -149,6 +149,39 @@ void CheckDeltaValue(double delta, const std::string& why_this_delta) {
 
 namespace {
 
+// The training rows whose features a rank reads (LIBSVM data over MPI): its hosted clients' rows and, on the
+// rank that evaluates, the rows its evaluation scores.
+std::vector<bool> RowsToRead(const TrainConfig& config, const std::vector<std::vector<int64_t>>& shards,
+                             const std::vector<bool>& hosted, bool evaluates, int64_t train_rows) {
+  std::vector<bool> rows(static_cast<size_t>(train_rows), false);
+  for (size_t c = 0; c < shards.size(); ++c) {
+    if (!hosted[c]) continue;
+    for (int64_t r : shards[c]) rows[static_cast<size_t>(r)] = true;
+  }
+  if (!evaluates) return rows;
+  for (int64_t r : TrainEvalRowNumbers(train_rows, config.eval.train_rows))
+    rows[static_cast<size_t>(r)] = true;
+  // The distance to a reference optimum is the objective over every client's data (sim/metrics.cc).
+  if (!config.eval.reference_optimum.empty()) rows.assign(rows.size(), true);
+  // The proactive diagnostics evaluate the final model on every client's held-out rows (the last HeldOutRows
+  // of its shard, SplitHoldouts).
+  if (config.output.diagnostics && config.targets.on()) {
+    for (const auto& shard : shards) {
+      const auto n = static_cast<int64_t>(shard.size());
+      if (n < 2) continue;  // SplitHoldouts refuses it
+      for (int64_t i = n - HeldOutRows(config.targets.holdout_fraction, n); i < n; ++i) {
+        rows[static_cast<size_t>(shard[static_cast<size_t>(i)])] = true;
+      }
+    }
+  }
+  // Mislabelled audit canaries are relabelled copies of the audited client's records, scored on the final
+  // model where it is evaluated (sim/audit/train_canaries.h).
+  if (config.audit.canaries > 0 && config.audit.canary == TrainCanary::kMislabelled) {
+    for (int64_t r : shards[static_cast<size_t>(config.audit.client)]) rows[static_cast<size_t>(r)] = true;
+  }
+  return rows;
+}
+
 // Reads the data and cuts the client shards (views into the one training set), the evaluation rows and, with
 // a Hosting (an MPI rank), only the hosted clients' rows with their features. Returns the plans the rows
 // were chosen by (empty without a Hosting), for PlanAsyncRounds to reuse.
@@ -172,35 +205,7 @@ PlanTable LoadExperimentData(Experiment& e, const Hosting& hosting) {
         planned.push_back(MakeRoundPlan(config.schedule, records));
       }
       e.hosted = hosting.clients(planned);
-      std::vector<bool> rows(static_cast<size_t>(labels.rows()), false);
-      for (size_t c = 0; c < shards.size(); ++c) {
-        if (!e.hosted[c]) continue;
-        for (int64_t r : shards[c]) rows[static_cast<size_t>(r)] = true;
-      }
-      if (hosting.evaluates) {
-        for (int64_t r : TrainEvalRowNumbers(labels.rows(), config.eval.train_rows)) rows[static_cast<size_t>(r)] = true;
-        // The distance to a reference optimum is the objective over every client's data (sim/metrics.cc).
-        if (!config.eval.reference_optimum.empty()) rows.assign(rows.size(), true);
-        // The proactive diagnostics evaluate the final model on every client's held-out rows (the last
-        // HeldOutRows of its shard, SplitHoldouts).
-        if (config.output.diagnostics &&
-            (config.targets.accuracy > 0 || !config.targets.client_accuracy.empty())) {
-          for (const auto& shard : shards) {
-            const auto n = static_cast<int64_t>(shard.size());
-            if (n < 2) continue;  // SplitHoldouts refuses it
-            for (int64_t i = n - HeldOutRows(config.targets.holdout_fraction, n); i < n; ++i) {
-              rows[static_cast<size_t>(shard[static_cast<size_t>(i)])] = true;
-            }
-          }
-        }
-        // Mislabelled audit canaries are relabelled copies of the audited client's records, scored on the
-        // final model where it is evaluated (sim/audit/train_canaries.h).
-        if (config.audit.canaries > 0 && config.audit.canary == TrainCanary::kMislabelled) {
-          for (int64_t r : shards[static_cast<size_t>(config.audit.client)])
-            rows[static_cast<size_t>(r)] = true;
-        }
-      }
-      return rows;
+      return RowsToRead(config, shards, e.hosted, hosting.evaluates, labels.rows());
     };
   }
   LoadedData loaded = LoadTrainData(config.data, config.seed, holding);

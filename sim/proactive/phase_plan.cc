@@ -104,7 +104,7 @@ void PlanCalibrated(const ProactiveOptions& o, const ClientTarget& target, int64
 
 ProactiveOptions ResolveProactiveOptions(const TrainConfig& config, SamplingModel sampling) {
   ProactiveOptions o;
-  o.enabled = config.targets.accuracy > 0 || !config.targets.client_accuracy.empty();
+  o.enabled = config.targets.on();
   o.sizing = config.proactive.phase_sizing;
   o.sigmas = config.proactive.phase_sigmas;
   o.epochs = config.proactive.phase_epochs;
