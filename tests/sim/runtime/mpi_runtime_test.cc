@@ -514,6 +514,26 @@ TEST(MpiRuntimeTest, ProactivePhasesRunOverMpi) {
   EXPECT_EQ(rows[0], Lines(threads_dir + "/clients.csv")[0]);
   EXPECT_EQ(Lines(out + "/phases.csv").size(), Lines(threads_dir + "/phases.csv").size());
   EXPECT_EQ(Lines(out + "/phases.csv")[0], Lines(threads_dir + "/phases.csv")[0]);
+  // A client that drops out mid-phase (silent from its round 2; excluded after 0.5 s): every runtime ends the
+  // run the same way and says so in clients.csv (dropped_out, excluded) and summary.json (excluded_clients).
+  const std::string dropout =
+      " --set clients.dropout_ids=[1] --set clients.dropout_round=2 --set protocol.exclude_after=0.5";
+  for (const std::string runtime : {"virtual", "threads", "mpi"}) {
+    SCOPED_TRACE(runtime);
+    const std::string where = dir.Path("dropout_" + runtime);
+    const std::string command =
+        base + dropout + " --set protocol.runtime=\"" + runtime + "\" --out " + Quoted(where);
+    const CliResult r = testing::RunCommand(
+        runtime == "mpi" ? Mpirun(3) + command : Quoted(testing::AsyncdpBinary()) + " " + command, dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto summary = Summary(where);
+    EXPECT_EQ(summary["excluded_clients"], nlohmann::json::array({1}));
+    EXPECT_FALSE(summary["stalled"].get<bool>());
+    const auto lines = Lines(where + "/clients.csv");
+    ASSERT_EQ(lines.size(), 6u);
+    EXPECT_THAT(lines[2], HasSubstr(",dropped_out,1,"));
+    EXPECT_THAT(lines[5], HasSubstr(",not_admitted,0,"));
+  }
   // Balanced placement is decided from the planned work before the phases are planned: refused.
   const CliResult balanced = testing::RunCommand(
       Mpirun(3) + base + "--set protocol.runtime=\"mpi\" --set protocol.mpi_placement=\"balanced\" --out " +
