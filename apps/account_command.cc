@@ -438,7 +438,7 @@ Schedule CSV: lines "q,sigma[,count]" (count defaults to 1), optional header, '#
   reported epsilon is <= the target, random_allocation.epsilon that epsilon; null if none up to 1e4)
   random_allocation.epsilon        the reported upper bound: per direction (add/remove of one record) the
                                    best applicable bound, the worse direction; binding_bound, theorem
-  random_allocation.bounds[]       every bound: renyi_remove, amgm_add, decomposition, recursive, each with
+  random_allocation.bounds[]       every bound: renyi_remove, amgm_add, decomposition, recursive, pld, each with
                                    direction, epsilon (null: outside its theorem or above delta), theorem
   random_allocation.assumptions    what every number above rests on (docs/random_allocation.md)
   random_allocation.seconds        wall seconds spent on the allocation bounds

@@ -1,11 +1,12 @@
 // Random-allocation accounting speed (issue #13 target: m = 1,000 steps, E = 100 windows in <= 1 s, one
-// core). Rows: every bound (RDP remove, AM-GM add, recursive Poisson-PLD bound for both directions;
+// core). Rows: every bound (RDP remove, AM-GM add, recursive Poisson-PLD bound, the allocation PLD;
 // the decomposition does not apply to E > 1), the RDP-only fast path, one window with all four bounds,
 // and the FMT21 shuffling bound for n = 1,000 and 10^5. sigma = 1, delta = 1e-6.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
 
+#include "core/accounting/random_allocation/allocation_pld.h"
 #include "core/accounting/random_allocation/random_allocation.h"
 #include "core/accounting/random_allocation/remove_rdp.h"
 #include "core/accounting/shuffle/clones.h"
@@ -38,6 +39,26 @@ void BM_RandomAllocationRenyiOnly(benchmark::State& state) {
   state.counters["epsilon"] = eps;
 }
 BENCHMARK(BM_RandomAllocationRenyiOnly)->Unit(benchmark::kMillisecond);
+
+// The random-allocation PLD alone (allocation_pld.h): one window's likelihood-ratio law (the FFT
+// convolutions over m steps) and its composition over E windows; args m, E, sigma = 1 (0.8 at m = 1000).
+void BM_AllocationPld(benchmark::State& state) {
+  const int64_t m = state.range(0);
+  const int64_t windows = state.range(1);
+  const double sigma = m == 1000 ? 0.8 : 1.0;
+  double eps = 0.0;
+  for (auto _ : state) {
+    const acc::AllocationPld pld(m, windows, sigma, 1.0);
+    eps = pld.EpsilonUpper(1e-6);
+    benchmark::DoNotOptimize(eps);
+  }
+  state.counters["epsilon"] = eps;
+}
+BENCHMARK(BM_AllocationPld)
+    ->Args({10, 10})
+    ->Args({100, 10})
+    ->Args({1000, 100})
+    ->Unit(benchmark::kMillisecond);
 
 // The generating-function evaluation of the exact remove RDP for orders 2..max_order.
 void BM_AllocationRemoveRdpCurve(benchmark::State& state) {

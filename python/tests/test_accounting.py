@@ -134,7 +134,7 @@ def test_random_allocation_equals_cli():
     section = result.random_allocation
     assert section.epsilon == cli["random_allocation"]["epsilon"] and section.bound == "upper_bound"
     assert "Feldman" in section.method and result.k == 2 and result.windows == 3 and result.steps == 200
-    assert {b["bound"] for b in section.extra["bounds"]} == {"renyi_remove", "amgm_add", "decomposition",
+    assert {b["bound"] for b in section.extra["bounds"]} == {"renyi_remove", "amgm_add", "decomposition", "pld",
                                                               "recursive"}
     assert result.poisson["q"] == 0.01
     with_p0 = asyncdp.account(sigma=2.0, delta=1e-6, sampling="random_allocation", m=50, p0=0.5)

@@ -254,8 +254,11 @@ TEST(AccountCommandTest, RandomAllocationPrintsEveryBoundBesidePoisson) {
   }
   EXPECT_EQ(names,
             "renyi_remove/remove,amgm_add/add,decomposition/remove,decomposition/add,recursive/remove,"
-            "recursive/add,");
+            "recursive/add,pld/remove,pld/add,");
   EXPECT_DOUBLE_EQ(ra["epsilon"].get<double>(), std::max(best_remove, best_add));
+  // The random-allocation PLD binds, below Poisson subsampling at the same rate (Feldman & Shenfeld 2026).
+  EXPECT_EQ(ra["binding_bound"], "pld");
+  EXPECT_LE(ra["epsilon"].get<double>(), out["poisson"]["pld"]["epsilon"].get<double>());
   // Poisson at rate 1/m over m rounds, and the shuffled pass of m records.
   EXPECT_DOUBLE_EQ(out["poisson"]["q"].get<double>(), 0.001);
   EXPECT_EQ(out["poisson"]["steps"].get<int64_t>(), 1000);

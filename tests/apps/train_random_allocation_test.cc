@@ -93,12 +93,13 @@ TEST(TrainRandomAllocation, ExplicitWindowAndFixedSigma) {
 }
 
 TEST(TrainRandomAllocation, BudgetHaltsAtAWholeWindow) {
-  // Expectation: sigma = 1, derived m = 20: one window costs epsilon 1.058 and two 1.655 (account command),
-  // so a budget of 1.3 halts every client after round 20 — the second window would start, and a started
-  // window is charged whole — and the reported epsilon is the one-window value.
+  // Expectation: sigma = 1, derived m = 20: one window costs epsilon 0.713 and two 1.048 (account command,
+  // the random-allocation PLD binding), so a budget of 0.9 halts every client after round 20 — the second
+  // window would start, and a started window is charged whole — and the reported epsilon is the
+  // one-window value.
   TempDir dir;
   const std::string out = dir.Path("run");
-  const CliResult r = RunAsyncdp(AllocationArgs(out, "--set dp.sigma=1 --set dp.epsilon=1.3"), dir);
+  const CliResult r = RunAsyncdp(AllocationArgs(out, "--set dp.sigma=1 --set dp.epsilon=0.9"), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto summary = nlohmann::json::parse(ReadFile(out + "/summary.json"));
   EXPECT_EQ(summary["privacy"]["halted_by"], "random_allocation");

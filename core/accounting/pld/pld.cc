@@ -9,6 +9,7 @@
 #include "core/accounting/log_math.h"
 #include "core/accounting/pld/fft.h"
 #include "core/accounting/pld/pld_compose.h"
+#include "core/accounting/pld/pld_discretization.h"
 #include "core/check.h"
 #include "core/error.h"
 
@@ -84,6 +85,73 @@ ComposedPld::ComposedPld(const Schedule& schedule, SamplingModel sampling, const
   for (size_t c = 0; c < channels.size(); ++c) {
     (channels[c].upper ? upper_ : lower_).push_back(std::move(composed[c]));
   }
+}
+
+namespace {
+
+std::vector<pld_detail::Channel> ChannelsFor(const std::vector<DiscretePld>& directions, int64_t count,
+                                             double delta_loss, double tail_mass) {
+  std::vector<pld_detail::Channel> channels;
+  for (const DiscretePld& d : directions) {
+    pld_detail::Channel channel;
+    channel.pmfs = {d};
+    channel.mgfs = {pld_detail::MgfOf(d, delta_loss)};
+    channel.counts = {count};
+    pld_detail::ChooseWindow(channel, delta_loss, tail_mass);
+    channels.push_back(std::move(channel));
+  }
+  return channels;
+}
+
+int Log2Covering(const std::vector<pld_detail::Channel>& channels) {
+  int64_t longest = 1;
+  for (const pld_detail::Channel& c : channels) longest = std::max(longest, c.window_hi - c.window_lo + 1);
+  int log2_size = 1;
+  while ((int64_t{1} << log2_size) < longest) ++log2_size;
+  return log2_size;
+}
+
+}  // namespace
+
+int ComposedPld::Log2SizeFor(const std::vector<DiscretePld>& directions, int64_t count, double delta_loss,
+                             double tail_mass) {
+  return Log2Covering(ChannelsFor(directions, count, delta_loss, tail_mass));
+}
+
+ComposedPld::ComposedPld(const std::vector<DiscretePld>& directions, int64_t count, double delta_loss,
+                         double tail_mass, int max_log2_fft_size) {
+  using namespace pld_detail;
+  ASYNCDP_CHECK(count >= 1 && delta_loss > 0.0 && !directions.empty());
+  discretization_ = delta_loss;
+  tail_mass_ = tail_mass;
+  std::vector<Channel> channels = ChannelsFor(directions, count, delta_loss, tail_mass);
+  const int log2_size = Log2Covering(channels);
+  if (log2_size > max_log2_fft_size) {
+    throw ConfigError("pld.max_log2_fft_size", "the composed PLD needs an FFT of 2^" +
+                                                   std::to_string(log2_size) + " points, above 2^" +
+                                                   std::to_string(max_log2_fft_size));
+  }
+  fft_size_ = int64_t{1} << log2_size;
+  const FftPlan plan(log2_size);
+  upper_.resize(channels.size());
+  for (size_t c = 0; c < channels.size(); c += 2) {
+    Channel& a = channels[c];
+    Channel* b = c + 1 < channels.size() ? &channels[c + 1] : nullptr;
+    std::vector<Complex> product_a(plan.size(), 1.0);
+    std::vector<Complex> product_b(plan.size(), 1.0);
+    Accumulate(Spectrum(plan, a.pmfs[0], b != nullptr ? &b->pmfs[0] : nullptr), a.counts[0],
+               b != nullptr ? b->counts[0] : -1, product_a, product_b);
+    Finish(plan, product_a, product_b, a, b, upper_[c], b != nullptr ? &upper_[c + 1] : nullptr);
+  }
+}
+
+double ComposedPld::DeltaUpperOf(size_t direction, double epsilon) const {
+  const Distribution& d = upper_.at(direction);
+  return std::min(DeltaOf(d, discretization_, epsilon) + d.slack, 1.0);
+}
+
+double ComposedPld::EpsilonUpperOf(size_t direction, double delta) const {
+  return EpsilonOf(upper_.at(direction), discretization_, delta, +1.0);
 }
 
 double ComposedPld::DeltaUpper(double epsilon) const {

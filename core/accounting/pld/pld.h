@@ -42,6 +42,7 @@ namespace asyncdp::accounting {
 inline constexpr double kMinLowerBoundDelta = 1e-9;
 
 class PldPrefixComposer;
+struct DiscretePld;
 
 class ComposedPld {
  public:
@@ -59,6 +60,20 @@ class ComposedPld {
   // the true epsilon (q = 1e-6 at delta = 1e-20; 10^5 Gaussian rounds at delta = 1e-10).
   double EpsilonUpper(double delta) const;
   double EpsilonLower(double delta) const;
+
+  // Composes `count` copies of each of `directions` (one discrete PLD per direction, all on the grid
+  // {i delta_loss}; upper bounds only): PLDs that are not one subsampled Gaussian round, such as random
+  // allocation's (random_allocation/allocation_pld.h). Throws ConfigError when the composed window needs an
+  // FFT longer than 2^max_log2_fft_size.
+  ComposedPld(const std::vector<DiscretePld>& directions, int64_t count, double delta_loss, double tail_mass,
+              int max_log2_fft_size);
+  // The FFT length (log2) that constructor would need.
+  static int Log2SizeFor(const std::vector<DiscretePld>& directions, int64_t count, double delta_loss,
+                         double tail_mass);
+
+  // One direction's upper bound (index in the order composed; DeltaUpper/EpsilonUpper take the worst).
+  double DeltaUpperOf(size_t direction, double epsilon) const;
+  double EpsilonUpperOf(size_t direction, double delta) const;
 
   double discretization() const { return discretization_; }
   int64_t fft_size() const { return fft_size_; }

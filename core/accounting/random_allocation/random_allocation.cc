@@ -187,6 +187,8 @@ std::string_view ToString(AllocationBound bound) {
     case AllocationBound::kAmGmAdd: return "amgm_add";
     case AllocationBound::kDecomposition: return "decomposition";
     case AllocationBound::kRecursive: return "recursive";
+    case AllocationBound::kPld:
+      return "pld";
   }
   return "?";
 }
@@ -203,6 +205,9 @@ std::string_view BoundTheorem(AllocationBound bound) {
     case AllocationBound::kRecursive:
       return "[FS] Thm. 4.1 second part (Lemma C.1, Claims C.7, C.12) with the Poisson PLD accountant, "
              "union bound over k E instances";
+    case AllocationBound::kPld:
+      return "the PLD of one instance of 1-out-of-floor(m/k) allocation by convex-order discretisation "
+             "(docs/random_allocation.md), [FS] Lemma 3.2 (k > 1), PLD composition over k E instances";
   }
   return "?";
 }
@@ -250,6 +255,13 @@ RandomAllocationResult RandomAllocationEpsilon(const RandomAllocationParams& p, 
     bounds.push_back({AllocationBound::kRecursive, PrivacyDirection::kRemove, true, r.remove, 0,
                       s.participation_note});
     bounds.push_back({AllocationBound::kRecursive, PrivacyDirection::kAdd, true, r.add, 0,
+                      s.participation_note});
+  }
+  if (o.use_pld) {
+    const AllocationPld pld(s.instance_steps, s.instances, p.sigma, s.participation, o.allocation_pld);
+    bounds.push_back({AllocationBound::kPld, PrivacyDirection::kRemove, true, pld.RemoveEpsilon(delta), 0,
+                      s.participation_note});
+    bounds.push_back({AllocationBound::kPld, PrivacyDirection::kAdd, true, pld.AddEpsilon(delta), 0,
                       s.participation_note});
   }
   return Combine(std::move(bounds));
@@ -300,6 +312,13 @@ RandomAllocationResult RandomAllocationDelta(const RandomAllocationParams& p, do
     bounds.push_back({AllocationBound::kRecursive, PrivacyDirection::kRemove, true, r.remove, 0,
                       s.participation_note});
     bounds.push_back({AllocationBound::kRecursive, PrivacyDirection::kAdd, true, r.add, 0,
+                      s.participation_note});
+  }
+  if (o.use_pld) {
+    const AllocationPld pld(s.instance_steps, s.instances, p.sigma, s.participation, o.allocation_pld);
+    bounds.push_back({AllocationBound::kPld, PrivacyDirection::kRemove, true, pld.RemoveDelta(epsilon), 0,
+                      s.participation_note});
+    bounds.push_back({AllocationBound::kPld, PrivacyDirection::kAdd, true, pld.AddDelta(epsilon), 0,
                       s.participation_note});
   }
   return Combine(std::move(bounds));

@@ -18,6 +18,9 @@
 //   kAmGmAdd       add     [FS] Thm. 4.5 / Cor. 4.6 with the constant multiplied by J (add_bound.h).
 //   kDecomposition both    [FS] Thm. 4.3 with our Poisson PLD; one window, k = 1 only (decomposition.h).
 //   kRecursive     both    [FS] Thm. 4.1 second part with our Poisson PLD, J instances (recursive.h).
+//   kPld           both    the PLD of one instance computed numerically (a dominating pair by convex
+//                          order, allocation_pld.h), composed over J instances in the PLD ([FS] Lemma 3.2
+//                          for k > 1); the tightest for E > 1.
 // Abstention p0 < 1 (spec R.4, our derivation — neither paper treats it): the check-in pair is exactly
 // k = 1 allocation of the p0-subsampled randomizer p0 N1 + (1 - p0) N0 against N0, so every bound above is
 // applied to that randomizer (moments mu_p(p0), Poisson rate lambda p0, the joint-convexity identity for
@@ -32,6 +35,7 @@
 #include <vector>
 
 #include "core/accounting/pld.h"
+#include "core/accounting/random_allocation/allocation_pld.h"
 #include "core/accounting/random_allocation/decomposition.h"
 #include "core/accounting/schedule.h"
 
@@ -55,6 +59,8 @@ struct RandomAllocationOptions {
   int max_order = 1024;
   bool use_decomposition = true;  // [FS] Thm. 4.3 (one PLD of m rounds)
   bool use_recursive = true;      // [FS] Thm. 4.1 second part (a PLD of k E floor(m/k) rounds per share)
+  bool use_pld = true;            // the instance's own PLD (allocation_pld.h), composed over J instances
+  AllocationPldOptions allocation_pld;
   // Shares of delta given to the recursive bound's tail term (recursive.h); more shares, more PLDs.
   std::vector<double> recursive_tail_shares = {0.5};
   // PLD grids of both Poisson-based bounds. The connect-the-dots discretisation is an upper bound at any
@@ -72,7 +78,7 @@ struct RandomAllocationOptions {
 };
 
 enum class PrivacyDirection { kRemove, kAdd };
-enum class AllocationBound { kRenyiRemove, kAmGmAdd, kDecomposition, kRecursive };
+enum class AllocationBound { kRenyiRemove, kAmGmAdd, kDecomposition, kRecursive, kPld };
 
 std::string_view ToString(PrivacyDirection direction);
 std::string_view ToString(AllocationBound bound);

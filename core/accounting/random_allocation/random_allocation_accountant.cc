@@ -81,7 +81,9 @@ double RandomAllocationAccountant::Delta(double epsilon) const {
 std::string RandomAllocationAccountant::Method() const {
   return "random allocation / check-ins (Feldman & Shenfeld 2025): per direction the best of the exact "
          "remove-direction RDP (Thm. 4.4), the AM-GM add bound (Thm. 4.5), the Poisson decomposition "
-         "(Thm. 4.3, one window) and the recursive bound (Thm. 4.1); the larger direction is reported; " +
+         "(Thm. 4.3, one window), the recursive bound (Thm. 4.1) and the window's own PLD composed over "
+         "windows "
+         "(Feldman & Shenfeld 2026; our convex-order discretisation); the larger direction is reported; " +
          std::string(kRandomAllocationAssumptions);
 }
 

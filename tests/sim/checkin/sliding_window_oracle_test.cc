@@ -179,7 +179,12 @@ TEST(SlidingWindowOracle, ReportedEpsilonBoundsTheVariantsOwnPairs) {
     }
     const double variant_true = TrueEpsilon(variant, c.p0, delta);
     const double dominating_true = TrueEpsilon(dominating, c.p0, delta);
-    EXPECT_LE(dominating_true, eps * (1.0 + 1e-6)) << name;
+    // The quadrature (161 nodes per step at W = 3) is accurate to ~3e-4 in epsilon: since the random
+    // allocation PLD (allocation_pld.h) reports nearly the exact epsilon of the accountant's pair, the
+    // margin is that small. At W = 3, p0 = 0.5 this quadrature gives 1.37872 against a reported 1.37852,
+    // and a numpy FFT of the pair's likelihood-ratio law on 3 million cells gives delta(1.37852) =
+    // 0.99942e-3 to 0.99949e-3 (< 1e-3: the reported epsilon is an upper bound).
+    EXPECT_LE(dominating_true, eps * (1.0 + 5e-4)) << name;
     EXPECT_LE(variant_true, dominating_true * (1.0 + 1e-6)) << name;
     std::printf("%s: reported %.4f, accountant's pair integrated %.4f (margin %.1f%%), variant's pair %.4f\n",
                 name.c_str(), eps, dominating_true, 100.0 * (eps / dominating_true - 1.0), variant_true);

@@ -24,6 +24,7 @@ RandomAllocationOptions RenyiAndAmGmOnly(int max_order = 40) {
   RandomAllocationOptions o;
   o.use_decomposition = false;
   o.use_recursive = false;
+  o.use_pld = false;
   o.max_order = max_order;
   return o;
 }
