@@ -375,10 +375,16 @@ DiscretePld AddPld(const LikelihoodRatioLaw& law, double delta_loss) {
   return ConnectAtoms(atoms, delta_loss, infinity);
 }
 
-AllocationPld::AllocationPld(int64_t steps, int64_t instances, double sigma, double participation,
-                             const AllocationPldOptions& options) {
-  ASYNCDP_CHECK(instances >= 1);
-  const LikelihoodRatioLaw law = AllocationRatioLaw(steps, sigma, participation, options);
+std::shared_ptr<const AllocationInstance> MakeAllocationInstance(int64_t steps, double sigma,
+                                                                 double participation,
+                                                                 const AllocationPldOptions& options) {
+  auto instance = std::make_shared<AllocationInstance>();
+  instance->steps = steps;
+  instance->sigma = sigma;
+  instance->participation = participation;
+  instance->options = options;
+  instance->law = AllocationRatioLaw(steps, sigma, participation, options);
+  const LikelihoodRatioLaw& law = instance->law;
   // The PLD grid: a fraction of the remove loss's standard deviation under P.
   double mean = 0.0;
   double second = 0.0;
@@ -394,17 +400,57 @@ AllocationPld::AllocationPld(int64_t steps, int64_t instances, double sigma, dou
   }
   mean /= total;
   const double spread = std::sqrt(std::max(second / total - mean * mean, 0.0));
-  double delta_loss = std::max(options.relative_discretization * spread, 1e-6);
-  constexpr double kTailMass = 1e-15;
-  for (int attempt = 0;; ++attempt) {
-    std::vector<DiscretePld> pmfs = {RemovePld(law, delta_loss), AddPld(law, delta_loss)};
-    if (ComposedPld::Log2SizeFor(pmfs, instances, delta_loss, kTailMass) <= options.max_log2_fft_size ||
-        attempt == 40) {
-      composed_ = ComposedPld(pmfs, instances, delta_loss, kTailMass, options.max_log2_fft_size);
-      return;
+  instance->delta_loss = std::max(options.relative_discretization * spread, 1e-6);
+  instance->pmfs = {RemovePld(law, instance->delta_loss), AddPld(law, instance->delta_loss)};
+  return instance;
+}
+
+std::shared_ptr<const AllocationInstance> AllocationInstanceCache::Get(int64_t steps, double sigma,
+                                                                       double participation,
+                                                                       const AllocationPldOptions& options) {
+  auto same = [&](const AllocationInstance& e) {
+    return e.steps == steps && e.sigma == sigma && e.participation == participation &&
+           e.options.log2_points == options.log2_points && e.options.tail == options.tail &&
+           e.options.relative_discretization == options.relative_discretization;
+  };
+  {
+    const std::lock_guard lock(mutex_);
+    for (const auto& e : entries_) {
+      if (same(*e)) return e;
     }
-    delta_loss *= 2.0;
   }
+  auto built = MakeAllocationInstance(steps, sigma, participation, options);  // outside the lock: slow
+  const std::lock_guard lock(mutex_);
+  if (entries_.size() == kEntries) entries_.erase(entries_.begin());
+  entries_.push_back(built);
+  return built;
+}
+
+std::shared_ptr<AllocationInstanceCache> SharedAllocationInstanceCache() {
+  static const auto cache = std::make_shared<AllocationInstanceCache>();
+  return cache;
+}
+
+AllocationPld::AllocationPld(int64_t steps, int64_t instances, double sigma, double participation,
+                             const AllocationPldOptions& options)
+    : AllocationPld(*MakeAllocationInstance(steps, sigma, participation, options), instances) {}
+
+AllocationPld::AllocationPld(const AllocationInstance& instance, int64_t instances) {
+  ASYNCDP_CHECK(instances >= 1);
+  constexpr double kTailMass = 1e-15;
+  const int max_log2 = instance.options.max_log2_fft_size;
+  // Many instances widen the composed window: coarsen the grid until it fits (rarely needed).
+  double delta_loss = instance.delta_loss;
+  std::vector<DiscretePld> coarser;
+  const std::vector<DiscretePld>* pmfs = &instance.pmfs;
+  for (int attempt = 0;
+       ComposedPld::Log2SizeFor(*pmfs, instances, delta_loss, kTailMass) > max_log2 && attempt < 40;
+       ++attempt) {
+    delta_loss *= 2.0;
+    coarser = {RemovePld(instance.law, delta_loss), AddPld(instance.law, delta_loss)};
+    pmfs = &coarser;
+  }
+  composed_ = ComposedPld(*pmfs, instances, delta_loss, kTailMass, max_log2);
 }
 
 }  // namespace asyncdp::accounting

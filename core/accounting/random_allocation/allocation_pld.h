@@ -19,6 +19,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "core/accounting/pld.h"
@@ -54,12 +56,46 @@ LikelihoodRatioLaw AllocationRatioLaw(int64_t steps, double sigma, double partic
 DiscretePld RemovePld(const LikelihoodRatioLaw& law, double delta_loss);
 DiscretePld AddPld(const LikelihoodRatioLaw& law, double delta_loss);
 
+// One instance's law and its discrete PLDs (the costly part: the FFT convolutions over the steps), kept so
+// that composing it over another number of instances (a running epsilon, a budget check) costs only the
+// composition.
+struct AllocationInstance {
+  int64_t steps = 0;
+  double sigma = 0.0;
+  double participation = 1.0;
+  AllocationPldOptions options;
+  LikelihoodRatioLaw law;
+  double delta_loss = 0.0;        // PLD grid: relative_discretization times the remove loss's spread
+  std::vector<DiscretePld> pmfs;  // remove, add at delta_loss
+};
+std::shared_ptr<const AllocationInstance> MakeAllocationInstance(int64_t steps, double sigma,
+                                                                 double participation,
+                                                                 const AllocationPldOptions& options = {});
+
+// The last few instances built, by (steps, sigma, participation): an accountant asked for its epsilon after
+// every window reuses one. Thread-safe (accountant clones share it).
+class AllocationInstanceCache {
+ public:
+  std::shared_ptr<const AllocationInstance> Get(int64_t steps, double sigma, double participation,
+                                                const AllocationPldOptions& options);
+
+ private:
+  static constexpr size_t kEntries = 4;
+  std::mutex mutex_;
+  std::vector<std::shared_ptr<const AllocationInstance>> entries_;  // most recent last
+};
+
+// The process's cache, shared by every random-allocation accountant (a run's running epsilon creates one
+// per evaluation point through the accounting facade).
+std::shared_ptr<AllocationInstanceCache> SharedAllocationInstanceCache();
+
 // J = `instances` compositions of one instance of 1-out-of-t allocation: an upper bound on delta(eps) and
 // eps(delta) in both directions (the worse is reported).
 class AllocationPld {
  public:
   AllocationPld(int64_t steps, int64_t instances, double sigma, double participation,
                 const AllocationPldOptions& options = {});
+  AllocationPld(const AllocationInstance& instance, int64_t instances);
 
   double DeltaUpper(double epsilon) const { return composed_.DeltaUpper(epsilon); }
   double EpsilonUpper(double delta) const { return composed_.EpsilonUpper(delta); }

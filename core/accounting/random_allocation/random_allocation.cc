@@ -258,7 +258,11 @@ RandomAllocationResult RandomAllocationEpsilon(const RandomAllocationParams& p, 
                       s.participation_note});
   }
   if (o.use_pld) {
-    const AllocationPld pld(s.instance_steps, s.instances, p.sigma, s.participation, o.allocation_pld);
+    const std::shared_ptr<const AllocationInstance> instance =
+        o.pld_cache != nullptr
+            ? o.pld_cache->Get(s.instance_steps, p.sigma, s.participation, o.allocation_pld)
+            : MakeAllocationInstance(s.instance_steps, p.sigma, s.participation, o.allocation_pld);
+    const AllocationPld pld(*instance, s.instances);
     bounds.push_back({AllocationBound::kPld, PrivacyDirection::kRemove, true, pld.RemoveEpsilon(delta), 0,
                       s.participation_note});
     bounds.push_back({AllocationBound::kPld, PrivacyDirection::kAdd, true, pld.AddEpsilon(delta), 0,
@@ -315,7 +319,11 @@ RandomAllocationResult RandomAllocationDelta(const RandomAllocationParams& p, do
                       s.participation_note});
   }
   if (o.use_pld) {
-    const AllocationPld pld(s.instance_steps, s.instances, p.sigma, s.participation, o.allocation_pld);
+    const std::shared_ptr<const AllocationInstance> instance =
+        o.pld_cache != nullptr
+            ? o.pld_cache->Get(s.instance_steps, p.sigma, s.participation, o.allocation_pld)
+            : MakeAllocationInstance(s.instance_steps, p.sigma, s.participation, o.allocation_pld);
+    const AllocationPld pld(*instance, s.instances);
     bounds.push_back({AllocationBound::kPld, PrivacyDirection::kRemove, true, pld.RemoveDelta(epsilon), 0,
                       s.participation_note});
     bounds.push_back({AllocationBound::kPld, PrivacyDirection::kAdd, true, pld.AddDelta(epsilon), 0,

@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +62,8 @@ struct RandomAllocationOptions {
   bool use_recursive = true;      // [FS] Thm. 4.1 second part (a PLD of k E floor(m/k) rounds per share)
   bool use_pld = true;            // the instance's own PLD (allocation_pld.h), composed over J instances
   AllocationPldOptions allocation_pld;
+  // Reuses instances across calls (an accountant's running epsilon); null: build each time.
+  std::shared_ptr<AllocationInstanceCache> pld_cache;
   // Shares of delta given to the recursive bound's tail term (recursive.h); more shares, more PLDs.
   std::vector<double> recursive_tail_shares = {0.5};
   // PLD grids of both Poisson-based bounds. The connect-the-dots discretisation is an upper bound at any

@@ -22,7 +22,11 @@ class RandomAllocationAccountant final : public Accountant {
  public:
   explicit RandomAllocationAccountant(AccountantOptions options,
                                       RandomAllocationOptions bound_options = RandomAllocationOptions{})
-      : Accountant(std::move(options)), bound_options_(std::move(bound_options)) {}
+      : Accountant(std::move(options)), bound_options_(std::move(bound_options)) {
+    // One window's PLD is built once per sigma and reused for every number of windows (the running epsilon
+    // makes an accountant per evaluation point: the cache is the process's).
+    if (bound_options_.pld_cache == nullptr) bound_options_.pld_cache = SharedAllocationInstanceCache();
+  }
 
   AccountantKind kind() const override { return AccountantKind::kRandomAllocation; }
   BoundKind bound() const override { return BoundKind::kUpperBound; }

@@ -180,3 +180,22 @@ TEST(AllocationPldTest, BindsTheReportedEpsilonBeyondOneWindow) {
 
 }  // namespace
 }  // namespace asyncdp::accounting
+
+namespace asyncdp::accounting {
+namespace {
+
+TEST(AllocationPldTest, ACachedInstanceComposesToTheSameBound) {
+  // The running epsilon reuses one window's PLD for every number of windows: the same bits as building it.
+  AllocationInstanceCache cache;
+  const auto first = cache.Get(50, 1.5, 0.7, {});
+  EXPECT_EQ(cache.Get(50, 1.5, 0.7, {}), first);
+  EXPECT_NE(cache.Get(50, 1.6, 0.7, {}), first);
+  for (int64_t windows : {1, 7, 40}) {
+    const AllocationPld cached(*first, windows);
+    const AllocationPld built(50, windows, 1.5, 0.7);
+    EXPECT_EQ(cached.EpsilonUpper(1e-6), built.EpsilonUpper(1e-6)) << windows;
+  }
+}
+
+}  // namespace
+}  // namespace asyncdp::accounting
