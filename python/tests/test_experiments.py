@@ -404,6 +404,12 @@ def test_checkins_compare_at_equal_participation_over_seeds(tmp_path):
     assert (dp["epsilon"] <= dp["target_epsilon"] * (1 + 1e-3)).all()  # seeds reuse seed 1's calibrated sigma
     assert utility.loc[utility["method"] == "averaged", "epsilon"].isna().all()  # Alg. 2 is never given an epsilon
     assert len(pd.read_csv(out / "empty_steps.csv")) == 2 * 2
+    # Every bound in both directions; the reported epsilon is the worse direction of each direction's best.
+    bounds = pd.read_csv(out / "bounds.csv")
+    assert {"pld_remove", "pld_add", "recursive_remove", "recursive_add"} <= set(bounds.columns)
+    removes = bounds[[c for c in bounds.columns if c.endswith("_remove")]].min(axis=1)
+    adds = bounds[[c for c in bounds.columns if c.endswith("_add") and c != "amgm_add"]].min(axis=1)
+    assert np.allclose(bounds["reported"], np.maximum(removes, adds), rtol=1e-12)
     report = (out / "REPORT.md").read_text()
     for section in ("## (a)", "## (b)", "## (c)", "Every bound", "no bound", "Poisson 1/m PLD", "majority class"):
         assert section in report

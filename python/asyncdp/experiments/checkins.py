@@ -79,7 +79,8 @@ def main(args) -> int:
         for m in (100, 1000):
             for e in (1, 10):
                 r = account(sampling="random_allocation", m=m, windows=e, sigma=sigma, delta=1e-6)
-                bounds = {b["bound"]: b for b in r.random_allocation.extra.get("bounds", [])}
+                # One column per bound and direction (decomposition, recursive and pld bound both).
+                bounds = {f'{b["bound"]}_{b["direction"]}': b for b in r.random_allocation.extra.get("bounds", [])}
                 bound_rows.append({"sigma": sigma, "m": m, "windows": e, "reported": r.random_allocation.epsilon,
                                    "binding": f"{r.random_allocation.extra.get('binding_bound')} "
                                               f"{r.random_allocation.extra.get('binding_direction')}",
