@@ -4,6 +4,7 @@
 #include <cmath>
 #include <complex>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "core/accounting/log_math.h"
@@ -50,6 +51,26 @@ double EpsilonOf(const ComposedPld::Distribution& d, double delta_loss, double t
   return 0.0;
 }
 
+// Every channel composed over its groups: two channels per complex FFT, one group's spectrum at a time (a
+// schedule may have many groups).
+std::vector<PldDistribution> ComposeChannels(const FftPlan& plan,
+                                             std::vector<pld_detail::Channel>& channels) {
+  using namespace pld_detail;
+  std::vector<PldDistribution> composed(channels.size());
+  for (size_t c = 0; c < channels.size(); c += 2) {
+    Channel& a = channels[c];
+    Channel* b = c + 1 < channels.size() ? &channels[c + 1] : nullptr;
+    std::vector<Complex> product_a(plan.size(), 1.0);
+    std::vector<Complex> product_b(plan.size(), 1.0);
+    for (size_t g = 0; g < a.pmfs.size(); ++g) {
+      Accumulate(Spectrum(plan, a.pmfs[g], b != nullptr ? &b->pmfs[g] : nullptr), a.counts[g],
+                 b != nullptr ? b->counts[g] : -1, product_a, product_b);
+    }
+    Finish(plan, product_a, product_b, a, b, composed[c], b != nullptr ? &composed[c + 1] : nullptr);
+  }
+  return composed;
+}
+
 }  // namespace
 
 ComposedPld::ComposedPld(const Schedule& schedule, SamplingModel sampling, const PldOptions& options) {
@@ -69,19 +90,7 @@ ComposedPld::ComposedPld(const Schedule& schedule, SamplingModel sampling, const
   fft_size_ = int64_t{1} << prepared.log2_size;
   const FftPlan plan(prepared.log2_size);
   std::vector<Channel>& channels = prepared.channels;
-  std::vector<Distribution> composed(channels.size());
-  // Two channels per complex FFT; one group's spectrum at a time (a schedule may have many groups).
-  for (size_t c = 0; c < channels.size(); c += 2) {
-    Channel& a = channels[c];
-    Channel* b = c + 1 < channels.size() ? &channels[c + 1] : nullptr;
-    std::vector<Complex> product_a(plan.size(), 1.0);
-    std::vector<Complex> product_b(plan.size(), 1.0);
-    for (size_t g = 0; g < a.pmfs.size(); ++g) {
-      Accumulate(Spectrum(plan, a.pmfs[g], b != nullptr ? &b->pmfs[g] : nullptr), a.counts[g],
-                 b != nullptr ? b->counts[g] : -1, product_a, product_b);
-    }
-    Finish(plan, product_a, product_b, a, b, composed[c], b != nullptr ? &composed[c + 1] : nullptr);
-  }
+  std::vector<Distribution> composed = ComposeChannels(plan, channels);
   for (size_t c = 0; c < channels.size(); ++c) {
     (channels[c].upper ? upper_ : lower_).push_back(std::move(composed[c]));
   }
@@ -113,36 +122,19 @@ int Log2Covering(const std::vector<pld_detail::Channel>& channels) {
 
 }  // namespace
 
-int ComposedPld::Log2SizeFor(const std::vector<DiscretePld>& directions, int64_t count, double delta_loss,
-                             double tail_mass) {
-  return Log2Covering(ChannelsFor(directions, count, delta_loss, tail_mass));
-}
-
-ComposedPld::ComposedPld(const std::vector<DiscretePld>& directions, int64_t count, double delta_loss,
-                         double tail_mass, int max_log2_fft_size) {
-  using namespace pld_detail;
+std::optional<ComposedPld> ComposedPld::FromDiscrete(const std::vector<DiscretePld>& directions,
+                                                     int64_t count, double delta_loss, double tail_mass,
+                                                     int max_log2_fft_size) {
   ASYNCDP_CHECK(count >= 1 && delta_loss > 0.0 && !directions.empty());
-  discretization_ = delta_loss;
-  tail_mass_ = tail_mass;
-  std::vector<Channel> channels = ChannelsFor(directions, count, delta_loss, tail_mass);
+  std::vector<pld_detail::Channel> channels = ChannelsFor(directions, count, delta_loss, tail_mass);
   const int log2_size = Log2Covering(channels);
-  if (log2_size > max_log2_fft_size) {
-    throw ConfigError("pld.max_log2_fft_size", "the composed PLD needs an FFT of 2^" +
-                                                   std::to_string(log2_size) + " points, above 2^" +
-                                                   std::to_string(max_log2_fft_size));
-  }
-  fft_size_ = int64_t{1} << log2_size;
-  const FftPlan plan(log2_size);
-  upper_.resize(channels.size());
-  for (size_t c = 0; c < channels.size(); c += 2) {
-    Channel& a = channels[c];
-    Channel* b = c + 1 < channels.size() ? &channels[c + 1] : nullptr;
-    std::vector<Complex> product_a(plan.size(), 1.0);
-    std::vector<Complex> product_b(plan.size(), 1.0);
-    Accumulate(Spectrum(plan, a.pmfs[0], b != nullptr ? &b->pmfs[0] : nullptr), a.counts[0],
-               b != nullptr ? b->counts[0] : -1, product_a, product_b);
-    Finish(plan, product_a, product_b, a, b, upper_[c], b != nullptr ? &upper_[c + 1] : nullptr);
-  }
+  if (log2_size > max_log2_fft_size) return std::nullopt;
+  ComposedPld out;
+  out.discretization_ = delta_loss;
+  out.tail_mass_ = tail_mass;
+  out.fft_size_ = int64_t{1} << log2_size;
+  out.upper_ = ComposeChannels(FftPlan(log2_size), channels);
+  return out;
 }
 
 double ComposedPld::DeltaUpperOf(size_t direction, double epsilon) const {

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/accounting/pld/pld_options.h"
@@ -63,13 +64,10 @@ class ComposedPld {
 
   // Composes `count` copies of each of `directions` (one discrete PLD per direction, all on the grid
   // {i delta_loss}; upper bounds only): PLDs that are not one subsampled Gaussian round, such as random
-  // allocation's (random_allocation/allocation_pld.h). Throws ConfigError when the composed window needs an
-  // FFT longer than 2^max_log2_fft_size.
-  ComposedPld(const std::vector<DiscretePld>& directions, int64_t count, double delta_loss, double tail_mass,
-              int max_log2_fft_size);
-  // The FFT length (log2) that constructor would need.
-  static int Log2SizeFor(const std::vector<DiscretePld>& directions, int64_t count, double delta_loss,
-                         double tail_mass);
+  // allocation's (random_allocation/allocation_pld.h). nullopt when the composed window needs an FFT
+  // longer than 2^max_log2_fft_size (the caller coarsens the grid).
+  static std::optional<ComposedPld> FromDiscrete(const std::vector<DiscretePld>& directions, int64_t count,
+                                                 double delta_loss, double tail_mass, int max_log2_fft_size);
 
   // One direction's upper bound (index in the order composed; DeltaUpper/EpsilonUpper take the worst).
   double DeltaUpperOf(size_t direction, double epsilon) const;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "core/accounting/log_math.h"
@@ -439,18 +441,21 @@ AllocationPld::AllocationPld(const AllocationInstance& instance, int64_t instanc
   ASYNCDP_CHECK(instances >= 1);
   constexpr double kTailMass = 1e-15;
   const int max_log2 = instance.options.max_log2_fft_size;
+  std::optional<ComposedPld> composed =
+      ComposedPld::FromDiscrete(instance.pmfs, instances, instance.delta_loss, kTailMass, max_log2);
   // Many instances widen the composed window: coarsen the grid until it fits (rarely needed).
   double delta_loss = instance.delta_loss;
-  std::vector<DiscretePld> coarser;
-  const std::vector<DiscretePld>* pmfs = &instance.pmfs;
-  for (int attempt = 0;
-       ComposedPld::Log2SizeFor(*pmfs, instances, delta_loss, kTailMass) > max_log2 && attempt < 40;
-       ++attempt) {
+  for (int attempt = 0; !composed && attempt < 40; ++attempt) {
     delta_loss *= 2.0;
-    coarser = {RemovePld(instance.law, delta_loss), AddPld(instance.law, delta_loss)};
-    pmfs = &coarser;
+    composed =
+        ComposedPld::FromDiscrete({RemovePld(instance.law, delta_loss), AddPld(instance.law, delta_loss)},
+                                  instances, delta_loss, kTailMass, max_log2);
   }
-  composed_ = ComposedPld(*pmfs, instances, delta_loss, kTailMass, max_log2);
+  if (!composed) {
+    throw ConfigError("random_allocation.windows", "the composed random-allocation PLD does not fit 2^" +
+                                                       std::to_string(max_log2) + " grid points");
+  }
+  composed_ = std::move(*composed);
 }
 
 }  // namespace asyncdp::accounting

@@ -121,6 +121,16 @@ struct SingleInstanceAdd {
   }
 };
 
+// The PLD bound over J instances, one instance's PLD taken from the options' cache when there is one.
+AllocationPld InstancePld(const RandomAllocationParams& p, const Setting& s,
+                          const RandomAllocationOptions& o) {
+  const std::shared_ptr<const AllocationInstance> instance =
+      o.pld_cache != nullptr
+          ? o.pld_cache->Get(s.instance_steps, p.sigma, s.participation, o.allocation_pld)
+          : MakeAllocationInstance(s.instance_steps, p.sigma, s.participation, o.allocation_pld);
+  return AllocationPld(*instance, s.instances);
+}
+
 // Per direction the smallest applicable value (epsilon or delta: smaller is better for both), then the
 // larger of the two directions.
 RandomAllocationResult Combine(std::vector<AllocationBoundValue> bounds) {
@@ -258,11 +268,7 @@ RandomAllocationResult RandomAllocationEpsilon(const RandomAllocationParams& p, 
                       s.participation_note});
   }
   if (o.use_pld) {
-    const std::shared_ptr<const AllocationInstance> instance =
-        o.pld_cache != nullptr
-            ? o.pld_cache->Get(s.instance_steps, p.sigma, s.participation, o.allocation_pld)
-            : MakeAllocationInstance(s.instance_steps, p.sigma, s.participation, o.allocation_pld);
-    const AllocationPld pld(*instance, s.instances);
+    const AllocationPld pld = InstancePld(p, s, o);
     bounds.push_back({AllocationBound::kPld, PrivacyDirection::kRemove, true, pld.RemoveEpsilon(delta), 0,
                       s.participation_note});
     bounds.push_back({AllocationBound::kPld, PrivacyDirection::kAdd, true, pld.AddEpsilon(delta), 0,
@@ -319,11 +325,7 @@ RandomAllocationResult RandomAllocationDelta(const RandomAllocationParams& p, do
                       s.participation_note});
   }
   if (o.use_pld) {
-    const std::shared_ptr<const AllocationInstance> instance =
-        o.pld_cache != nullptr
-            ? o.pld_cache->Get(s.instance_steps, p.sigma, s.participation, o.allocation_pld)
-            : MakeAllocationInstance(s.instance_steps, p.sigma, s.participation, o.allocation_pld);
-    const AllocationPld pld(*instance, s.instances);
+    const AllocationPld pld = InstancePld(p, s, o);
     bounds.push_back({AllocationBound::kPld, PrivacyDirection::kRemove, true, pld.RemoveDelta(epsilon), 0,
                       s.participation_note});
     bounds.push_back({AllocationBound::kPld, PrivacyDirection::kAdd, true, pld.AddDelta(epsilon), 0,
