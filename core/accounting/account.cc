@@ -280,17 +280,20 @@ CalibrationResult Bisect(const EventFamily& family, double epsilon, double delta
     hi = lo;
     eps_hi = eps_lo;
   }
-  // Shrink [lo, hi] to the tolerance. ε(σ) is smooth and monotone, nearly a power law, so a secant step in
-  // (log σ, log ε) from a 1.25× bracket lands within ~10⁻³ of the answer and the next within ~10⁻⁶. Once two
-  // estimates agree, two probes at (1 ± 0.45 tol) × the estimate close the bracket: about 5 evaluations (a
-  // PLD composition each) instead of bisection's ~12. Every step keeps ε(lo) > target ≥ ε(hi); a secant
-  // point outside the bracket, or a search that has not closed in 40 steps, bisects instead.
+  // Shrink [lo, hi] to the tolerance. ε(σ) is smooth and monotone, nearly a power law, so a false-position
+  // step in (log σ, log ε) lands close to the answer. Plain false position keeps one end of the bracket
+  // fixed and then converges only linearly (random allocation, m = 1000, E = 100, ε = 3: 12 compositions
+  // from [0.5, 1]); the Anderson-Björck weighting of the end that stays restores superlinear convergence
+  // (6 compositions; Poisson RDP/PLD searches 5-9 -> 5-8). Once two estimates agree, two probes at
+  // (1 ± 0.45 tol) × the estimate close the bracket. Every step keeps ε(lo) > target ≥ ε(hi); a point
+  // outside the bracket, an infinite ε, or a search that has not closed in 40 steps bisects instead.
   const double log_target = std::log(epsilon);
   const double half = 0.45 * search.relative_tolerance;
   double previous = std::numeric_limits<double>::quiet_NaN();
+  double fa = std::log(eps_lo) - log_target, fb = std::log(eps_hi) - log_target;  // weighted
+  int moved_last = 0;  // -1: lo moved at the last step, +1: hi, 0: neither yet
   for (int step_count = 0; hi / lo - 1.0 > search.relative_tolerance; ++step_count) {
     double x = std::sqrt(lo * hi);
-    const double fa = std::log(eps_lo) - log_target, fb = std::log(eps_hi) - log_target;
     if (step_count < 40 && std::isfinite(fa) && std::isfinite(fb) && fa > 0.0 && fb <= 0.0) {
       const double a = std::log(lo), b = std::log(hi);
       const double estimate = std::exp(a - fa * (b - a) / (fb - fa));
@@ -306,12 +309,24 @@ CalibrationResult Bisect(const EventFamily& family, double epsilon, double delta
       }
     }
     const double eps_x = worst(x, false);
+    // Anderson-Bjorck weight for the end that stays: 1 - f(x)/f(moved end), or 1/2 when that is not positive.
+    const double fx = std::log(eps_x) - log_target;
+    const auto weight = [](double f_new, double f_old) {
+      const double m = 1.0 - f_new / f_old;
+      return m > 0.0 && std::isfinite(m) ? m : 0.5;
+    };
     if (eps_x <= epsilon) {
+      if (moved_last == 1) fa *= weight(fx, fb);
       hi = x;
       eps_hi = eps_x;
+      fb = fx;
+      moved_last = 1;
     } else {
+      if (moved_last == -1) fb *= weight(fx, fa);
       lo = x;
       eps_lo = eps_x;
+      fa = fx;
+      moved_last = -1;
     }
   }
   return confirmed({hi, eps_hi, true});

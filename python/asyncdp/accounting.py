@@ -464,8 +464,8 @@ def calibrate_sigma(epsilon: Union[float, Sequence[float]], q: Union[float, Sequ
     ``result.pld.epsilon`` is its epsilon.
 
     >>> r = calibrate_sigma(epsilon=1.0, q=0.01, steps=1000, delta=1e-5)
-    >>> round(r.pld.sigma, 2), r.pld.epsilon <= 1.0
-    (1.41, True)
+    >>> round(r.pld.sigma, 3), r.pld.epsilon <= 1.0
+    (1.415, True)
 
     Raises ``asyncdp.InfeasibleTarget`` (a ValueError) when no sigma up to 1e4 meets the target (before
     version 0.2 the result held ``sigma=None``); an accountant that cannot account the input at all is
