@@ -253,13 +253,8 @@ void ValidateTargets(const TrainConfig& c) {
           "required with targets.accuracy: the budget epsilon_target each client may never exceed");
   require(c.dp.epsilon == 0 && c.dp.sigma_schedule.empty(), "dp.epsilon",
           "targets.accuracy plans sigma per phase: leave dp.epsilon and dp.sigma_schedule unset");
-  require(!c.dp.secure_noise, "dp.secure_noise", "the proactive phases are accounted for Gaussian noise only");
-  // Over MPI the ranks are placed before the phases are planned, from the rows' labels alone (docs/mpi.md).
-  const bool mpi = c.protocol.runtime == RuntimeKind::kMpi;
-  require(
-      !mpi || c.protocol.mpi_placement != MpiPlacement::kBalanced, "protocol.mpi_placement",
-      "\"balanced\" places clients by their planned work, which the proactive phases decide after the ranks "
-      "are placed: use \"block\" or \"round_robin\" with targets.accuracy");
+  require(!c.dp.secure_noise, "dp.secure_noise",
+          "the proactive phases are accounted for Gaussian noise only");
   const ProactiveConfig& p = c.proactive;
   require(!p.phase_sigmas.empty(), "proactive.phase_sigmas", "needs at least one phase");
   require(p.phase_epochs.size() == p.phase_sigmas.size(), "proactive.phase_epochs",

@@ -17,6 +17,7 @@
 #include "data/partition.h"
 #include "sim/audit/train_canaries.h"
 #include "sim/model_config.h"
+#include "sim/proactive/client_plan.h"
 #include "sim/reference_optimum_io.h"
 #include "sim/train_data.h"
 
@@ -58,31 +59,12 @@ void CheckDeltaMeaningful(const TrainConfig& config, const std::vector<data::Row
   }
 }
 
-constexpr int64_t kMinHoldoutRows = 20;
-
-// How many of a client's `rows` it holds out for its accuracy checks: ceil(fraction · rows), at least one
-// row on each side (rows >= 2). They are the last rows of its shard.
-int64_t HeldOutRows(double fraction, int64_t rows) {
-  return std::clamp<int64_t>(static_cast<int64_t>(std::ceil(fraction * rows)), 1,
-                             std::max<int64_t>(rows - 1, 1));
-}
-
 // Splits every shard into training rows (the data set d its ε protects) and held-out rows for the
 // client's accuracy check: the last HeldOutRows of the shard.
 void SplitHoldouts(Experiment& e, double fraction) {
   for (data::RowView& shard : e.shards) {
     const int64_t rows = shard.rows();
-    if (rows < 2) throw ConfigError("targets.holdout_fraction", "a client needs at least 2 rows to hold some out");
-    const int64_t held = HeldOutRows(fraction, rows);
-    // An accuracy check on a handful of rows moves in steps of 1/held: one row makes it 0 or 1, so clients
-    // pause and re-join on noise.
-    if (held < kMinHoldoutRows) {
-      throw ConfigError("targets.holdout_fraction",
-                        fmt::format("holds out {} row(s) of a client's {} for its accuracy checks; at least {} are "
-                                    "needed (each check's accuracy moves in steps of 1/{}): raise "
-                                    "targets.holdout_fraction or give clients more rows",
-                                    held, rows, kMinHoldoutRows, held));
-    }
+    const int64_t held = CheckedHeldOutRows(fraction, rows);
     const std::vector<int64_t> holdout(shard.indices.end() - held, shard.indices.end());
     e.proactive.holdouts.push_back(data::Subset(*shard.data, holdout));  // small: copied for Model::Evaluate
     shard.indices.resize(static_cast<size_t>(rows - held));
@@ -185,26 +167,43 @@ std::vector<bool> RowsToRead(const TrainConfig& config, const std::vector<std::v
 // Reads the data and cuts the client shards (views into the one training set), the evaluation rows and, with
 // a Hosting (an MPI rank), only the hosted clients' rows with their features. Returns the plans the rows
 // were chosen by (empty without a Hosting), for PlanAsyncRounds to reuse.
-PlanTable LoadExperimentData(Experiment& e, const Hosting& hosting) {
+struct PlannedFromLabels {
+  PlanTable plans;                             // every client's round plan (empty without a Hosting)
+  std::vector<ProactiveClientPlan> proactive;  // proactive runs: every client's plans, the same ones
+};
+
+PlannedFromLabels LoadExperimentData(Experiment& e, const Hosting& hosting) {
   const TrainConfig& config = e.config;
+  e.sampling = config.dp.sampling;
+  e.proactive.options = ResolveProactiveOptions(config, e.sampling);
   // With a Hosting (an MPI rank), the shards and plans are decided from the labels alone, and only the
   // hosted clients' rows are read with their features; the final plans must place the clients the same way
   // (FinishHosting checks).
   std::vector<std::vector<int64_t>> shards;
-  PlanTable planned;  // the plans the rows were chosen by (reused below for asynchronous rounds)
+  PlannedFromLabels planned;  // the plans the rows were chosen by (reused below)
   RowHolding holding;
   if (hosting.clients) {
     holding.test = hosting.evaluates;
     holding.train_rows = [&](const data::Dataset& labels) {
       shards = ClientShards(config.data, labels, config.clients.count, config.seed);
-      planned.reserve(shards.size());
+      planned.plans.reserve(shards.size());
       for (size_t c = 0; c < shards.size(); ++c) {
+        const auto rows = static_cast<int64_t>(shards[c].size());
+        if (e.proactive.options.enabled) {
+          // The proactive plans themselves (public, from N_c), so that balanced placement weighs the
+          // phases' work and the final plans place the clients as these do (FinishHosting checks).
+          const int64_t held = CheckedHeldOutRows(e.proactive.options.holdout_fraction, rows);
+          planned.proactive.push_back(
+              PlanProactiveClient(config, e.proactive.options, static_cast<int64_t>(c), rows - held, held));
+          planned.plans.push_back(planned.proactive.back().phases.plan);
+          continue;
+        }
         // The audited client's N_c counts the canaries PlantTrainCanaries will add (audit.canaries > 0).
-        const int64_t records = audit::RecordsWithCanaries(
-            config, config.dp.sampling, static_cast<int64_t>(c), static_cast<int64_t>(shards[c].size()));
-        planned.push_back(MakeRoundPlan(config.schedule, records));
+        const int64_t records =
+            audit::RecordsWithCanaries(config, config.dp.sampling, static_cast<int64_t>(c), rows);
+        planned.plans.push_back(MakeRoundPlan(config.schedule, records));
       }
-      e.hosted = hosting.clients(planned);
+      e.hosted = hosting.clients(planned.plans);
       return RowsToRead(config, shards, e.hosted, hosting.evaluates, labels.rows());
     };
   }
@@ -216,29 +215,26 @@ PlanTable LoadExperimentData(Experiment& e, const Hosting& hosting) {
   for (auto& shard : shards) e.shards.push_back(data::RowView{e.train.get(), std::move(shard)});
   e.test = std::move(loaded.test);
   if (hosting.evaluates) e.train_eval = TrainEvalRows(*e.train, config.eval.train_rows);
-  e.sampling = config.dp.sampling;
-  e.proactive.options = ResolveProactiveOptions(config, e.sampling);
   if (e.proactive.options.enabled) SplitHoldouts(e, e.proactive.options.holdout_fraction);
   return planned;
 }
 
 // Proactive clients: each one's target, its accuracy checks' share of the budget, its phases and plan, and
 // the privacy setup of the whole population.
-void PlanProactiveClients(Experiment& e) {
+// `planned`: the plans made from the labels (an MPI rank reading LIBSVM data), or empty.
+void PlanProactiveClients(Experiment& e, std::vector<ProactiveClientPlan> planned) {
   const TrainConfig& config = e.config;
   // Phases planned per client from public values (N_c, targets, σ_j, K_j); σ lives in each plan.
   int64_t not_admitted = 0;
   for (size_t c = 0; c < e.shards.size(); ++c) {
     const auto id = static_cast<int64_t>(c);
-    e.proactive.targets.push_back(ResolveClientTarget(config, id, e.shards[c].rows()));
-    // The accuracy checks take their share of the budget first; the phases are planned for the rest.
-    e.proactive.check_plans.push_back(PlanChecks(
-        config.targets, static_cast<int64_t>(e.proactive.options.sigmas.size()),
-        e.proactive.holdouts[c].rows(), e.proactive.targets[c].epsilon, e.proactive.targets[c].delta));
-    ClientTarget training = e.proactive.targets[c];
-    training.epsilon -= e.proactive.check_plans[c].epsilon;
-    training.delta -= e.proactive.check_plans[c].delta;
-    e.proactive.phase_plans.push_back(PlanClientPhases(e.proactive.options, training, e.shards[c].rows()));
+    ProactiveClientPlan p = planned.empty()
+                                ? PlanProactiveClient(config, e.proactive.options, id, e.shards[c].rows(),
+                                                      e.proactive.holdouts[c].rows())
+                                : std::move(planned[c]);
+    e.proactive.targets.push_back(p.target);
+    e.proactive.check_plans.push_back(std::move(p.checks));
+    e.proactive.phase_plans.push_back(std::move(p.phases));
     const ClientPhasePlan& phases = e.proactive.phase_plans.back();
     e.plans.push_back(phases.plan);
     if (!phases.admitted) {
@@ -308,7 +304,7 @@ Experiment BuildExperiment(const TrainConfig& input, const Hosting& hosting) {
   Experiment e;
   e.config = input;
   TrainConfig& config = e.config;
-  PlanTable planned = LoadExperimentData(e, hosting);
+  PlannedFromLabels planned = LoadExperimentData(e, hosting);
   const int64_t n_c = e.shards[0].rows();
   if (config.model.l2_lambda == 0.0) config.model.l2_lambda = 1.0 / static_cast<double>(n_c);  // λ = 1/N (Table 1)
   e.model = MakeModelFromConfig(config.model, *e.train, n_c);
@@ -330,9 +326,9 @@ Experiment BuildExperiment(const TrainConfig& input, const Hosting& hosting) {
   e.delta = config.dp.delta;
   CheckDeltaMeaningful(config, e.shards);
   if (e.proactive.options.enabled) {
-    PlanProactiveClients(e);
+    PlanProactiveClients(e, std::move(planned.proactive));
   } else {
-    PlanAsyncRounds(e, std::move(planned));
+    PlanAsyncRounds(e, std::move(planned.plans));
   }
   // σ lives in e.privacy; the resolved configuration records it so that the run can be repeated as is.
   config.dp.sigma = e.privacy.sigma;
