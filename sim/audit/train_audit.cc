@@ -113,20 +113,85 @@ TrainAuditOutcome AuditTrainingRun(const Experiment& e, const TrainAuditRecorder
   return out;
 }
 
+namespace {
+
+// The verdict and the accountants it refutes, as one line (logged and in the JSON).
+std::string VerdictLine(const TrainAuditOutcome& outcome, const std::vector<std::string>& refuted) {
+  const asyncdp::audit::OneRunAuditResult& result = outcome.one_run;
+  return fmt::format(
+      "eps_lower = {:.4g} ({:g}%) {} eps_reported({}) = {:.4g} : {}", result.epsilon,
+      100.0 * outcome.confidence, result.epsilon <= outcome.headline.epsilon ? "<=" : ">",
+      accounting::ToString(outcome.headline.accountant), outcome.headline.epsilon,
+      outcome.violation()
+          ? fmt::format("VIOLATION: the one-run lower bound exceeds the epsilon reported by {}",
+                        fmt::join(refuted, ", "))
+          : std::string("consistent"));
+}
+
+// Who was audited, on what: the client's records with and without canaries, its rounds and mechanism.
+nlohmann::json AuditedJson(const Experiment& e, const TrainCanaries& t, int64_t rounds) {
+  return {{"client", t.client},
+          {"records_without_canaries", t.records_before},
+          {"records", e.plans[static_cast<size_t>(t.client)].n_records},
+          {"records_replaced_by_canaries", t.replaced},
+          {"rounds", rounds},
+          {"sampling", std::string(ToString(e.sampling))},
+          {"neighbours", std::string(ToString(NaturalNeighbours(e.sampling)))},
+          {"sigma", e.privacy.sigma},
+          {"delta", e.delta},
+          {"clip", e.config.dp.clip}};
+}
+
+std::string CanaryDescription(CanaryKind kind) {
+  return kind == CanaryKind::kDirac
+             ? "Dirac gradient canaries (Nasr et al. 2023): canary j's clipped gradient is exactly C on its "
+               "own "
+               "model parameter, which no other record's gradient touches (a test-only model wrapper adds m "
+               "parameters to every client's model); score = likelihood ratio (subsampled rounds) or sum of "
+               "each "
+               "update's projection on it"
+             : "mislabelled records: copies of m distinct records of the client, each with another label "
+               "(from "
+               "the seed), trained on by the configured model; score = -(final model's loss on it)";
+}
+
+// What the bound rests on: the canaries are training data, how they entered N_c, whose guarantee it is.
+nlohmann::json AssumptionsJson(const Experiment& e, const TrainCanaries& t) {
+  const bool replace_one = NaturalNeighbours(e.sampling) == NeighbourRelation::kReplaceOne;
+  return {
+      "The canaries are part of this run's training data: every reported epsilon (here and in summary.json "
+      "\"privacy\") accounts the data set the run used, canaries included.",
+      replace_one
+          ? fmt::format("{} sampling (replace-one): each planted canary took the place of one of the "
+                        "client's records ({} of them not trained on); N_c is unchanged.",
+                        ToString(e.sampling), t.replaced)
+          : fmt::format("{} sampling (add/remove): the {} planted canaries were added to the "
+                        "client's {} records; N_c = {} and the sampling rate of that data set are what "
+                        "the accountants compose (N_c treated as public, as in every run).",
+                        ToString(e.sampling), t.planted, t.records_before,
+                        e.plans[static_cast<size_t>(t.client)].n_records),
+      "The bound holds for the audited client's record-level guarantee in the stated threat model; it says "
+      "nothing about other clients.",
+      kPublicAssumption};
+}
+
+nlohmann::json FaultInjectionJson(const TrainCanaries& t) {
+  if (t.noise_scale == 1.0) return nullptr;
+  return {{"noise_scale", t.noise_scale},
+          {"note",
+           "TEST ONLY: the audited client added noise_scale * sigma while every accountant accounts sigma: "
+           "the reported epsilons are deliberately wrong"}};
+}
+
+}  // namespace
+
 nlohmann::json TrainAuditJson(const Experiment& e, const TrainAuditOutcome& outcome) {
   const TrainCanaries& t = *e.train_canaries;
   const asyncdp::audit::OneRunAuditResult& result = outcome.one_run;
   std::vector<std::string> refuted;
   for (const accounting::AccountantKind a : outcome.refuted) refuted.push_back(std::string(accounting::ToString(a)));
   const bool violation = outcome.violation();
-  const std::string line = fmt::format(
-      "eps_lower = {:.4g} ({:g}%) {} eps_reported({}) = {:.4g} : {}", result.epsilon, 100.0 * outcome.confidence,
-      result.epsilon <= outcome.headline.epsilon ? "<=" : ">", accounting::ToString(outcome.headline.accountant),
-      outcome.headline.epsilon,
-      violation ? fmt::format("VIOLATION: the one-run lower bound exceeds the epsilon reported by {}",
-                              fmt::join(refuted, ", "))
-                : std::string("consistent"));
-
+  const std::string line = VerdictLine(outcome, refuted);
   nlohmann::json j;
   j["verdict"] = violation ? "VIOLATION" : "consistent";
   j["verdict_line"] = line;
@@ -144,50 +209,11 @@ nlohmann::json TrainAuditJson(const Experiment& e, const TrainAuditOutcome& outc
   j["reported"] = ReportedEpsilonsJson(outcome.reported);
   j["headline"] = HeadlineJson(outcome.headline);
   j["one_run"] = OneRunCountsJson(result, outcome.fdp, t.planted);
-  const bool replace_one = NaturalNeighbours(e.sampling) == NeighbourRelation::kReplaceOne;
-  j["audited"] = {{"client", t.client},
-                  {"records_without_canaries", t.records_before},
-                  {"records", e.plans[static_cast<size_t>(t.client)].n_records},
-                  {"records_replaced_by_canaries", t.replaced},
-                  {"rounds", outcome.rounds},
-                  {"sampling", std::string(ToString(e.sampling))},
-                  {"neighbours", std::string(ToString(NaturalNeighbours(e.sampling)))},
-                  {"sigma", e.privacy.sigma},
-                  {"delta", e.delta},
-                  {"clip", e.config.dp.clip}};
-  j["canary"] =
-      t.kind == CanaryKind::kDirac
-          ? "Dirac gradient canaries (Nasr et al. 2023): canary j's clipped gradient is exactly C on its own "
-            "model parameter, which no other record's gradient touches (a test-only model wrapper adds m "
-            "parameters to every client's model); score = likelihood ratio (subsampled rounds) or sum of each "
-            "update's projection on it"
-          : "mislabelled records: copies of m distinct records of the client, each with another label (from "
-            "the seed), trained on by the configured model; score = -(final model's loss on it)";
+  j["audited"] = AuditedJson(e, t, outcome.rounds);
+  j["canary"] = CanaryDescription(t.kind);
   j["threat_model"] = ThreatModel(t);
-  j["assumptions"] = {
-      "The canaries are part of this run's training data: every reported epsilon (here and in summary.json "
-      "\"privacy\") accounts the data set the run used, canaries included.",
-      replace_one
-          ? fmt::format("{} sampling (replace-one): each planted canary took the place of one of the "
-                        "client's records ({} of them not trained on); N_c is unchanged.",
-                        ToString(e.sampling), t.replaced)
-          : fmt::format("{} sampling (add/remove): the {} planted canaries were added to the "
-                        "client's {} records; N_c = {} and the sampling rate of that data set are what "
-                        "the accountants compose (N_c treated as public, as in every run).",
-                        ToString(e.sampling), t.planted, t.records_before,
-                        e.plans[static_cast<size_t>(t.client)].n_records),
-      "The bound holds for the audited client's record-level guarantee in the stated threat model; it says "
-      "nothing about other clients.",
-      kPublicAssumption};
-  if (t.noise_scale != 1.0) {
-    j["fault_injection"] = {
-        {"noise_scale", t.noise_scale},
-        {"note",
-         "TEST ONLY: the audited client added noise_scale * sigma while every accountant accounts sigma: "
-         "the reported epsilons are deliberately wrong"}};
-  } else {
-    j["fault_injection"] = nullptr;
-  }
+  j["assumptions"] = AssumptionsJson(e, t);
+  j["fault_injection"] = FaultInjectionJson(t);
   spdlog::log(violation ? spdlog::level::err : spdlog::level::info, "audit: {}", line);
   return j;
 }
