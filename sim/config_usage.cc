@@ -59,12 +59,11 @@ const std::vector<UsageRule>& Rules() {
       {{"clients.delay_extra"},
        [](const TrainConfig& c) { return When(c.clients.delay_ids.empty(), "clients.delay_ids is empty"); }},
       // Random check-ins run on their own driver (sim/checkin/): one record per client, its own sampler
-      // (the check-in) and server steps; the asynchronous protocol's keys do not apply.
-      {{"protocol.runtime",
-        "protocol.delay_rule",
+      // (the check-in) and server steps; the asynchronous protocol's keys do not apply. protocol.runtime
+      // and protocol.worker_threads do (virtual or threads; mpi is refused by the check-in options).
+      {{"protocol.delay_rule",
         "protocol.tau",
         "protocol.exclude_after",
-        "protocol.worker_threads",
         "protocol.staleness_exponent",
         "protocol.server_step",
         "clients.straggler_ids",
@@ -95,9 +94,9 @@ const std::vector<UsageRule>& Rules() {
         "output.trace"},
        [](const TrainConfig& c) {
          return When(CheckIns(c),
-                     "protocol.participation = \"check_in\" runs random check-ins on the virtual clock, the "
-                     "check-in as its sampler and the random-allocation accountant ([checkin] configures it; "
-                     "docs/random_allocation.md)");
+                     "protocol.participation = \"check_in\" runs random check-ins one server step at a time "
+                     "(protocol.runtime virtual or threads), the check-in as its sampler and the "
+                     "random-allocation accountant ([checkin] configures it; docs/random_allocation.md)");
        }},
       // Check-ins at the record level give client j the j-th training record; only user-level check-ins
       // (dp.unit = "client") partition the rows into client data sets.
@@ -115,6 +114,12 @@ const std::vector<UsageRule>& Rules() {
       {{"dp.clip_quantile", "dp.clip_lr", "dp.clip_count_sigma"},
        [](const TrainConfig& c) {
          return When(c.dp.clip_mode != ClipMode::kAdaptive, "dp.clip_mode is not \"adaptive\"");
+       }},
+      {{"protocol.worker_threads"},
+       [](const TrainConfig& c) {
+         return When(CheckIns(c) && c.protocol.runtime == RuntimeKind::kVirtual,
+                     "check-ins on the virtual runtime compute each step on the server's own thread; set "
+                     "protocol.runtime = \"threads\" to run the step's clients on worker threads");
        }},
       {{"checkin."},
        [](const TrainConfig& c) {

@@ -1,5 +1,6 @@
 #include "sim/checkin/checkin_server.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/noise.h"
@@ -12,9 +13,9 @@ std::span<float> Span(Eigen::VectorXf& v) { return {v.data(), static_cast<size_t
 
 }  // namespace
 
-CheckInServer::CheckInServer(const CheckInOptions& options, const models::Model& model, const data::Dataset& data,
-                             std::vector<std::vector<int64_t>> client_rows, Eigen::VectorXf initial,
-                             StepSizeOptions step_size, double clip, double sigma)
+CheckInServer::CheckInServer(const CheckInOptions& options, const models::Model& model,
+                             const data::Dataset& data, std::vector<std::vector<int64_t>> client_rows,
+                             Eigen::VectorXf initial, StepSizeOptions step_size, double clip, double sigma)
     : options_(options),
       model_(model),
       data_(data),
@@ -26,21 +27,60 @@ CheckInServer::CheckInServer(const CheckInOptions& options, const models::Model&
       step_update_(Eigen::VectorXf::Zero(theta_.size())),
       client_update_(Eigen::VectorXf::Zero(theta_.size())),
       accumulator_(Eigen::VectorXf::Zero(theta_.size())),
-      workspace_(model.NewWorkspace(256)) {}  // larger client data sets are processed in chunks
+      workspace_(model.NewWorkspace(256)) {  // larger client data sets are processed in chunks
+  if (options_.runtime != RuntimeKind::kThreads) return;
+  const int threads = std::max(1, options_.worker_threads);
+  for (int t = 0; t < threads; ++t) thread_workspaces_.push_back(model.NewWorkspace(256));
+  if (threads == 1) return;
+  // Job ids are a client's position in its step (at most n); the waiting server thread runs tasks too, so
+  // threads - 1 background threads make `threads` computing.
+  pool_ = std::make_unique<ComputePool>(threads - 1, options_.clients, [this](int64_t job, int thread) {
+    const auto j = static_cast<size_t>(job);
+    task_records_[j] =
+        ClientUpdate(task_clients_[j], task_updates_[j], *thread_workspaces_[static_cast<size_t>(thread)]);
+  });
+}
+
+CheckInServer::~CheckInServer() = default;
+
+int64_t CheckInServer::ClientUpdate(int32_t client, Eigen::VectorXf& out,
+                                    models::Workspace& workspace) const {
+  const std::vector<int64_t>& rows = client_rows_[static_cast<size_t>(client)];
+  out.setZero();
+  model_.ClippedGradientSum(std::span<const float>(theta_.data(), static_cast<size_t>(theta_.size())), data_,
+                            rows, clip_, Span(out), workspace);
+  if (options_.user_level()) {
+    // The client's whole update is projected onto the ball of radius C_u (docs/theory.md §4, user level).
+    const double norm = out.norm();
+    if (norm > options_.client_clip) out *= static_cast<float>(options_.client_clip / norm);
+  }
+  return static_cast<int64_t>(rows.size());
+}
+
+int64_t CheckInServer::AddClientUpdatesConcurrently(std::span<const int32_t> clients) {
+  const size_t k = clients.size();
+  if (task_updates_.size() < k) task_updates_.resize(k, Eigen::VectorXf::Zero(theta_.size()));
+  task_records_.assign(k, 0);
+  task_clients_ = clients;
+  if (pool_) {
+    for (size_t j = 0; j < k; ++j) pool_->Submit(static_cast<int64_t>(j));
+    for (size_t j = 0; j < k; ++j) pool_->Wait(static_cast<int64_t>(j));
+  } else {
+    for (size_t j = 0; j < k; ++j)
+      task_records_[j] = ClientUpdate(clients[j], task_updates_[j], *thread_workspaces_[0]);
+  }
+  int64_t records = 0;
+  for (size_t j = 0; j < k; ++j) {
+    step_update_ += task_updates_[j];
+    records += task_records_[j];
+  }
+  return records;
+}
 
 int64_t CheckInServer::AddClientUpdate(int32_t client) {
-  const std::vector<int64_t>& rows = client_rows_[static_cast<size_t>(client)];
-  if (!options_.user_level()) {
-    model_.ClippedGradientSum(Span(theta_), data_, rows, clip_, Span(step_update_), *workspace_);
-    return static_cast<int64_t>(rows.size());
-  }
-  client_update_.setZero();
-  model_.ClippedGradientSum(Span(theta_), data_, rows, clip_, Span(client_update_), *workspace_);
-  // The client's whole update is projected onto the ball of radius C_u (docs/theory.md §4, user level).
-  const double norm = client_update_.norm();
-  if (norm > options_.client_clip) client_update_ *= static_cast<float>(options_.client_clip / norm);
+  const int64_t records = ClientUpdate(client, client_update_, *workspace_);
   step_update_ += client_update_;
-  return static_cast<int64_t>(rows.size());
+  return records;
 }
 
 StepOutcome CheckInServer::OnStep(int64_t window, int64_t global_step, std::span<const int32_t> checked_in) {
@@ -54,7 +94,9 @@ StepOutcome CheckInServer::OnStep(int64_t window, int64_t global_step, std::span
     if (!checked_in.empty()) {
       RandomStream pick(StreamKey{options_.seed, static_cast<uint32_t>(global_step), static_cast<uint32_t>(window),
                                   StreamPurpose::kCheckInSelection});
-      out.records = AddClientUpdate(checked_in[pick.NextBelow(checked_in.size())]);
+      const int32_t chosen = checked_in[pick.NextBelow(checked_in.size())];
+      out.records =
+          thread_workspaces_.empty() ? AddClientUpdate(chosen) : AddClientUpdatesConcurrently({&chosen, 1});
       out.used = 1;
       out.discarded = static_cast<int64_t>(checked_in.size()) - 1;
     } else {
@@ -70,7 +112,9 @@ StepOutcome CheckInServer::OnStep(int64_t window, int64_t global_step, std::span
   }
   // Average rule: skip empty steps; otherwise the mean of the checked-in clients' noisy updates.
   if (checked_in.empty()) return out;
-  if (options_.user_level()) {
+  if (!thread_workspaces_.empty()) {
+    out.records = AddClientUpdatesConcurrently(checked_in);
+  } else if (options_.user_level()) {
     for (const int32_t client : checked_in) out.records += AddClientUpdate(client);
   } else {
     // Record level: one record per client, so the clients' clipped gradients are one clipped-gradient sum.

@@ -13,10 +13,18 @@
 //   N(0, |S_i| sigma^2 C^2 I) (the same distribution).
 // eta_t follows schedule.step_rule with t = model updates so far. Noise: stream GradientNoiseKey(seed,
 // kServerNoiseStream, global step).
+//
+// Runtimes (options.runtime). virtual: the server computes the step's updates itself, one after another (at
+// the record level the averaged step's records in one clipped-gradient sum). threads: every checked-in
+// client of the step computes its update (its clipped gradient sum, clipped to C_u at the user level) as a
+// task on options.worker_threads threads, into a buffer of its own, and the server sums them in the
+// step's client order, so the result does not depend on the thread count or on which thread finishes
+// first. At the user level that is the virtual runtime's order and arithmetic, so the two runtimes agree
+// bit for bit; at the record level an averaged step's sum is per client rather than one batched sum, the
+// same numbers added in another grouping (equal up to float rounding).
 #pragma once
 
 #include <Eigen/Dense>
-
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -26,6 +34,7 @@
 #include "data/dataset.h"
 #include "models/model.h"
 #include "sim/checkin/checkin_options.h"
+#include "sim/runtime/compute_pool.h"
 
 namespace asyncdp::sim::checkin {
 
@@ -45,6 +54,9 @@ class CheckInServer {
   CheckInServer(const CheckInOptions& options, const models::Model& model, const data::Dataset& data,
                 std::vector<std::vector<int64_t>> client_rows, Eigen::VectorXf initial, StepSizeOptions step_size,
                 double clip, double sigma);
+  ~CheckInServer();
+  CheckInServer(const CheckInServer&) = delete;  // the pool's tasks hold `this`
+  CheckInServer& operator=(const CheckInServer&) = delete;
 
   // Step `global_step` (0-based over all windows) of window `window`, checked-in clients `checked_in`.
   StepOutcome OnStep(int64_t window, int64_t global_step, std::span<const int32_t> checked_in);
@@ -61,6 +73,10 @@ class CheckInServer {
   // Adds client j's update before noise (clip_C per record, then clip_{C_u} of the sum at the user level)
   // to step_update_; returns its record count.
   int64_t AddClientUpdate(int32_t client);
+  // Client j's update before noise into `out` (overwritten), with `workspace`; returns its record count.
+  int64_t ClientUpdate(int32_t client, Eigen::VectorXf& out, models::Workspace& workspace) const;
+  // Threads runtime: the clients' updates computed as tasks, summed into step_update_ in `clients` order.
+  int64_t AddClientUpdatesConcurrently(std::span<const int32_t> clients);
 
   CheckInOptions options_;
   const models::Model& model_;
@@ -77,6 +93,13 @@ class CheckInServer {
   int64_t updates_ = 0;
   std::unique_ptr<models::Workspace> workspace_;
   std::vector<int64_t> batch_;
+  // Threads runtime: one workspace per thread that may run a task (0 = the server's own thread), one
+  // buffer per client of the current step, and the pool (null with one worker thread: tasks run inline).
+  std::vector<std::unique_ptr<models::Workspace>> thread_workspaces_;
+  std::vector<Eigen::VectorXf> task_updates_;
+  std::vector<int64_t> task_records_;
+  std::span<const int32_t> task_clients_;
+  std::unique_ptr<ComputePool> pool_;
 };
 
 }  // namespace asyncdp::sim::checkin

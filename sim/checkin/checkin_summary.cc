@@ -116,7 +116,15 @@ nlohmann::json CheckInSummaryJson(const CheckInFacts& run) {
   if (config.output.diagnostics) s["diagnostics"] = DiagnosticsJson(run);
   s["wall_seconds"] = run.wall_seconds;
   s["virtual_seconds"] = o.steps * o.windows;
-  s["runtime"] = "virtual (check-in driver: one server step per tick)";
+  // The runtime by name, as asynchronous rounds report it; how the check-in driver used it beside it.
+  s["runtime"] = std::string(ToString(o.runtime));
+  s["runtime_detail"] =
+      o.runtime == RuntimeKind::kThreads
+          ? fmt::format(
+                "one server step per tick; each step's checked-in clients compute their updates on {} "
+                "worker thread(s), summed in client order",
+                o.worker_threads)
+          : std::string("one server step per tick; the server computes the step's updates in turn");
   s["seed"] = config.seed;
   s["model"] = {{"kind", config.model.kind}, {"parameters", run.parameters}};
   s["config"] = ToToml(config);

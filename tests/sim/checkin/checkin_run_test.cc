@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "sim/checkin/checkin_plan.h"
 #include "sim/checkin/checkin_privacy.h"
+#include "sim/config_io.h"
 #include "sim/train.h"
 #include "tests/sim/sim_test_util.h"
 
@@ -126,6 +129,80 @@ TEST(CheckInRun, CalibratedSigmaMeetsTheTarget) {
   EXPECT_TRUE(r.summary["privacy"]["sigma_calibrated"].get<bool>());
   EXPECT_LE(r.summary["privacy"]["epsilon"].get<double>(), 0.02);
   EXPECT_GT(r.summary["privacy"]["epsilon"].get<double>(), 0.018);
+}
+
+// protocol.runtime = "threads": each step's checked-in clients compute on worker threads and the server sums
+// their updates in client order, so the run does not depend on the thread count. At the user level that is
+// the virtual runtime's arithmetic (bit-identical); at the record level an averaged step sums per client
+// instead of one batched sum, equal up to float rounding (ijcnn1's real-valued features make the grouping
+// visible; a9a's binary ones would not).
+TEST(CheckInRun, ThreadsRuntimeDoesNotDependOnTheThreadCount) {
+  struct Case {
+    std::string name;
+    bool user_level;
+    std::string variant;
+  };
+  for (const Case& k : std::vector<Case>{{"user-level fixed window", true, "fixed_window"},
+                                         {"user-level averaged", true, "averaged"},
+                                         {"record-level averaged", false, "averaged"}}) {
+    SCOPED_TRACE(k.name);
+    TrainConfig c = CheckInA9a(k.variant);
+    c.data.train = asyncdp::testing::SharedFile("datasets/libsvm/ijcnn1.gz");
+    c.data.test = asyncdp::testing::SharedFile("datasets/libsvm/ijcnn1.t.gz");
+    c.data.features = 22;
+    c.data.eval_rows = 2000;
+    c.output.diagnostics = false;
+    c.clients.count = k.user_level ? 200 : 4000;
+    c.checkin.steps = k.user_level ? 50 : 200;
+    c.checkin.batch_steps = 1;
+    c.checkin.windows = 1;
+    if (k.user_level) {
+      c.dp.unit = PrivacyUnit::kClient;
+      c.dp.client_clip = 2.0;
+      c.data.rows_per_client = 40;
+    }
+    const TrainResult virtual_run = RunTraining(c, {.progress = false});
+    c.protocol.runtime = RuntimeKind::kThreads;
+    std::vector<Eigen::VectorXf> models;
+    for (int threads : {1, 2, 3}) {
+      c.protocol.worker_threads = threads;
+      const TrainResult r = RunTraining(c, {.progress = false});
+      EXPECT_EQ(r.summary["runtime"], "threads");
+      EXPECT_EQ(r.summary["privacy"], virtual_run.summary["privacy"]);
+      models.push_back(r.final_model);
+    }
+    EXPECT_EQ(models[0], models[1]);
+    EXPECT_EQ(models[0], models[2]);
+    if (k.user_level) {
+      EXPECT_EQ(models[0], virtual_run.final_model);
+    } else {
+      EXPECT_NE(models[0], virtual_run.final_model);  // another grouping of the same sum
+      EXPECT_LT((models[0] - virtual_run.final_model).norm(), 1e-4 * virtual_run.final_model.norm());
+    }
+  }
+}
+
+// Check-ins honour protocol.runtime: virtual and threads run them, mpi is refused naming the key, and worker
+// threads on the virtual runtime (which computes on the server's thread) are refused rather than ignored.
+TEST(CheckInRun, RuntimeKeysAreHonouredOrRefused) {
+  TrainConfig c = CheckInA9a("fixed_window");
+  c.protocol.runtime = RuntimeKind::kMpi;
+  try {
+    RunTraining(c, {.progress = false});
+    FAIL() << "mpi accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.where(), "protocol.runtime");
+  }
+  c.protocol.runtime = RuntimeKind::kVirtual;
+  c.protocol.worker_threads = 2;
+  try {
+    ValidateConfig(c);
+    FAIL() << "worker_threads accepted on the virtual runtime";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.where(), "protocol.worker_threads");
+  }
+  c.protocol.runtime = RuntimeKind::kThreads;
+  EXPECT_NO_THROW(ValidateConfig(c));
 }
 
 TEST(CheckInRun, RejectsBadSettings) {

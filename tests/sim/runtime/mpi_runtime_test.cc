@@ -321,7 +321,7 @@ TEST(MpiRuntimeTest, AModeWithoutMpiSupportStopsEveryRankWithOneMessage) {
                          "--set protocol.runtime=\"mpi\" --out " + Quoted(dir.Path("checkin"))),
       dir);
   EXPECT_NE(run.exit_code, 0);
-  const std::string needle = "protocol.runtime: is set to \"mpi\" but this run does not read it";
+  const std::string needle = "protocol.runtime: random check-ins run on \"virtual\" or \"threads\"";
   size_t count = 0;
   for (size_t at = run.err.find(needle); at != std::string::npos; at = run.err.find(needle, at + 1)) ++count;
   EXPECT_EQ(count, 1u) << run.err;
