@@ -60,7 +60,7 @@ const std::vector<UsageRule>& Rules() {
        [](const TrainConfig& c) { return When(c.clients.delay_ids.empty(), "clients.delay_ids is empty"); }},
       // Random check-ins run on their own driver (sim/checkin/): one record per client, its own sampler
       // (the check-in) and server steps; the asynchronous protocol's keys do not apply. protocol.runtime
-      // and protocol.worker_threads do (virtual or threads; mpi is refused by the check-in options).
+      // and protocol.worker_threads do (virtual or threads; ValidateConfig refuses mpi for check-ins).
       {{"protocol.delay_rule",
         "protocol.tau",
         "protocol.exclude_after",

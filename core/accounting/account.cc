@@ -292,6 +292,11 @@ CalibrationResult Bisect(const EventFamily& family, double epsilon, double delta
   double previous = std::numeric_limits<double>::quiet_NaN();
   double fa = std::log(eps_lo) - log_target, fb = std::log(eps_hi) - log_target;  // weighted
   int moved_last = 0;  // -1: lo moved at the last step, +1: hi, 0: neither yet
+  // Anderson-Björck weight for the end that stays: 1 - f(x)/f(moved end), or 1/2 when that is not positive.
+  const auto weight = [](double f_new, double f_old) {
+    const double m = 1.0 - f_new / f_old;
+    return m > 0.0 && std::isfinite(m) ? m : 0.5;
+  };
   for (int step_count = 0; hi / lo - 1.0 > search.relative_tolerance; ++step_count) {
     double x = std::sqrt(lo * hi);
     if (step_count < 40 && std::isfinite(fa) && std::isfinite(fb) && fa > 0.0 && fb <= 0.0) {
@@ -309,12 +314,7 @@ CalibrationResult Bisect(const EventFamily& family, double epsilon, double delta
       }
     }
     const double eps_x = worst(x, false);
-    // Anderson-Bjorck weight for the end that stays: 1 - f(x)/f(moved end), or 1/2 when that is not positive.
     const double fx = std::log(eps_x) - log_target;
-    const auto weight = [](double f_new, double f_old) {
-      const double m = 1.0 - f_new / f_old;
-      return m > 0.0 && std::isfinite(m) ? m : 0.5;
-    };
     if (eps_x <= epsilon) {
       if (moved_last == 1) fa *= weight(fx, fb);
       hi = x;

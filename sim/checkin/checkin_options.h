@@ -44,9 +44,9 @@ struct CheckInOptions {
   int worker_threads = 1;  // threads runtime: resolved (protocol.worker_threads, 0 = one per core)
 };
 
-// Reads config.checkin, clients.count and protocol.runtime / worker_threads; throws ConfigError naming the
-// key for a value out of range (m >= 1, E >= 1, p0 in (0, 1], 1 <= b <= m, sliding: W >= 1, 0 <= warmup,
-// E = 1; runtime mpi).
+// Reads config.checkin, clients.count and protocol.runtime / worker_threads (ValidateConfig has refused mpi
+// for check-ins); throws ConfigError naming the checkin.* key for a value out of range (m >= 1, E >= 1,
+// p0 in (0, 1], 1 <= b <= m, sliding: W >= 1, 0 <= warmup, E = 1).
 CheckInOptions ResolveCheckInOptions(const TrainConfig& config);
 
 }  // namespace asyncdp::sim::checkin
