@@ -98,20 +98,16 @@ void RunTrain(const TrainArgs& args) {
     return;
   }
   if (args.quiet) spdlog::set_level(spdlog::level::warn);
-  // Started as one of P > 1 ranks, a run on the virtual or threads runtime (or random check-ins, which run on
-  // their own virtual clock) would run whole in every rank and write the same --out P times.
+  // Started as one of P > 1 ranks, a run on the virtual or threads runtime would run whole in every rank and
+  // write the same --out P times.
   if (const int ranks = LaunchedRanks(); ranks > 1 && config.protocol.runtime != sim::RuntimeKind::kMpi) {
     throw InputError(
         "protocol.runtime",
-        config.protocol.participation == sim::Participation::kCheckIn
-            ? fmt::format("started as one of {} MPI ranks, but random check-ins run in one process on "
-                          "their virtual clock: start asyncdp without mpirun",
-                          ranks)
-            : fmt::format("started as one of {} MPI ranks, but protocol.runtime = \"{}\" runs the whole "
-                          "simulation in each rank (each would write the same output): set "
-                          "protocol.runtime = \"mpi\" to spread the clients over the ranks, or start "
-                          "asyncdp without mpirun",
-                          ranks, sim::ToString(config.protocol.runtime)));
+        fmt::format("started as one of {} MPI ranks, but protocol.runtime = \"{}\" runs the whole "
+                    "simulation in each rank (each would write the same output): set "
+                    "protocol.runtime = \"mpi\" to spread the clients over the ranks, or start "
+                    "asyncdp without mpirun",
+                    ranks, sim::ToString(config.protocol.runtime)));
   }
 #if ASYNCDP_WITH_MPI
   if (config.protocol.runtime == asyncdp::sim::RuntimeKind::kMpi) {

@@ -155,8 +155,9 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "virtual: deterministic discrete-event clock (bit-reproducible); threads: clients as tasks on a "
        "pool of worker threads in wall time (protocol.worker_threads); mpi: rank 0 runs the server, ranks "
        "1..P-1 the clients as tasks on a pool of worker threads each (mpirun -np P, docs/mpi.md). Check-ins "
-       "run on virtual or threads (each step's checked-in clients on worker threads); mpi is refused for "
-       "them."},
+       "run on all three: threads computes each step's checked-in clients on worker threads, mpi on the "
+       "ranks "
+       "hosting them (rank 0 the server)."},
       {"protocol.delay_rule", &c.protocol.delay_rule,
        "Permissible-delay predicate: bounded = (k >= i - tau); unbounded = always true."},
       {"protocol.tau", &c.protocol.tau, "tau of the bounded rule: 0 synchronous, 1 the paper's default.",
@@ -171,8 +172,8 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "cores if a round's compute takes over 50 us (e.g. LeNet), else the event loop alone. Threads "
        "runtime: worker threads the clients run on as tasks (never more than the clients); 0 = one per "
        "core. MPI runtime: worker threads per rank its hosted clients run on as tasks; 0 = one per core of "
-       "the rank's machine. Check-ins: threads runtime only, the threads a step's checked-in clients compute "
-       "on; 0 = one per core.",
+       "the rank's machine. Check-ins: threads and mpi runtimes, the threads a step's checked-in clients "
+       "compute on (per rank); 0 = one per core.",
        Closed(0, 1024)},
       {"protocol.mpi_placement", &c.protocol.mpi_placement,
        "MPI runtime: how clients are placed on ranks 1..P-1: block (contiguous blocks), round_robin (client "

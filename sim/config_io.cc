@@ -357,14 +357,6 @@ void ValidateConfig(const TrainConfig& c, bool refuse_unused_keys) {
   require(c.protocol.participation != Participation::kCheckIn ||
               (c.protocol.server_step == ServerStep::kFull && c.protocol.staleness_exponent == 0.0),
           "protocol.server_step", "applies to async_rounds only; random check-ins use checkin.step_rule");
-  // Over MPI the server would send each step's model to the ranks hosting the step's checked-in clients and
-  // wait for their updates, one round trip per step, which asyncdp does not implement for check-ins. Refused
-  // here, before an MPI session starts, so that one rank says so.
-  require(
-      c.protocol.participation != Participation::kCheckIn || c.protocol.runtime != RuntimeKind::kMpi,
-      "protocol.runtime",
-      "random check-ins run on \"virtual\" or \"threads\"; \"mpi\" is not supported for them (each server "
-      "step would be a round trip to the ranks hosting the step's clients)");
   ValidateTargets(c);
   ValidateAllocation(c);
   // The mechanism's rule, not a copy of it: which accountants can account it (sim/privacy_setup.h).

@@ -60,7 +60,7 @@ const std::vector<UsageRule>& Rules() {
        [](const TrainConfig& c) { return When(c.clients.delay_ids.empty(), "clients.delay_ids is empty"); }},
       // Random check-ins run on their own driver (sim/checkin/): one record per client, its own sampler
       // (the check-in) and server steps; the asynchronous protocol's keys do not apply. protocol.runtime
-      // and protocol.worker_threads do (virtual or threads; ValidateConfig refuses mpi for check-ins).
+      // and protocol.worker_threads do (virtual, threads or mpi: sim/checkin/checkin_server.h).
       {{"protocol.delay_rule",
         "protocol.tau",
         "protocol.exclude_after",
@@ -95,7 +95,7 @@ const std::vector<UsageRule>& Rules() {
        [](const TrainConfig& c) {
          return When(CheckIns(c),
                      "protocol.participation = \"check_in\" runs random check-ins one server step at a time "
-                     "(protocol.runtime virtual or threads), the check-in as its sampler and the "
+                     "(on any protocol.runtime), the check-in as its sampler and the "
                      "random-allocation accountant ([checkin] configures it; docs/random_allocation.md)");
        }},
       // Check-ins at the record level give client j the j-th training record; only user-level check-ins

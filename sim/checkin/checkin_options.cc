@@ -74,7 +74,7 @@ CheckInOptions ResolveCheckInOptions(const TrainConfig& config) {
     }
     o.client_clip = config.dp.client_clip;
   }
-  o.runtime = config.protocol.runtime;  // virtual or threads: ValidateConfig refuses mpi for check-ins
+  o.runtime = config.protocol.runtime;
   o.worker_threads = config.protocol.worker_threads > 0
                          ? static_cast<int>(config.protocol.worker_threads)
                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

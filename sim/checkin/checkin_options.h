@@ -38,15 +38,16 @@ struct CheckInOptions {
   // noise is N(0, sigma^2 C_u^2 I)); 0 = record level, one record per client, noise at C.
   double client_clip = 0.0;
   bool user_level() const { return client_clip > 0.0; }
-  // protocol.runtime: virtual (the driver computes each step's client updates itself, one after another) or
-  // threads (the step's checked-in clients compute on `worker_threads` threads at once). mpi is refused.
+  // protocol.runtime: virtual (the driver computes each step's client updates itself, one after another),
+  // threads (the step's checked-in clients compute on `worker_threads` threads at once) or mpi (on the ranks
+  // hosting them, `worker_threads` each; sim/checkin/mpi_checkin.h).
   RuntimeKind runtime = RuntimeKind::kVirtual;
   int worker_threads = 1;  // threads runtime: resolved (protocol.worker_threads, 0 = one per core)
 };
 
-// Reads config.checkin, clients.count and protocol.runtime / worker_threads (ValidateConfig has refused mpi
-// for check-ins); throws ConfigError naming the checkin.* key for a value out of range (m >= 1, E >= 1,
-// p0 in (0, 1], 1 <= b <= m, sliding: W >= 1, 0 <= warmup, E = 1).
+// Reads config.checkin, clients.count and protocol.runtime / worker_threads; throws ConfigError naming the
+// checkin.* key for a value out of range (m >= 1, E >= 1, p0 in (0, 1], 1 <= b <= m, sliding: W >= 1,
+// 0 <= warmup, E = 1).
 CheckInOptions ResolveCheckInOptions(const TrainConfig& config);
 
 }  // namespace asyncdp::sim::checkin

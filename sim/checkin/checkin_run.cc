@@ -17,6 +17,9 @@
 #include "sim/checkin/checkin_privacy.h"
 #include "sim/checkin/checkin_server.h"
 #include "sim/checkin/checkin_summary.h"
+#if ASYNCDP_WITH_MPI
+#include "sim/checkin/mpi_checkin.h"
+#endif
 #include "sim/config_io.h"
 #include "sim/json_number.h"
 #include "sim/model_config.h"
@@ -57,6 +60,32 @@ Data LoadCheckInData(const TrainConfig& config, const CheckInOptions& o) {
   }
   return d;
 }
+
+#if ASYNCDP_WITH_MPI
+// The MPI side of a check-in run: this rank's endpoint and, on rank 0, the ranks hosting the clients.
+struct CheckInMpi {
+  int ranks;
+  mpi::Endpoint endpoint;
+  MpiCheckInClients clients;
+  CheckInMpi(const TrainConfig& config, const std::vector<std::vector<int64_t>>& client_rows, int64_t params)
+      : ranks(RequireRanks()),
+        endpoint(MPI_COMM_WORLD),
+        clients(endpoint, CheckInPlacement(ranks, config.protocol.mpi_placement, client_rows), params,
+                config.protocol.mpi_timeout) {}
+  static int RequireRanks() {
+    int initialised = 0;
+    MPI_Initialized(&initialised);
+    int size = 0;
+    if (initialised) MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 2) {
+      throw InputError("protocol.runtime",
+                       "\"mpi\" needs at least 2 ranks (rank 0 runs the check-in server, ranks 1..P-1 the "
+                       "clients): start asyncdp with mpirun -np P, P >= 2");
+    }
+    return size;
+  }
+};
+#endif
 
 // sigma (dp.sigma, or calibrated to dp.epsilon) and what it buys: the check-ins' privacy and, at the user
 // level, the record-level guarantee of the same run beside it (docs/theory.md §4). A record moves its
@@ -158,17 +187,44 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
   }
   std::unique_ptr<models::Model> model = MakeModelFromConfig(config.model, data.train, data.used_rows / n);
 
-  const CheckInNoise noise = ResolveCheckInNoise(config, o, delta);
-  const double sigma = noise.sigma;
-
   StepSizeOptions step_size;
   step_size.schedule = config.schedule.step_rule;
   step_size.eta0 = config.schedule.eta0;
   step_size.beta = config.schedule.beta;
   ValidateStepSizeOptions(step_size, "schedule");
   const double clip = config.dp.clip;
-  CheckInServer server(o, *model, data.train, data.client_rows, model->InitialParams(config.seed), step_size, clip,
-                       sigma);
+#if ASYNCDP_WITH_MPI
+  // MPI: ranks 1..P-1 compute their clients' updates for rank 0, which runs everything else (mpi_checkin.h).
+  std::optional<CheckInMpi> mpi;
+  if (o.runtime == RuntimeKind::kMpi) {
+    mpi.emplace(config, data.client_rows, model->NumParams());
+    if (mpi->endpoint.rank() != 0) {
+      CheckInServer worker(o, *model, data.train, data.client_rows, model->InitialParams(config.seed),
+                           step_size, clip, 0.0);
+      ServeCheckInClients(worker, mpi->endpoint, model->NumParams());
+      TrainResult result;
+      result.primary = false;
+      return result;
+    }
+  }
+#else
+  if (o.runtime == RuntimeKind::kMpi) {
+    throw InputError("protocol.runtime",
+                     "\"mpi\": this asyncdp was built without MPI (OpenMPI was not found "
+                     "at configure time; scripts/install-deps.sh installs it)");
+  }
+#endif
+
+  const CheckInNoise noise = ResolveCheckInNoise(config, o, delta);
+  const double sigma = noise.sigma;
+  // Rank 0 of an MPI run computes no client update itself: one workspace, no pool.
+  CheckInOptions server_options = o;
+  if (o.runtime == RuntimeKind::kMpi) server_options.worker_threads = 1;
+  CheckInServer server(server_options, *model, data.train, data.client_rows,
+                       model->InitialParams(config.seed), step_size, clip, sigma);
+#if ASYNCDP_WITH_MPI
+  if (mpi) server.SetRemoteUpdates(std::bind_front(&MpiCheckInClients::Fetch, &mpi->clients));
+#endif
 
   const int64_t total_steps = o.steps * o.windows;
   const int64_t points = std::max<int64_t>(config.eval.points, 0);
@@ -192,6 +248,9 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
             server.updates(), counters);
       });
 
+#if ASYNCDP_WITH_MPI
+  if (mpi) mpi->clients.Shutdown();
+#endif
   TrainResult result;
   result.resolved_config = config;
   result.metrics = metrics.rows();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/check.h"
 #include "core/noise.h"
 #include "core/random.h"
 
@@ -28,7 +29,7 @@ CheckInServer::CheckInServer(const CheckInOptions& options, const models::Model&
       client_update_(Eigen::VectorXf::Zero(theta_.size())),
       accumulator_(Eigen::VectorXf::Zero(theta_.size())),
       workspace_(model.NewWorkspace(256)) {  // larger client data sets are processed in chunks
-  if (options_.runtime != RuntimeKind::kThreads) return;
+  if (options_.runtime == RuntimeKind::kVirtual) return;
   const int threads = std::max(1, options_.worker_threads);
   for (int t = 0; t < threads; ++t) thread_workspaces_.push_back(model.NewWorkspace(256));
   if (threads == 1) return;
@@ -36,19 +37,18 @@ CheckInServer::CheckInServer(const CheckInOptions& options, const models::Model&
   // threads - 1 background threads make `threads` computing.
   pool_ = std::make_unique<ComputePool>(threads - 1, options_.clients, [this](int64_t job, int thread) {
     const auto j = static_cast<size_t>(job);
-    task_records_[j] =
-        ClientUpdate(task_clients_[j], task_updates_[j], *thread_workspaces_[static_cast<size_t>(thread)]);
+    (*tasks_.records)[j] = ClientUpdate(tasks_.theta, tasks_.clients[j], (*tasks_.out)[j],
+                                        *thread_workspaces_[static_cast<size_t>(thread)]);
   });
 }
 
 CheckInServer::~CheckInServer() = default;
 
-int64_t CheckInServer::ClientUpdate(int32_t client, Eigen::VectorXf& out,
+int64_t CheckInServer::ClientUpdate(std::span<const float> theta, int32_t client, Eigen::VectorXf& out,
                                     models::Workspace& workspace) const {
   const std::vector<int64_t>& rows = client_rows_[static_cast<size_t>(client)];
   out.setZero();
-  model_.ClippedGradientSum(std::span<const float>(theta_.data(), static_cast<size_t>(theta_.size())), data_,
-                            rows, clip_, Span(out), workspace);
+  model_.ClippedGradientSum(theta, data_, rows, clip_, Span(out), workspace);
   if (options_.user_level()) {
     // The client's whole update is projected onto the ball of radius C_u (docs/theory.md §4, user level).
     const double norm = out.norm();
@@ -57,20 +57,31 @@ int64_t CheckInServer::ClientUpdate(int32_t client, Eigen::VectorXf& out,
   return static_cast<int64_t>(rows.size());
 }
 
-int64_t CheckInServer::AddClientUpdatesConcurrently(std::span<const int32_t> clients) {
+void CheckInServer::ComputeClientUpdates(std::span<const float> theta, std::span<const int32_t> clients,
+                                         std::vector<Eigen::VectorXf>& out, std::vector<int64_t>& records) {
+  ASYNCDP_CHECK(!thread_workspaces_.empty());
   const size_t k = clients.size();
-  if (task_updates_.size() < k) task_updates_.resize(k, Eigen::VectorXf::Zero(theta_.size()));
-  task_records_.assign(k, 0);
-  task_clients_ = clients;
+  if (out.size() < k) out.resize(k, Eigen::VectorXf::Zero(theta_.size()));
+  records.assign(k, 0);
   if (pool_) {
+    tasks_ = {theta, clients, &out, &records};
     for (size_t j = 0; j < k; ++j) pool_->Submit(static_cast<int64_t>(j));
     for (size_t j = 0; j < k; ++j) pool_->Wait(static_cast<int64_t>(j));
   } else {
     for (size_t j = 0; j < k; ++j)
-      task_records_[j] = ClientUpdate(clients[j], task_updates_[j], *thread_workspaces_[0]);
+      records[j] = ClientUpdate(theta, clients[j], out[j], *thread_workspaces_[0]);
+  }
+}
+
+int64_t CheckInServer::AddClientUpdatesConcurrently(std::span<const int32_t> clients) {
+  const std::span<const float> theta(theta_.data(), static_cast<size_t>(theta_.size()));
+  if (remote_) {
+    remote_(theta, clients, task_updates_, task_records_);
+  } else {
+    ComputeClientUpdates(theta, clients, task_updates_, task_records_);
   }
   int64_t records = 0;
-  for (size_t j = 0; j < k; ++j) {
+  for (size_t j = 0; j < clients.size(); ++j) {
     step_update_ += task_updates_[j];
     records += task_records_[j];
   }
@@ -78,7 +89,9 @@ int64_t CheckInServer::AddClientUpdatesConcurrently(std::span<const int32_t> cli
 }
 
 int64_t CheckInServer::AddClientUpdate(int32_t client) {
-  const int64_t records = ClientUpdate(client, client_update_, *workspace_);
+  const int64_t records =
+      ClientUpdate(std::span<const float>(theta_.data(), static_cast<size_t>(theta_.size())), client,
+                   client_update_, *workspace_);
   step_update_ += client_update_;
   return records;
 }
@@ -95,8 +108,7 @@ StepOutcome CheckInServer::OnStep(int64_t window, int64_t global_step, std::span
       RandomStream pick(StreamKey{options_.seed, static_cast<uint32_t>(global_step), static_cast<uint32_t>(window),
                                   StreamPurpose::kCheckInSelection});
       const int32_t chosen = checked_in[pick.NextBelow(checked_in.size())];
-      out.records =
-          thread_workspaces_.empty() ? AddClientUpdate(chosen) : AddClientUpdatesConcurrently({&chosen, 1});
+      out.records = concurrent() ? AddClientUpdatesConcurrently({&chosen, 1}) : AddClientUpdate(chosen);
       out.used = 1;
       out.discarded = static_cast<int64_t>(checked_in.size()) - 1;
     } else {
@@ -112,7 +124,7 @@ StepOutcome CheckInServer::OnStep(int64_t window, int64_t global_step, std::span
   }
   // Average rule: skip empty steps; otherwise the mean of the checked-in clients' noisy updates.
   if (checked_in.empty()) return out;
-  if (!thread_workspaces_.empty()) {
+  if (concurrent()) {
     out.records = AddClientUpdatesConcurrently(checked_in);
   } else if (options_.user_level()) {
     for (const int32_t client : checked_in) out.records += AddClientUpdate(client);

@@ -21,11 +21,13 @@
 // step's client order, so the result does not depend on the thread count or on which thread finishes
 // first. At the user level that is the virtual runtime's order and arithmetic, so the two runtimes agree
 // bit for bit; at the record level an averaged step's sum is per client rather than one batched sum, the
-// same numbers added in another grouping (equal up to float rounding).
+// same numbers added in another grouping (equal up to float rounding). mpi: the same per-client updates,
+// computed on the ranks hosting the clients (sim/checkin/mpi_checkin.h), so it equals threads bit for bit.
 #pragma once
 
 #include <Eigen/Dense>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -66,6 +68,17 @@ class CheckInServer {
   const Eigen::VectorXf& model() const { return theta_; }
   int64_t updates() const { return updates_; }
 
+  // The updates before noise of `clients` at the model `theta`: out[j] and records[j] for clients[j]
+  // (resized to fit), computed as tasks on the worker threads (threads and MPI runtimes; a worker rank
+  // serves rank 0 with it).
+  void ComputeClientUpdates(std::span<const float> theta, std::span<const int32_t> clients,
+                            std::vector<Eigen::VectorXf>& out, std::vector<int64_t>& records);
+  // MPI, rank 0: computes the same as ComputeClientUpdates where the clients live
+  // (sim/checkin/checkin_mpi.h).
+  using RemoteUpdates = std::function<void(std::span<const float> theta, std::span<const int32_t> clients,
+                                           std::vector<Eigen::VectorXf>& out, std::vector<int64_t>& records)>;
+  void SetRemoteUpdates(RemoteUpdates remote) { remote_ = std::move(remote); }
+
   static constexpr uint32_t kServerNoiseStream = 0xFFFFFFFFu;
 
  private:
@@ -73,10 +86,14 @@ class CheckInServer {
   // Adds client j's update before noise (clip_C per record, then clip_{C_u} of the sum at the user level)
   // to step_update_; returns its record count.
   int64_t AddClientUpdate(int32_t client);
-  // Client j's update before noise into `out` (overwritten), with `workspace`; returns its record count.
-  int64_t ClientUpdate(int32_t client, Eigen::VectorXf& out, models::Workspace& workspace) const;
-  // Threads runtime: the clients' updates computed as tasks, summed into step_update_ in `clients` order.
+  // Client j's update before noise at `theta` into `out` (overwritten), with `workspace`; returns its
+  // record count.
+  int64_t ClientUpdate(std::span<const float> theta, int32_t client, Eigen::VectorXf& out,
+                       models::Workspace& workspace) const;
+  // Threads and MPI runtimes: the clients' updates computed as tasks (or remotely), summed into
+  // step_update_ in `clients` order.
   int64_t AddClientUpdatesConcurrently(std::span<const int32_t> clients);
+  bool concurrent() const { return !thread_workspaces_.empty() || remote_ != nullptr; }
 
   CheckInOptions options_;
   const models::Model& model_;
@@ -98,8 +115,15 @@ class CheckInServer {
   std::vector<std::unique_ptr<models::Workspace>> thread_workspaces_;
   std::vector<Eigen::VectorXf> task_updates_;
   std::vector<int64_t> task_records_;
-  std::span<const int32_t> task_clients_;
+  // What the pool's tasks read and write during one ComputeClientUpdates call.
+  struct Tasks {
+    std::span<const float> theta;
+    std::span<const int32_t> clients;
+    std::vector<Eigen::VectorXf>* out = nullptr;
+    std::vector<int64_t>* records = nullptr;
+  } tasks_;
   std::unique_ptr<ComputePool> pool_;
+  RemoteUpdates remote_;
 };
 
 }  // namespace asyncdp::sim::checkin

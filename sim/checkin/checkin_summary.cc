@@ -118,13 +118,23 @@ nlohmann::json CheckInSummaryJson(const CheckInFacts& run) {
   s["virtual_seconds"] = o.steps * o.windows;
   // The runtime by name, as asynchronous rounds report it; how the check-in driver used it beside it.
   s["runtime"] = std::string(ToString(o.runtime));
-  s["runtime_detail"] =
-      o.runtime == RuntimeKind::kThreads
-          ? fmt::format(
-                "one server step per tick; each step's checked-in clients compute their updates on {} "
-                "worker thread(s), summed in client order",
-                o.worker_threads)
-          : std::string("one server step per tick; the server computes the step's updates in turn");
+  switch (o.runtime) {
+    case RuntimeKind::kVirtual:
+      s["runtime_detail"] = "one server step per tick; the server computes the step's updates in turn";
+      break;
+    case RuntimeKind::kThreads:
+      s["runtime_detail"] = fmt::format(
+          "one server step per tick; each step's checked-in clients compute their updates on {} worker "
+          "thread(s), summed in client order",
+          o.worker_threads);
+      break;
+    case RuntimeKind::kMpi:
+      s["runtime_detail"] = fmt::format(
+          "one server step per tick on rank 0; the ranks hosting each step's clients compute their updates "
+          "({} worker thread(s) per rank) and rank 0 sums them in client order",
+          o.worker_threads);
+      break;
+  }
   s["seed"] = config.seed;
   s["model"] = {{"kind", config.model.kind}, {"parameters", run.parameters}};
   s["config"] = ToToml(config);

@@ -44,6 +44,8 @@ enum Tag : int {
   kPause = 7,
   kResume = 8,
   kSettled = 9,
+  kCheckInWork = 10,  // random check-ins (sim/checkin/mpi_checkin.h): 0 → rank, a step's clients and model
+  kCheckInUpdates = 11,  // rank → 0: those clients' updates before noise
 };
 
 // Which worker rank r ∈ [1, ranks) hosts each client (docs/mpi.md, "Placement"). Every rank computes the

@@ -203,12 +203,9 @@ TEST(ConfigUsage, TheIssuesIgnoredSettingsAreRefused) {
   threads.protocol.runtime = RuntimeKind::kThreads;
   threads.clients.latency = LatencyModel::kExponential;
   expect_refused(threads, "clients.latency", "virtual clock");
-  // Check-ins ignored the runtime and the sampler. They now run on the threads runtime; MPI, worker threads
-  // on the virtual runtime (computed on the server's thread) and a sampler of their own are refused.
+  // Check-ins ignored the runtime and the sampler. They now run on every runtime; worker threads on the
+  // virtual runtime (computed on the server's thread) and a sampler of their own are refused.
   TrainConfig checkin = CheckIns();
-  checkin.protocol.runtime = RuntimeKind::kMpi;
-  expect_refused(checkin, "protocol.runtime", "\"mpi\" is not supported for them");
-  checkin = CheckIns();
   checkin.protocol.worker_threads = 2;
   expect_refused(checkin, "protocol.worker_threads", "server's own thread");
   checkin = CheckIns();

@@ -182,16 +182,18 @@ TEST(CheckInRun, ThreadsRuntimeDoesNotDependOnTheThreadCount) {
   }
 }
 
-// Check-ins honour protocol.runtime: virtual and threads run them, mpi is refused naming the key, and worker
-// threads on the virtual runtime (which computes on the server's thread) are refused rather than ignored.
+// Check-ins honour protocol.runtime: virtual and threads run them here, mpi needs mpirun (tested in
+// tests/sim/runtime/mpi_runtime_test.cc) and says so, and worker threads on the virtual runtime (which
+// computes on the server's thread) are refused rather than ignored.
 TEST(CheckInRun, RuntimeKeysAreHonouredOrRefused) {
   TrainConfig c = CheckInA9a("fixed_window");
   c.protocol.runtime = RuntimeKind::kMpi;
   try {
     RunTraining(c, {.progress = false});
-    FAIL() << "mpi accepted";
-  } catch (const ConfigError& e) {
+    FAIL() << "mpi without mpirun accepted";
+  } catch (const InputError& e) {
     EXPECT_EQ(e.where(), "protocol.runtime");
+    EXPECT_NE(std::string(e.what()).find("mpirun"), std::string::npos) << e.what();
   }
   c.protocol.runtime = RuntimeKind::kVirtual;
   c.protocol.worker_threads = 2;

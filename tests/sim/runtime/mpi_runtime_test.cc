@@ -313,19 +313,48 @@ TEST(MpiRuntimeTest, UpdatesCarryTheirComputedAtRound) {
   EXPECT_GT(s["test_accuracy"].get<double>(), 0.78);  // the majority class is 0.764
 }
 
-// A mode that does not run on MPI (random check-ins) stops on every rank, with one message (rank 0's).
-TEST(MpiRuntimeTest, AModeWithoutMpiSupportStopsEveryRankWithOneMessage) {
+// Random check-ins over MPI: rank 0 draws the check-ins, adds the noise and applies the updates; the ranks
+// hosting each step's clients compute their updates, which rank 0 sums in client order, so the run equals
+// the threads runtime's bit for bit (metrics.csv and the final accuracy), at the record level (one record per
+// client, one chosen per step) and the user level (averaged steps of several clients, balanced placement).
+// Only rank 0 writes.
+TEST(MpiRuntimeTest, CheckInsOverMpiEqualTheThreadsRuntime) {
   TempDir dir;
-  const CliResult run = testing::RunCommand(
-      Mpirun(3) + Table3("--set protocol.participation=\"check_in\" --set clients.count=2000 "
-                         "--set protocol.runtime=\"mpi\" --out " + Quoted(dir.Path("checkin"))),
-      dir);
-  EXPECT_NE(run.exit_code, 0);
-  const std::string needle = "protocol.runtime: random check-ins run on \"virtual\" or \"threads\"";
-  size_t count = 0;
-  for (size_t at = run.err.find(needle); at != std::string::npos; at = run.err.find(needle, at + 1)) ++count;
-  EXPECT_EQ(count, 1u) << run.err;
-  EXPECT_FALSE(fs::exists(dir.Path("checkin")));
+  const std::string shared = testing::SharedDir();
+  const std::string data = " --set " + Quoted("data.train=\"" + shared + "/datasets/libsvm/a9a.gz\"") +
+                           " --set " + Quoted("data.test=\"" + shared + "/datasets/libsvm/a9a.t.gz\"") + " ";
+  struct Case {
+    std::string name, args, mpi_args;
+  };
+  const std::vector<Case> cases = {
+      {"record_level",
+       "--config " + Quoted(testing::SourceDir() + "/experiments/checkins_a9a.toml") + data +
+           "--set clients.count=2000 --set checkin.steps=2000 --set data.eval_rows=400 ",
+       ""},
+      {"user_level_averaged",
+       "--config " + Quoted(testing::SourceDir() + "/experiments/user_level_checkins_a9a.toml") + data +
+           "--set checkin.variant=\"averaged\" --set checkin.steps=20 --set checkin.windows=20 "
+           "--set checkin.batch_steps=1 --set dp.epsilon=0 --set dp.sigma=2 --set data.eval_rows=400 ",
+       "--set protocol.mpi_placement=\"balanced\" "},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string threads_dir = dir.Path(c.name + "_threads"), mpi_dir = dir.Path(c.name + "_mpi");
+    const CliResult threads =
+        testing::RunCommand(Quoted(testing::AsyncdpBinary()) + " train --quiet " + c.args +
+                                "--set protocol.runtime=\"threads\" --out " + Quoted(threads_dir),
+                            dir);
+    ASSERT_EQ(threads.exit_code, 0) << threads.err;
+    const CliResult run = testing::RunCommand(Mpirun(3) + "train --quiet " + c.args + c.mpi_args +
+                                                  "--set protocol.runtime=\"mpi\" --out " + Quoted(mpi_dir),
+                                              dir);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const auto s = Summary(mpi_dir), t = Summary(threads_dir);
+    EXPECT_EQ(s["runtime"], "mpi");
+    EXPECT_EQ(s["test_accuracy"], t["test_accuracy"]);
+    EXPECT_EQ(s["privacy"], t["privacy"]);
+    EXPECT_EQ(Lines(mpi_dir + "/metrics.csv"), Lines(threads_dir + "/metrics.csv"));
+  }
 }
 
 // A run that does not split over ranks, started by mpirun, would run whole in every rank and write the same
@@ -341,7 +370,7 @@ TEST(MpiRuntimeTest, ARunThatDoesNotSplitOverRanksIsRefusedUnderMpirun) {
       {"threads", "--set protocol.runtime=\"threads\"",
        "protocol.runtime = \"threads\" runs the whole simulation in each rank"},
       {"checkin", "--set protocol.participation=\"check_in\" --set clients.count=2000",
-       "random check-ins run in one process"},
+       "protocol.runtime = \"virtual\" runs the whole simulation in each rank"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
