@@ -84,8 +84,7 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
       return worker;
     }
 #else
-    throw InputError("protocol.runtime", "\"mpi\": this asyncdp was built without MPI (OpenMPI was not found "
-                                         "at configure time; scripts/install-deps.sh installs it)");
+    throw InputError("protocol.runtime", std::string(kBuiltWithoutMpi));
 #endif
   } else {
     report = virtual_clock ? RunVirtual(runtime, experiment.faults, clients, server, observers)

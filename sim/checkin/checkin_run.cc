@@ -209,9 +209,7 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
   }
 #else
   if (o.runtime == RuntimeKind::kMpi) {
-    throw InputError("protocol.runtime",
-                     "\"mpi\": this asyncdp was built without MPI (OpenMPI was not found "
-                     "at configure time; scripts/install-deps.sh installs it)");
+    throw InputError("protocol.runtime", std::string(kBuiltWithoutMpi));
   }
 #endif
 

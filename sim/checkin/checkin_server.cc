@@ -11,6 +11,9 @@ namespace asyncdp::sim::checkin {
 namespace {
 
 std::span<float> Span(Eigen::VectorXf& v) { return {v.data(), static_cast<size_t>(v.size())}; }
+std::span<const float> ConstSpan(const Eigen::VectorXf& v) {
+  return {v.data(), static_cast<size_t>(v.size())};
+}
 
 }  // namespace
 
@@ -74,11 +77,10 @@ void CheckInServer::ComputeClientUpdates(std::span<const float> theta, std::span
 }
 
 int64_t CheckInServer::AddClientUpdatesConcurrently(std::span<const int32_t> clients) {
-  const std::span<const float> theta(theta_.data(), static_cast<size_t>(theta_.size()));
   if (remote_) {
-    remote_(theta, clients, task_updates_, task_records_);
+    remote_(ConstSpan(theta_), clients, task_updates_, task_records_);
   } else {
-    ComputeClientUpdates(theta, clients, task_updates_, task_records_);
+    ComputeClientUpdates(ConstSpan(theta_), clients, task_updates_, task_records_);
   }
   int64_t records = 0;
   for (size_t j = 0; j < clients.size(); ++j) {
@@ -89,9 +91,7 @@ int64_t CheckInServer::AddClientUpdatesConcurrently(std::span<const int32_t> cli
 }
 
 int64_t CheckInServer::AddClientUpdate(int32_t client) {
-  const int64_t records =
-      ClientUpdate(std::span<const float>(theta_.data(), static_cast<size_t>(theta_.size())), client,
-                   client_update_, *workspace_);
+  const int64_t records = ClientUpdate(ConstSpan(theta_), client, client_update_, *workspace_);
   step_update_ += client_update_;
   return records;
 }

@@ -17,6 +17,11 @@ enum class RuntimeKind : uint8_t {
   kMpi,      // rank 0 the server, ranks 1..P-1 the clients (sim/runtime/mpi_runtime.h)
 };
 
+// Why protocol.runtime = "mpi" stops in a build without MPI (every path that would run it says the same).
+inline constexpr std::string_view kBuiltWithoutMpi =
+    "\"mpi\": this asyncdp was built without MPI (OpenMPI was not found at configure time; "
+    "scripts/install-deps.sh installs it)";
+
 enum class LatencyModel : uint8_t {
   kConstant,     // every message takes latency_mean
   kExponential,  // Exp(mean latency_mean), drawn from StreamKey{seed, client, slot, kLatency}
