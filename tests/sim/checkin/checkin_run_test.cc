@@ -134,8 +134,8 @@ TEST(CheckInRun, CalibratedSigmaMeetsTheTarget) {
 // protocol.runtime = "threads": each step's checked-in clients compute on worker threads and the server sums
 // their updates in client order, so the run does not depend on the thread count. At the user level that is
 // the virtual runtime's arithmetic (bit-identical); at the record level an averaged step sums per client
-// instead of one batched sum, equal up to float rounding (ijcnn1's real-valued features make the grouping
-// visible; a9a's binary ones would not).
+// instead of one batched sum, equal up to float rounding (ijcnn1's real-valued features can make the grouping
+// visible; a9a's binary ones do not).
 TEST(CheckInRun, ThreadsRuntimeDoesNotDependOnTheThreadCount) {
   struct Case {
     std::string name;
@@ -176,7 +176,8 @@ TEST(CheckInRun, ThreadsRuntimeDoesNotDependOnTheThreadCount) {
     if (k.user_level) {
       EXPECT_EQ(models[0], virtual_run.final_model);
     } else {
-      EXPECT_NE(models[0], virtual_run.final_model);  // another grouping of the same sum
+      // Another grouping of the same sum: equal up to float rounding. Whether the last bits differ depends on
+      // the build (the release build's batched kernel fuses multiply-adds; the ASan build's did not).
       EXPECT_LT((models[0] - virtual_run.final_model).norm(), 1e-4 * virtual_run.final_model.norm());
     }
   }
