@@ -442,6 +442,9 @@ Schedule CSV: lines "q,sigma[,count]" (count defaults to 1), optional header, '#
                                    direction, epsilon (null: outside its theorem or above delta), theorem
   random_allocation.assumptions    what every number above rests on (docs/random_allocation.md)
   random_allocation.seconds        wall seconds spent on the allocation bounds
+  random_allocation.lower_bound    k = 1: a certified lower bound on the true epsilon (epsilon, remove_epsilon,
+                                   add_epsilon, method, seconds): the guarantee is at most epsilon / it above
+                                   the truth; k > 1: epsilon null and why
   poisson                          Poisson subsampling at rate q = p0 K / M over M E rounds (rdp, pld)
   shuffle                          one shuffled pass of M records (FMT21, replace-one, sensitivity 2C); E = 1, K = 1)";
 

@@ -120,9 +120,13 @@ def test_bad_arguments_raise_with_the_cli_text(tmp_path):
 
 
 def _without_seconds(obj):
-    """The allocation section's ``seconds`` is the wall time of that call: the one field not reproducible."""
+    """The allocation section's ``seconds`` (and its lower bound's) are the wall times of that call: the only
+    fields not reproducible."""
     obj = dict(obj)
     obj["random_allocation"] = {k: v for k, v in obj["random_allocation"].items() if k != "seconds"}
+    lower = obj["random_allocation"].get("lower_bound")
+    if isinstance(lower, dict):
+        obj["random_allocation"]["lower_bound"] = {k: v for k, v in lower.items() if k != "seconds"}
     return obj
 
 
@@ -141,6 +145,10 @@ def test_random_allocation_equals_cli():
     cli = cli_json("account", "--sampling", "random_allocation", "--steps", "50", "--p0", "0.5", "--sigma", "2",
                    "--delta", "1e-6")
     assert_same(_without_seconds(with_p0.to_dict()), _without_seconds(cli))
+    # k = 1: the certified lower bound on the true epsilon comes with it, just below the guarantee.
+    lower = with_p0.random_allocation.extra["lower_bound"]
+    assert lower["bound"] == "lower_bound"
+    assert 0.99 * with_p0.random_allocation.epsilon <= lower["epsilon"] <= with_p0.random_allocation.epsilon
 
 
 def test_random_allocation_calibrate_sigma_equals_cli():

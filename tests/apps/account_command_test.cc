@@ -259,6 +259,13 @@ TEST(AccountCommandTest, RandomAllocationPrintsEveryBoundBesidePoisson) {
   // The random-allocation PLD binds, below Poisson subsampling at the same rate (Feldman & Shenfeld 2026).
   EXPECT_EQ(ra["binding_bound"], "pld");
   EXPECT_LE(ra["epsilon"].get<double>(), out["poisson"]["pld"]["epsilon"].get<double>());
+  // k = 1: the certified lower bound on the true epsilon sits just below the guarantee.
+  const auto& lower = ra["lower_bound"];
+  EXPECT_EQ(lower["bound"], "lower_bound");
+  EXPECT_LE(lower["epsilon"].get<double>(), ra["epsilon"].get<double>());
+  EXPECT_GE(lower["epsilon"].get<double>(), 0.99 * ra["epsilon"].get<double>());
+  EXPECT_DOUBLE_EQ(lower["epsilon"].get<double>(),
+                   std::max(lower["remove_epsilon"].get<double>(), lower["add_epsilon"].get<double>()));
   // Poisson at rate 1/m over m rounds, and the shuffled pass of m records.
   EXPECT_DOUBLE_EQ(out["poisson"]["q"].get<double>(), 0.001);
   EXPECT_EQ(out["poisson"]["steps"].get<int64_t>(), 1000);
@@ -277,6 +284,18 @@ TEST(AccountCommandTest, RandomAllocationWithAbstentionAndSeveralWindows) {
   EXPECT_EQ(out["poisson"]["steps"].get<int64_t>(), 1000);
   EXPECT_TRUE(out["shuffle"]["epsilon"].is_null());
   EXPECT_GT(out["random_allocation"]["epsilon"].get<double>(), 0.0);
+  EXPECT_LE(out["random_allocation"]["lower_bound"]["epsilon"].get<double>(),
+            out["random_allocation"]["epsilon"].get<double>());
+}
+
+TEST(AccountCommandTest, RandomAllocationHasNoLowerBoundForSeveralAllocations) {
+  testing::TempDir dir;
+  const CliResult r = RunAsyncdp(
+      "account --sampling random_allocation --steps 100 --k 2 --windows 2 --sigma 1 --delta 1e-6", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto lower = nlohmann::ordered_json::parse(r.out)["random_allocation"]["lower_bound"];
+  EXPECT_TRUE(lower["epsilon"].is_null());
+  EXPECT_THAT(lower["unavailable"].get<std::string>(), HasSubstr("Lemma 3.2"));
 }
 
 TEST(AccountCommandTest, RandomAllocationRejectsBadInput) {

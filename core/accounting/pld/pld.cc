@@ -124,16 +124,17 @@ int Log2Covering(const std::vector<pld_detail::Channel>& channels) {
 
 std::optional<ComposedPld> ComposedPld::FromDiscrete(const std::vector<DiscretePld>& directions,
                                                      int64_t count, double delta_loss, double tail_mass,
-                                                     int max_log2_fft_size) {
+                                                     int max_log2_fft_size, PldBound bound) {
   ASYNCDP_CHECK(count >= 1 && delta_loss > 0.0 && !directions.empty());
   std::vector<pld_detail::Channel> channels = ChannelsFor(directions, count, delta_loss, tail_mass);
+  for (pld_detail::Channel& c : channels) c.upper = bound == PldBound::kUpper;
   const int log2_size = Log2Covering(channels);
   if (log2_size > max_log2_fft_size) return std::nullopt;
   ComposedPld out;
   out.discretization_ = delta_loss;
   out.tail_mass_ = tail_mass;
   out.fft_size_ = int64_t{1} << log2_size;
-  out.upper_ = ComposeChannels(FftPlan(log2_size), channels);
+  (bound == PldBound::kUpper ? out.upper_ : out.lower_) = ComposeChannels(FftPlan(log2_size), channels);
   return out;
 }
 
@@ -159,6 +160,16 @@ double ComposedPld::DeltaLower(double epsilon) const {
   for (const Distribution& d : lower_)
     worst = std::max(worst, DeltaOf(d, discretization_, epsilon) - d.slack);
   return std::clamp(worst, 0.0, 1.0);
+}
+
+double ComposedPld::DeltaLowerOf(size_t direction, double epsilon) const {
+  const Distribution& d = lower_.at(direction);
+  return std::clamp(DeltaOf(d, discretization_, epsilon) - d.slack, 0.0, 1.0);
+}
+
+double ComposedPld::EpsilonLowerOf(size_t direction, double delta) const {
+  if (delta < std::max(tail_mass_, kMinLowerBoundDelta)) return 0.0;  // as EpsilonLower
+  return EpsilonOf(lower_.at(direction), discretization_, delta, -1.0);
 }
 
 double ComposedPld::EpsilonUpper(double delta) const {

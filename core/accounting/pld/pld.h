@@ -45,6 +45,9 @@ inline constexpr double kMinLowerBoundDelta = 1e-9;
 class PldPrefixComposer;
 struct DiscretePld;
 
+// Which bound a set of discrete PLDs is (ComposedPld::FromDiscrete).
+enum class PldBound { kUpper, kLower };
+
 class ComposedPld {
  public:
   // Composes every round of `schedule` under `sampling` (kPoisson or kFixedSizeWithoutReplacement).
@@ -63,15 +66,20 @@ class ComposedPld {
   double EpsilonLower(double delta) const;
 
   // Composes `count` copies of each of `directions` (one discrete PLD per direction, all on the grid
-  // {i delta_loss}; upper bounds only): PLDs that are not one subsampled Gaussian round, such as random
-  // allocation's (random_allocation/allocation_pld.h). nullopt when the composed window needs an FFT
-  // longer than 2^max_log2_fft_size (the caller coarsens the grid).
+  // {i delta_loss}): PLDs that are not one subsampled Gaussian round, such as random allocation's
+  // (random_allocation/allocation_pld.h, allocation_pld_lower.h). `bound` says which bound the PLDs are
+  // (dominating: tail and round-off charged to delta, queried by the Upper methods; dominated: taken off
+  // it, queried by the Lower methods; they may be sub-probabilities). nullopt when the composed window
+  // needs an FFT longer than 2^max_log2_fft_size (the caller coarsens the grid).
   static std::optional<ComposedPld> FromDiscrete(const std::vector<DiscretePld>& directions, int64_t count,
-                                                 double delta_loss, double tail_mass, int max_log2_fft_size);
+                                                 double delta_loss, double tail_mass, int max_log2_fft_size,
+                                                 PldBound bound = PldBound::kUpper);
 
-  // One direction's upper bound (index in the order composed; DeltaUpper/EpsilonUpper take the worst).
+  // One direction's bound (index in the order composed; the methods above take the worst).
   double DeltaUpperOf(size_t direction, double epsilon) const;
   double EpsilonUpperOf(size_t direction, double delta) const;
+  double DeltaLowerOf(size_t direction, double epsilon) const;
+  double EpsilonLowerOf(size_t direction, double delta) const;
 
   double discretization() const { return discretization_; }
   int64_t fft_size() const { return fft_size_; }

@@ -25,31 +25,9 @@
 
 #include "core/accounting/pld.h"
 #include "core/accounting/pld/pld_discretization.h"
+#include "core/accounting/random_allocation/allocation_ratio_law.h"
 
 namespace asyncdp::accounting {
-
-struct AllocationPldOptions {
-  // Grid points (2^n) of each of the likelihood ratio law's two grids. 2^14 moved epsilon by < 0.3% from
-  // 2^17 on the grid (sigma 0.8-4, m 10-1000, E 1-100) at an eighth of the time; 2^13 by < 1%.
-  int log2_points = 14;
-  double tail = 1e-14;  // P-mass sent to V = +inf by the caps, all of them together (charged to delta)
-  // PLD grid spacing: this times one instance's loss spread (0.05: < 0.05% from 0.01 in epsilon).
-  double relative_discretization = 0.05;
-  int max_log2_fft_size = 22;  // longest composed PLD; beyond it the spacing is coarsened
-};
-
-// The Q-law of the likelihood ratio V of one instance as atoms: Q-mass q[j] at V = ratio[j], and the
-// P-mass at V = +inf. sum_j ratio[j] q[j] + p_infinity = 1 up to round-off (a check).
-struct LikelihoodRatioLaw {
-  std::vector<double> ratio;
-  std::vector<double> q;
-  double p_infinity = 0.0;
-  double round_off = 0.0;  // bound on the FFT round-off's effect on either hockey-stick (charged to delta)
-};
-
-// t >= 1 steps, sigma > 0, p0 in (0, 1].
-LikelihoodRatioLaw AllocationRatioLaw(int64_t steps, double sigma, double participation,
-                                      const AllocationPldOptions& options = {});
 
 // The two directions' discrete PLDs (remove: the loss log V under P; add: -log V under Q) on the grid
 // {i delta_loss}, by connect-the-dots on the atoms (both masses kept, so the pair still dominates).
