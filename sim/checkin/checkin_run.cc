@@ -130,6 +130,7 @@ CheckInNoise ResolveCheckInNoise(TrainConfig& config, const CheckInOptions& o, d
 struct CheckInSteps {
   CheckInCounters counters;
   std::vector<int32_t> check_ins;
+  int64_t steps_run = 0;  // server steps taken (the plan's m E unless the run was cut short)
 };
 
 CheckInSteps RunCheckInSteps(const CheckInOptions& o, CheckInServer& server,
@@ -160,6 +161,7 @@ CheckInSteps RunCheckInSteps(const CheckInOptions& o, CheckInServer& server,
     }
   }
   server.Flush();
+  run.steps_run = global_step;
   record(o.steps * o.windows, counters);
   return run;
 }
@@ -251,6 +253,7 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
 #endif
   TrainResult result;
   result.resolved_config = config;
+  result.runtime.truncated = run.steps_run < o.steps * o.windows;  // as the summary says
   result.metrics = metrics.rows();
   result.metrics_csv = metrics.csv();
   result.clients_csv = CheckInClientsCsv(data.client_rows, run.check_ins, diagnostics);
@@ -264,6 +267,7 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
                                        .sigma = sigma,
                                        .sigma_calibrated = noise.calibrated,
                                        .counters = run.counters,
+                                       .steps_run = run.steps_run,
                                        .model_updates = server.updates(),
                                        .records_held = data.used_rows,
                                        .parameters = model->NumParams(),

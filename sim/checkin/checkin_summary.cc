@@ -114,8 +114,17 @@ nlohmann::json CheckInSummaryJson(const CheckInFacts& run) {
   if (o.user_level()) s["client_clip"] = o.client_clip;
   s["checkin"] = PlanJson(run);
   if (config.output.diagnostics) s["diagnostics"] = DiagnosticsJson(run);
+  // The outcome, in the fields asynchronous rounds use (docs/design.md, "End of a run"): the driver takes
+  // every step of the plan or ends with an error and publishes nothing, so a published run is complete;
+  // the fields are derived from the steps taken all the same, and no client can be left waiting.
+  const int64_t planned_steps = o.steps * o.windows;
+  s["steps_run"] = run.steps_run;
+  s["truncated"] = run.steps_run < planned_steps;
+  s["stalled"] = false;
+  s["unfinished_clients"] = nlohmann::json::array();
+  s["unfinished"] = nlohmann::json::array();
   s["wall_seconds"] = run.wall_seconds;
-  s["virtual_seconds"] = o.steps * o.windows;
+  s["virtual_seconds"] = planned_steps;
   // The runtime by name, as asynchronous rounds report it; how the check-in driver used it beside it.
   s["runtime"] = std::string(ToString(o.runtime));
   switch (o.runtime) {

@@ -37,6 +37,7 @@ struct CheckInFacts {
   double sigma = 0.0;  // the run's noise multiplier (0: no noise)
   bool sigma_calibrated = false;
   const CheckInCounters& counters;
+  int64_t steps_run = 0;  // server steps taken
   int64_t model_updates = 0;
   int64_t records_held = 0;  // rows some client holds
   int64_t parameters = 0;

@@ -54,6 +54,13 @@ TEST(CheckInRun, FixedWindowCountsPrivacyAndAccuracy) {
   EXPECT_EQ(plan["model_updates"].get<int64_t>(), steps / 32);  // public under the one-client rule
   EXPECT_LE(std::abs(c["empty_steps"].get<double>() - plan["expected_empty_steps"].get<double>()),
             4.0 * plan["empty_steps_sd"].get<double>());
+  // The outcome, in the fields asynchronous rounds report: every step taken, nobody left unfinished.
+  EXPECT_EQ(r.summary["steps_run"].get<int64_t>(), steps);
+  EXPECT_FALSE(r.summary["truncated"].get<bool>());
+  EXPECT_FALSE(r.summary["stalled"].get<bool>());
+  EXPECT_TRUE(r.summary["unfinished_clients"].empty());
+  EXPECT_TRUE(r.summary["unfinished"].empty());
+  EXPECT_FALSE(r.runtime.truncated);
   // Privacy: random allocation of the sigma/2 randomizer over m = 4000, E = 2, p0 = 0.5.
   const auto& p = r.summary["privacy"];
   EXPECT_EQ(p["bound"], "upper_bound");

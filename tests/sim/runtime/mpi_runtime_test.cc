@@ -352,6 +352,11 @@ TEST(MpiRuntimeTest, CheckInsOverMpiEqualTheThreadsRuntime) {
     const auto s = Summary(mpi_dir), t = Summary(threads_dir);
     EXPECT_EQ(s["runtime"], "mpi");
     EXPECT_EQ(s["test_accuracy"], t["test_accuracy"]);
+    // The runtimes agree on the outcome too: complete, in the fields asynchronous rounds use.
+    for (const char* field : {"steps_run", "truncated", "stalled", "unfinished_clients", "unfinished"}) {
+      EXPECT_EQ(s[field], t[field]) << field;
+    }
+    EXPECT_FALSE(s["truncated"].get<bool>());
     EXPECT_EQ(s["privacy"], t["privacy"]);
     EXPECT_EQ(Lines(mpi_dir + "/metrics.csv"), Lines(threads_dir + "/metrics.csv"));
   }
