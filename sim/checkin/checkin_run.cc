@@ -166,6 +166,40 @@ CheckInSteps RunCheckInSteps(const CheckInOptions& o, CheckInServer& server,
   return run;
 }
 
+// The defaults a check-in run resolves from its data: lambda = 1/(records used), as for asynchronous rounds
+// (Table 1), and delta = 1/n, the unit of privacy being a client (its one record, or its data set at the
+// user level), so a small population makes the guarantee void — refused as for asynchronous rounds
+// (CheckDeltaValue).
+void ResolveDataDefaults(TrainConfig& config, const CheckInOptions& o, const Data& data) {
+  const int64_t n = o.clients;
+  if (config.model.l2_lambda == 0.0) config.model.l2_lambda = 1.0 / static_cast<double>(data.used_rows);
+  if (config.dp.delta == 0.0) config.dp.delta = 1.0 / static_cast<double>(n);
+  if (config.dp.enabled)
+    CheckDeltaValue(config.dp.delta, fmt::format("the default is 1/n with n = {} clients", n));
+  if (data.train_rows > data.used_rows) {
+    spdlog::warn("check-ins: the clients hold {} of the {} training rows ({}); the rest are not used",
+                 data.used_rows, data.train_rows,
+                 o.user_level() ? "data.rows_per_client caps each client"
+                                : "one record per client, clients.count = " + std::to_string(n));
+  }
+}
+
+StepSizeOptions CheckInStepSize(const TrainConfig& config) {
+  StepSizeOptions step_size;
+  step_size.schedule = config.schedule.step_rule;
+  step_size.eta0 = config.schedule.eta0;
+  step_size.beta = config.schedule.beta;
+  ValidateStepSizeOptions(step_size, "schedule");
+  return step_size;
+}
+
+// eval.points evaluations evenly spread over the run's steps (besides step 0 and the end).
+std::vector<int64_t> EvaluationSteps(int64_t total_steps, int64_t points) {
+  std::vector<int64_t> eval_at;
+  for (int64_t p = 1; p <= points; ++p) eval_at.push_back(p * total_steps / (points + 1));
+  return eval_at;
+}
+
 }  // namespace
 
 TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*options*/) {
@@ -174,26 +208,11 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
   const CheckInOptions o = ResolveCheckInOptions(config);
   if (config.dp.secure_noise) throw ConfigError("dp.secure_noise", "not supported with check-ins");
   Data data = LoadCheckInData(config, o);
-  const int64_t n = o.clients;
-  // λ = 1/(records used), as for asynchronous rounds (Table 1).
-  if (config.model.l2_lambda == 0.0) config.model.l2_lambda = 1.0 / static_cast<double>(data.used_rows);
-  // δ = 1/n by default: the unit of privacy is a client (its one record, or its data set at the user level),
-  // so a small population makes the guarantee void — refused as for asynchronous rounds (CheckDeltaValue).
-  if (config.dp.delta == 0.0) config.dp.delta = 1.0 / static_cast<double>(n);
+  ResolveDataDefaults(config, o, data);
   const double delta = config.dp.delta;
-  if (config.dp.enabled) CheckDeltaValue(delta, fmt::format("the default is 1/n with n = {} clients", n));
-  if (data.train_rows > data.used_rows) {
-    spdlog::warn("check-ins: the clients hold {} of the {} training rows ({}); the rest are not used",
-                 data.used_rows, data.train_rows,
-                 o.user_level() ? "data.rows_per_client caps each client" : "one record per client, clients.count = " + std::to_string(n));
-  }
-  std::unique_ptr<models::Model> model = MakeModelFromConfig(config.model, data.train, data.used_rows / n);
-
-  StepSizeOptions step_size;
-  step_size.schedule = config.schedule.step_rule;
-  step_size.eta0 = config.schedule.eta0;
-  step_size.beta = config.schedule.beta;
-  ValidateStepSizeOptions(step_size, "schedule");
+  std::unique_ptr<models::Model> model =
+      MakeModelFromConfig(config.model, data.train, data.used_rows / o.clients);
+  const StepSizeOptions step_size = CheckInStepSize(config);
   const double clip = config.dp.clip;
 #if ASYNCDP_WITH_MPI
   // MPI: ranks 1..P-1 compute their clients' updates for rank 0, which runs everything else (mpi_checkin.h).
@@ -226,10 +245,8 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
   if (mpi) server.SetRemoteUpdates(std::bind_front(&MpiCheckInClients::Fetch, &mpi->clients));
 #endif
 
-  const int64_t total_steps = o.steps * o.windows;
-  const int64_t points = std::max<int64_t>(config.eval.points, 0);
-  std::vector<int64_t> eval_at;
-  for (int64_t p = 1; p <= points; ++p) eval_at.push_back(p * total_steps / (points + 1));
+  const std::vector<int64_t> eval_at =
+      EvaluationSteps(o.steps * o.windows, std::max<int64_t>(config.eval.points, 0));
   // What the check-ins realised (who checked in where, which steps were empty) is the randomness the
   // allocation bound assumes secret: released only as labelled diagnostics (output.diagnostics).
   const bool diagnostics = config.output.diagnostics;

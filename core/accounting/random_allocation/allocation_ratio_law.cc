@@ -248,6 +248,37 @@ SumLaw SingleStepLaw(double sigma, size_t points, const Budgets& budgets) {
   return law;
 }
 
+// A convolution's two results (the bulk on step h, the tail on step big_h) onto `sum`'s new grids: spread
+// (the caps' excess is kept for +inf), or pooled with the mass above the cap dropped (dominated).
+struct Lattice {
+  const std::vector<double>& q;
+  double h;
+};
+void Place(SumLaw& sum, const Lattice& bulk, const Lattice& tail, double cap, bool pool) {
+  if (!pool) {
+    for (const Lattice& lattice : {bulk, tail}) {
+      for (size_t j = 0; j < lattice.q.size(); ++j) {
+        if (lattice.q[j] > 0.0) DepositAtom(sum, static_cast<double>(j) * lattice.h, lattice.q[j]);
+      }
+    }
+    return;
+  }
+  // Both sequences' atoms up to the cap in increasing order.
+  std::vector<Atom> atoms;
+  size_t i = 0;
+  size_t k = 0;
+  while (i < bulk.q.size() || k < tail.q.size()) {
+    const double xi = i < bulk.q.size() ? static_cast<double>(i) * bulk.h : kInf;
+    const double xk = k < tail.q.size() ? static_cast<double>(k) * tail.h : kInf;
+    const bool take_bulk = xi <= xk;
+    const double x = take_bulk ? xi : xk;
+    const double m = take_bulk ? bulk.q[i++] : tail.q[k++];
+    if (x > cap) break;
+    if (m > 0.0) atoms.push_back({x, m});
+  }
+  PoolInto(sum, atoms);
+}
+
 // The law of the sum of independent a and b: the bulk by FFT on the finer common fine step, the rest
 // (every product with a coarse part) on the coarser common coarse step; then new grids: the fine one up
 // to where at most fine_tail of the mass lies above, the coarse one up to a cap whose excess is within
@@ -316,29 +347,7 @@ SumLaw Add(const SumLaw& a, const SumLaw& b, const Budgets& budgets) {
   sum.h_c = std::max(cap / static_cast<double>(points - 1), sum.h_f);
   sum.fine.assign(points, 0.0);
   sum.coarse.assign(points, 0.0);
-  if (pool) {
-    // Both sequences' atoms up to the cap in increasing order (the mass above the cap is dropped).
-    std::vector<Atom> atoms;
-    size_t i = 0;
-    size_t k = 0;
-    while (i < bulk.size() || k < tail.size()) {
-      const double xi = i < bulk.size() ? static_cast<double>(i) * h : kInf;
-      const double xk = k < tail.size() ? static_cast<double>(k) * big_h : kInf;
-      const bool take_bulk = xi <= xk;
-      const double x = take_bulk ? xi : xk;
-      const double m = take_bulk ? bulk[i++] : tail[k++];
-      if (x > cap) break;
-      if (m > 0.0) atoms.push_back({x, m});
-    }
-    PoolInto(sum, atoms);
-    return sum;
-  }
-  for (size_t j = 0; j < bulk.size(); ++j) {
-    if (bulk[j] > 0.0) DepositAtom(sum, static_cast<double>(j) * h, bulk[j]);
-  }
-  for (size_t j = 0; j < tail.size(); ++j) {
-    if (tail[j] > 0.0) DepositAtom(sum, static_cast<double>(j) * big_h, tail[j]);
-  }
+  Place(sum, {bulk, h}, {tail, big_h}, cap, pool);
   return sum;
 }
 
