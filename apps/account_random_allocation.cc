@@ -1,5 +1,6 @@
 #include "apps/account_random_allocation.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -20,8 +21,8 @@
 namespace asyncdp::apps {
 namespace {
 
-// Validates everything but sigma (calibration does not take one).
-void ValidateWindow(const RandomAllocationCliArgs& a) {
+// Validates everything but sigma (calibration does not take one), and delta unless it is not asked for.
+void ValidateWindow(const RandomAllocationCliArgs& a, bool with_delta = true) {
   const std::string& dash = a.option_prefix;
   if (a.steps < 1) throw ConfigError(dash + "steps", "random allocation needs m >= 1 steps per window");
   if (a.allocations < 1 || a.allocations > a.steps) {
@@ -32,7 +33,7 @@ void ValidateWindow(const RandomAllocationCliArgs& a) {
     throw ConfigError(dash + "windows", "steps x windows exceeds 2^53 rounds");
   }
   if (!(a.participation > 0.0 && a.participation <= 1.0)) throw ConfigError(dash + "p0", "must be in (0, 1]");
-  if (!(a.delta > 0.0 && a.delta < 1.0)) throw ConfigError(dash + "delta", "must be in (0, 1)");
+  if (with_delta && !(a.delta > 0.0 && a.delta < 1.0)) throw ConfigError(dash + "delta", "must be in (0, 1)");
 }
 
 void Validate(const RandomAllocationCliArgs& a) {
@@ -153,6 +154,11 @@ nlohmann::ordered_json ShuffleSection(const RandomAllocationCliArgs& a) {
 
 }  // namespace
 
+accounting::DpEventPtr RandomAllocationEvent(const RandomAllocationCliArgs& a) {
+  Validate(a);
+  return AllocationEvent(a, a.sigma);
+}
+
 nlohmann::ordered_json AccountRandomAllocation(const RandomAllocationCliArgs& a) {
   Validate(a);
   const auto start = std::chrono::steady_clock::now();
@@ -174,6 +180,31 @@ nlohmann::ordered_json AccountRandomAllocation(const RandomAllocationCliArgs& a)
   out["random_allocation"]["lower_bound"] = LowerBoundSection(a);
   out["poisson"] = PoissonSection(schedule, a.delta);
   out["shuffle"] = ShuffleSection(a);
+  return out;
+}
+
+nlohmann::ordered_json RandomAllocationAtEpsilon(const RandomAllocationCliArgs& a, double epsilon) {
+  ValidateWindow(a, false);
+  accounting::ValidateNoiseMultiplier(a.sigma, a.option_prefix + "sigma");
+  if (!(epsilon >= 0.0 && std::isfinite(epsilon))) {
+    throw ConfigError(a.option_prefix + "at-epsilon", "must be a finite number >= 0");
+  }
+  accounting::RandomAllocationOptions options;
+  options.pld_cache = accounting::SharedAllocationInstanceCache();
+  const accounting::RandomAllocationResult r = accounting::RandomAllocationDelta(
+      {a.steps, a.allocations, a.windows, a.sigma, a.participation}, epsilon, options);
+  nlohmann::ordered_json out = Header(a);
+  out["sigma"] = a.sigma;
+  out["at_epsilon"] = epsilon;
+  out["neighbors"] = std::string(ToString(NaturalNeighbours(SamplingModel::kRandomAllocation)));
+  out["public"] = "m, k, p0, the number of windows and epsilon are treated as public";
+  out["random_allocation"] = {{"delta", std::min(r.value, 1.0)},
+                              {"binding_bound", std::string(accounting::ToString(r.binding_bound))},
+                              {"binding_direction", std::string(accounting::ToString(r.binding_direction))},
+                              {"theorem", std::string(accounting::BoundTheorem(r.binding_bound))},
+                              {"bound", "upper_bound"},
+                              {"assumptions", std::string(accounting::kRandomAllocationAssumptions)},
+                              {"bounds", sim::AllocationBoundsJson<nlohmann::ordered_json>(r, "delta")}};
   return out;
 }
 

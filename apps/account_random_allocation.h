@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 #include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/accounting/dp_event.h"
 
 namespace asyncdp::apps {
 
@@ -20,8 +22,16 @@ struct RandomAllocationCliArgs {
   std::string option_prefix = "--";
 };
 
+// The mechanism: random allocation of the Gaussian randomizer (multiplier args.sigma) over E windows of m
+// steps, as an event for the accountant facade (validated: ConfigError names the flag).
+accounting::DpEventPtr RandomAllocationEvent(const RandomAllocationCliArgs& args);
+
 // The JSON object printed by the command (inputs validated here; ConfigError names the flag).
 nlohmann::ordered_json AccountRandomAllocation(const RandomAllocationCliArgs& args);
+
+// `account --sampling random_allocation --sigma S --at-epsilon E`: the smallest delta at E (a point of the
+// privacy curve delta(epsilon)): per direction the best bound, the worse direction, and every bound.
+nlohmann::ordered_json RandomAllocationAtEpsilon(const RandomAllocationCliArgs& args, double epsilon);
 
 // `account --sampling random_allocation --epsilon E`: the smallest sigma (1e-4 relative, by bisection
 // through the accountant facade, accounting/calibration.h) whose reported epsilon is <= `epsilon`;

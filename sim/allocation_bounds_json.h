@@ -14,14 +14,15 @@
 namespace asyncdp::sim {
 
 // Json: nlohmann::json (summary.json) or nlohmann::ordered_json (the CLI's outputs keep their key order).
+// `value` names each bound's value: "epsilon" (RandomAllocationEpsilon) or "delta" (RandomAllocationDelta).
 template <typename Json = nlohmann::json>
-Json AllocationBoundsJson(const accounting::RandomAllocationResult& r) {
+Json AllocationBoundsJson(const accounting::RandomAllocationResult& r, const char* value = "epsilon") {
   Json bounds = Json::array();
   for (const accounting::AllocationBoundValue& b : r.bounds) {
     Json entry = {{"bound", std::string(accounting::ToString(b.bound))},
                   {"direction", std::string(accounting::ToString(b.direction))},
                   {"applicable", b.applicable},
-                  {"epsilon", b.applicable ? FiniteOrNull<Json>(b.value) : Json(nullptr)},
+                  {value, b.applicable ? FiniteOrNull<Json>(b.value) : Json(nullptr)},
                   {"theorem", std::string(accounting::BoundTheorem(b.bound))}};
     if (b.bound == accounting::AllocationBound::kRenyiRemove) entry["order"] = b.order;
     if (!b.note.empty()) entry["note"] = b.note;

@@ -337,22 +337,26 @@ def _section_value(result: AccountResult, accountant: str, field: str):
 
 def epsilon(q: Union[float, Sequence[float], None] = None, sigma: Union[float, Sequence[float], None] = None,
             steps: Union[int, Sequence[int], None] = None, *, delta: Union[float, Sequence[float]],
-            schedule: Union[PathLike, Sequence[tuple], None] = None, accountant: str = "pld",
-            sampling: str = "poisson") -> Any:
+            schedule: Union[PathLike, Sequence[tuple], None] = None, accountant: Optional[str] = None,
+            sampling: str = "poisson", m: Optional[int] = None, k: Optional[int] = None,
+            windows: Optional[int] = None, p0: Optional[float] = None) -> Any:
     """The smallest epsilon at ``delta`` by one accountant (default: the PLD upper bound), as a float
     (``inf`` when no finite epsilon holds); lists give a numpy array (broadcast as in ``account``).
 
     >>> round(epsilon(q=0.01, sigma=1.0, steps=1000, delta=1e-5), 3)
     1.829
+
+    ``sampling="random_allocation"``: the window as in ``account`` (``m``, ``k``, ``windows``, ``p0``).
     """
     return _curve_point("epsilon", {"q": q, "sigma": sigma, "steps": steps, "delta": delta}, schedule, accountant,
-                        sampling)
+                        sampling, (m, k, windows, p0))
 
 
 def delta(q: Union[float, Sequence[float], None] = None, sigma: Union[float, Sequence[float], None] = None,
           steps: Union[int, Sequence[int], None] = None, *, epsilon: Union[float, Sequence[float]],
-          schedule: Union[PathLike, Sequence[tuple], None] = None, accountant: str = "pld",
-          sampling: str = "poisson") -> Any:
+          schedule: Union[PathLike, Sequence[tuple], None] = None, accountant: Optional[str] = None,
+          sampling: str = "poisson", m: Optional[int] = None, k: Optional[int] = None,
+          windows: Optional[int] = None, p0: Optional[float] = None) -> Any:
     """The smallest delta at ``epsilon`` by one accountant (default: the PLD upper bound): a point of the
     privacy curve delta(epsilon), as ``asyncdp account --at-epsilon``; lists give a numpy array.
 
@@ -362,23 +366,30 @@ def delta(q: Union[float, Sequence[float], None] = None, sigma: Union[float, Seq
     >>> list(delta(q=0.01, sigma=1.0, steps=1000, epsilon=[0.5, 1.0, 2.0]) > 1e-5)
     [True, True, False]
 
-    Not available for ``sampling="random_allocation"`` (its bounds give epsilon at delta only).
+    ``sampling="random_allocation"``: the window as in ``account`` (``m``, ``k``, ``windows``, ``p0``); per
+    direction the best of its bounds, the worse direction, as ``account --at-epsilon``:
+
+    >>> e = epsilon(sigma=1.0, delta=1e-6, sampling="random_allocation", m=100, windows=10)
+    >>> d = delta(sigma=1.0, epsilon=e, sampling="random_allocation", m=100, windows=10)
+    >>> abs(d / 1e-6 - 1) < 1e-6
+    True
     """
     if epsilon is None:
         raise TypeError("epsilon: required (the epsilon >= 0 at which to give delta)")
     return _curve_point("delta", {"q": q, "sigma": sigma, "steps": steps, "epsilon": epsilon}, schedule, accountant,
-                        sampling)
+                        sampling, (m, k, windows, p0))
 
 
-def _curve_point(field, named, schedule, accountant, sampling):
+def _curve_point(field, named, schedule, accountant, sampling, window):
     """One accountant's epsilon at delta (field "epsilon") or delta at epsilon (field "delta"): a float, or
-    a numpy array when any of ``named`` is a list (broadcast as in ``account``)."""
-    _single_accountant(accountant)
+    a numpy array when any of ``named`` is a list (broadcast as in ``account``). ``window``: (m, k, windows,
+    p0) of sampling random_allocation."""
+    accountant = _single_accountant(accountant, sampling)
 
     def one(r):
         at_epsilon = r["epsilon"] if field == "delta" else None
         result = _account(r["q"], r["sigma"], None, r["steps"], r.get("delta"), schedule, accountant, sampling,
-                          at_epsilon=at_epsilon)
+                          *window, at_epsilon=at_epsilon)
         return _section_value(result, accountant, field)
 
     rows = _broadcast(named)
@@ -408,10 +419,11 @@ class PrivacyCurve:
 
 
 def privacy_curve(q: Optional[float] = None, sigma: Optional[float] = None, steps: Optional[int] = None, *,
-                  schedule: Union[PathLike, Sequence[tuple], None] = None, accountant: str = "pld",
+                  schedule: Union[PathLike, Sequence[tuple], None] = None, accountant: Optional[str] = None,
                   sampling: str = "poisson", deltas: Optional[Sequence[float]] = None,
                   epsilons: Optional[Sequence[float]] = None,
-                  alphas: Optional[Sequence[float]] = None) -> PrivacyCurve:
+                  alphas: Optional[Sequence[float]] = None, m: Optional[int] = None, k: Optional[int] = None,
+                  windows: Optional[int] = None, p0: Optional[float] = None) -> PrivacyCurve:
     """epsilon(delta), delta(epsilon) and the trade-off curve beta(alpha) of DP-SGD rounds, by one accountant.
 
     Defaults: deltas 1e-1 ... 1e-10; epsilons 21 points from 0 to epsilon(min delta); alphas 0, 1e-6 ... 1e-3,
@@ -422,10 +434,22 @@ def privacy_curve(q: Optional[float] = None, sigma: Optional[float] = None, step
     1.829
     >>> bool(c.tradeoff["beta"].is_monotonic_decreasing)
     True
+
+    ``sampling="random_allocation"``: the window as in ``account`` (``m``, ``k``, ``windows``, ``p0``); the
+    curve of the reported bound (its trade-off takes ~420 delta evaluations: seconds, not milliseconds).
     """
     import pandas as pd
 
-    _single_accountant(accountant)
+    accountant = _single_accountant(accountant, sampling)
+    allocation = sampling == "random_allocation"
+    if allocation:
+        if steps is not None:
+            message = "give the window length as m (steps per window), not steps"
+            raise ConfigError(f"steps: {message}", "steps", message)
+        steps = m
+    elif m is not None or k is not None or windows is not None or p0 is not None:
+        message = "m, k, windows and p0 apply to sampling random_allocation only"
+        raise ConfigError(f"k: {message}", "k", message)
     groups = path = None
     if isinstance(schedule, (str, os.PathLike)):
         path = os.fspath(schedule)
@@ -436,8 +460,9 @@ def privacy_curve(q: Optional[float] = None, sigma: Optional[float] = None, step
         lists[name] = None if values is None else [_real(f"{name}[{i}]", v) for i, v in enumerate(values)]
     headline = min(lists["deltas"]) if lists["deltas"] else 1e-5
     obj = _asyncdp.account_json(
-        _real("q", q), _real("sigma", sigma), None, _rounds("steps", steps), groups, path, headline, accountant,
-        sampling, None, None, None, None, True, lists["deltas"], lists["epsilons"], lists["alphas"])
+        _real("q", q), _real("sigma", sigma), None, _rounds("m" if allocation else "steps", steps), groups, path,
+        headline, accountant, sampling, _whole("k", k), _whole("windows", windows), _real("p0", p0), None, True,
+        lists["deltas"], lists["epsilons"], lists["alphas"])
     section = obj["curve"][accountant]
     if "unavailable" in section:
         raise ConfigError(f"accountant: {section['unavailable']}", "accountant", section["unavailable"])
@@ -448,10 +473,17 @@ def privacy_curve(q: Optional[float] = None, sigma: Optional[float] = None, step
                         tradeoff_profile_points=section["tradeoff_profile_points"])
 
 
-def _single_accountant(accountant):
-    if accountant not in ("rdp", "pld", "gdp"):
-        message = f"expected one of rdp, pld, gdp, got {accountant!r}"
+def _single_accountant(accountant, sampling):
+    """The one accountant a curve or curve point is read from: default pld, or random_allocation for
+    ``sampling="random_allocation"`` (the only one that accounts it)."""
+    allocation = sampling == "random_allocation"
+    if accountant is None:
+        return "random_allocation" if allocation else "pld"
+    allowed = ("random_allocation",) if allocation else ("rdp", "pld", "gdp")
+    if accountant not in allowed:
+        message = f"expected one of {', '.join(allowed)}, got {accountant!r}"
         raise ConfigError(f"accountant: {message}", "accountant", message)
+    return accountant
 
 
 def calibrate_sigma(epsilon: Union[float, Sequence[float]], q: Union[float, Sequence[float], None] = None,

@@ -23,8 +23,25 @@ def test_curve_matches_the_headline_epsilon_and_bounds_the_exact_gaussian_tradeo
         assert exact - beta < 5e-3
 
 
-def test_curve_refuses_an_accountant_list_and_random_allocation():
+def test_curve_refuses_an_accountant_list_and_a_mismatched_window():
     with pytest.raises(asyncdp.ConfigError):
         asyncdp.privacy_curve(q=0.01, sigma=1.0, steps=10, accountant="all")
-    with pytest.raises(asyncdp.ConfigError):
+    with pytest.raises(asyncdp.ConfigError, match="m \\(steps per window\\)"):
         asyncdp.privacy_curve(q=0.01, sigma=1.0, steps=10, sampling="random_allocation")
+    with pytest.raises(asyncdp.ConfigError, match="random_allocation only"):
+        asyncdp.privacy_curve(q=0.01, sigma=1.0, steps=10, m=10)
+    with pytest.raises(asyncdp.ConfigError, match="expected one of random_allocation"):
+        asyncdp.privacy_curve(sigma=1.0, m=10, sampling="random_allocation", accountant="pld")
+
+
+def test_random_allocation_curve_and_points_agree():
+    # The curve of the reported bound: its epsilon(delta) is account()'s epsilon, delta() inverts epsilon().
+    window = dict(sigma=1.0, sampling="random_allocation", m=100, windows=10)
+    c = asyncdp.privacy_curve(deltas=[1e-6], epsilons=[1.0, 2.0], alphas=[0.0, 0.01], **window)
+    assert c.accountant == "random_allocation" and c.bound == "upper_bound"
+    reported = asyncdp.account(delta=1e-6, **window).random_allocation.epsilon
+    assert abs(float(c.epsilon_of_delta["epsilon"][0]) - reported) < 1e-9
+    assert abs(asyncdp.epsilon(delta=1e-6, **window) - reported) < 1e-12
+    d = asyncdp.delta(epsilon=[1.0, 2.0], **window)
+    assert list(d) == pytest.approx(list(c.delta_of_epsilon["delta"]), rel=1e-12)
+    assert abs(asyncdp.delta(epsilon=reported, **window) / 1e-6 - 1) < 1e-6

@@ -1,5 +1,6 @@
 // End-to-end: run the built `asyncdp account` binary; check its JSON against the reference oracle, the
 // key sets, calibration, schedule files and the error path (exit code 2, file:line:col).
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -202,10 +203,59 @@ TEST(AccountCommandTest, AtEpsilonRefusesWhatItCannotAnswer) {
   EXPECT_THAT(negative.err, HasSubstr("--at-epsilon"));
   const CliResult calibrate = RunAsyncdp("account --q 0.01 --epsilon 1 --steps 10 --at-epsilon 1", dir);
   EXPECT_EQ(calibrate.exit_code, 2);
-  const CliResult allocation =
-      RunAsyncdp("account --sampling random_allocation --steps 10 --sigma 1 --at-epsilon 1", dir);
-  EXPECT_EQ(allocation.exit_code, 2);
-  EXPECT_THAT(allocation.err, HasSubstr("random_allocation"));
+  const CliResult allocation_calibrate =
+      RunAsyncdp("account --sampling random_allocation --steps 10 --epsilon 1 --at-epsilon 1", dir);
+  EXPECT_EQ(allocation_calibrate.exit_code, 2);
+  EXPECT_THAT(allocation_calibrate.err, HasSubstr("--at-epsilon"));
+}
+
+TEST(AccountCommandTest, RandomAllocationDeltaAtEpsilonRoundTrips) {
+  // delta(epsilon(delta)) = delta within 1e-6 relative, per direction the best bound, the worse direction.
+  testing::TempDir dir;
+  const std::string window =
+      "account --sampling random_allocation --steps 100 --windows 10 --p0 0.5 --sigma 1 ";
+  const CliResult at_delta = RunAsyncdp(window + "--delta 1e-6", dir);
+  ASSERT_EQ(at_delta.exit_code, 0) << at_delta.err;
+  const double epsilon =
+      nlohmann::ordered_json::parse(at_delta.out)["random_allocation"]["epsilon"].get<double>();
+  const CliResult at_epsilon = RunAsyncdp(window + "--at-epsilon " + fmt::format("{:.17g}", epsilon), dir);
+  ASSERT_EQ(at_epsilon.exit_code, 0) << at_epsilon.err;
+  const auto out = nlohmann::ordered_json::parse(at_epsilon.out);
+  EXPECT_DOUBLE_EQ(out["at_epsilon"].get<double>(), epsilon);
+  const auto& ra = out["random_allocation"];
+  EXPECT_NEAR(ra["delta"].get<double>(), 1e-6, 1e-12);
+  EXPECT_EQ(ra["bound"], "upper_bound");
+  EXPECT_EQ(ra["binding_bound"], "pld");
+  double best_remove = 1.0, best_add = 1.0;
+  for (const auto& b : ra["bounds"]) {
+    ASSERT_TRUE(b.contains("delta"));
+    if (!b["applicable"].get<bool>() || b["delta"].is_null()) continue;
+    double& best = b["direction"] == "remove" ? best_remove : best_add;
+    best = std::min(best, b["delta"].get<double>());
+  }
+  EXPECT_DOUBLE_EQ(ra["delta"].get<double>(), std::max(best_remove, best_add));
+}
+
+TEST(AccountCommandTest, RandomAllocationCurveIsItsReportedBound) {
+  testing::TempDir dir;
+  const CliResult r = RunAsyncdp(
+      "account --sampling random_allocation --steps 100 --windows 10 --sigma 1 --delta 1e-6 --curve "
+      "--curve-deltas 1e-5 --curve-deltas 1e-6 --curve-epsilons 1 --curve-epsilons 2 --curve-alphas 0 "
+      "--curve-alphas 0.01",
+      dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto out = nlohmann::ordered_json::parse(r.out);
+  const auto& curve = out["curve"]["random_allocation"];
+  EXPECT_EQ(curve["bound"], "upper_bound");
+  ASSERT_EQ(curve["epsilon_of_delta"].size(), 2u);
+  EXPECT_NEAR(curve["epsilon_of_delta"][1]["epsilon"].get<double>(),
+              out["random_allocation"]["epsilon"].get<double>(), 1e-9);
+  ASSERT_EQ(curve["delta_of_epsilon"].size(), 2u);
+  EXPECT_GT(curve["delta_of_epsilon"][0]["delta"].get<double>(),
+            curve["delta_of_epsilon"][1]["delta"].get<double>());
+  ASSERT_EQ(curve["tradeoff"].size(), 2u);
+  EXPECT_GT(curve["tradeoff"][1]["beta"].get<double>(), 0.0);
+  EXPECT_LT(curve["tradeoff"][1]["beta"].get<double>(), 0.99);
 }
 
 TEST(AccountCommandTest, HelpDocumentsEveryOutputField) {
@@ -361,8 +411,8 @@ TEST(AccountCommandTest, CurvePrintsEveryAccountantsWholeCurve) {
 
 TEST(AccountCommandTest, CurveRefusesWhatItCannotDraw) {
   testing::TempDir dir;
-  const CliResult alloc = RunAsyncdp(
-      "account --sampling random_allocation --steps 100 --sigma 1 --delta 1e-5 --curve", dir);
+  const CliResult alloc =
+      RunAsyncdp("account --sampling random_allocation --steps 100 --epsilon 1 --delta 1e-5 --curve", dir);
   EXPECT_EQ(alloc.exit_code, 2);
   EXPECT_THAT(alloc.err, HasSubstr("--curve"));
   const CliResult lists = RunAsyncdp("account --q 0.01 --sigma 1 --steps 10 --delta 1e-5 --curve-deltas 1e-5", dir);
