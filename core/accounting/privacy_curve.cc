@@ -10,7 +10,6 @@ namespace asyncdp::accounting {
 namespace {
 
 constexpr int kDefaultEpsilonPoints = 21;
-constexpr int kProfilePoints = 400;
 
 double EpsilonOrInfinity(const Accountant& composed, double delta) {
   const double eps = composed.Epsilon(delta).epsilon;
@@ -49,8 +48,9 @@ std::vector<CurvePoint> TradeoffFromProfile(std::span<const CurvePoint> profile,
   return curve;
 }
 
-PrivacyCurve CurveOf(const Accountant& composed, std::span<const double> deltas, std::span<const double> epsilons,
-                     std::span<const double> alphas) {
+PrivacyCurve CurveOf(const Accountant& composed, std::span<const double> deltas,
+                     std::span<const double> epsilons, std::span<const double> alphas, int profile_points) {
+  if (profile_points < 2) throw ConfigError("profile_points", "a trade-off profile needs at least 2 points");
   PrivacyCurve curve;
   CurvePoint smallest{1.0, 0.0};  // (min δ, ε(min δ)): the top of the default ε grid
   for (const double delta : deltas) {
@@ -79,8 +79,8 @@ PrivacyCurve CurveOf(const Accountant& composed, std::span<const double> deltas,
     if (std::isfinite(top)) break;
   }
   if (std::isfinite(top)) {
-    for (int j = 0; j < kProfilePoints; ++j) {
-      const double eps = top * j / (kProfilePoints - 1);
+    for (int j = 0; j < profile_points; ++j) {
+      const double eps = top * j / (profile_points - 1);
       profile.push_back({eps, std::clamp(composed.Delta(eps), 0.0, 1.0)});
     }
   }

@@ -31,9 +31,14 @@ std::vector<double> DefaultCurveDeltas();
 std::vector<double> DefaultTradeoffAlphas();
 
 // The curves of `composed` (an accountant that has its rounds). Empty `epsilons`: 21 points from 0 to
-// ε(min δ). The trade-off uses the profile at 400 evenly spaced ε in [0, ε(10^-12)] plus those of δ(ε).
-PrivacyCurve CurveOf(const Accountant& composed, std::span<const double> deltas, std::span<const double> epsilons,
-                     std::span<const double> alphas);
+// ε(min δ). The trade-off uses the profile at `profile_points` evenly spaced ε in [0, ε(10^-12)] plus those
+// of δ(ε). `profile_points` (>= 2) trades the trade-off's tightness for time with an accountant whose
+// delta(eps) is costly (random allocation: ~4-20 ms each); fewer points still give a lower bound, only a
+// looser one.
+inline constexpr int kTradeoffProfilePoints = 400;
+PrivacyCurve CurveOf(const Accountant& composed, std::span<const double> deltas,
+                     std::span<const double> epsilons, std::span<const double> alphas,
+                     int profile_points = kTradeoffProfilePoints);
 
 // β(α) ≥ max over the profile's points (ε, δ(ε)) of max(0, 1 − δ − e^ε α, e^{−ε} (1 − δ − α)): every
 // (ε, δ)-DP statement (both neighbour orders) bounds every test's errors so (Kairouz, Oh & Viswanath 2015; Dong,

@@ -436,7 +436,8 @@ def privacy_curve(q: Optional[float] = None, sigma: Optional[float] = None, step
     True
 
     ``sampling="random_allocation"``: the window as in ``account`` (``m``, ``k``, ``windows``, ``p0``); the
-    curve of the reported bound (its trade-off takes ~420 delta evaluations: seconds, not milliseconds).
+    curve of the reported bound (its trade-off from 100 profile points, each delta taking every bound: about a
+    second, not milliseconds).
     """
     import pandas as pd
 
