@@ -242,7 +242,12 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
   CheckInServer server(server_options, *model, data.train, data.client_rows,
                        model->InitialParams(config.seed), step_size, clip, sigma);
 #if ASYNCDP_WITH_MPI
-  if (mpi) server.SetRemoteUpdates(std::bind_front(&MpiCheckInClients::Fetch, &mpi->clients));
+  if (mpi) {
+    server.SetRemoteUpdates(std::bind_front(&MpiCheckInClients::Fetch, &mpi->clients));
+    spdlog::info(
+        "mpi: {} ranks started: rank 0 runs the check-in server, ranks 1..{} host {} clients ({} placement)",
+        mpi->ranks, mpi->ranks - 1, o.clients, mpi::ToString(config.protocol.mpi_placement));
+  }
 #endif
 
   const std::vector<int64_t> eval_at =

@@ -1,6 +1,7 @@
 #include "sim/checkin/mpi_checkin.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <cstring>
@@ -55,6 +56,24 @@ MpiCheckInClients::MpiCheckInClients(mpi::Endpoint& endpoint, mpi::Placement pla
       timeout_(timeout),
       positions_(static_cast<size_t>(placement_.ranks)) {}
 
+// The error when ranks stay silent past the time-out: which ranks, and which of the step's clients they host
+// (the clients whose updates never came), as an asynchronous-round run names its unfinished clients.
+MpiRunError MpiCheckInClients::Silent(const std::vector<bool>& pending, std::span<const int32_t> clients,
+                                      int64_t step) const {
+  std::vector<std::string> ranks;
+  for (int rank = 1; rank < placement_.ranks; ++rank) {
+    if (!pending[static_cast<size_t>(rank)]) continue;
+    std::vector<int32_t> hosted;
+    for (size_t j : positions_[static_cast<size_t>(rank)]) hosted.push_back(clients[j]);
+    ranks.push_back(
+        fmt::format("rank {} (client{} {})", rank, hosted.size() == 1 ? "" : "s", fmt::join(hosted, ", ")));
+  }
+  return MpiRunError(
+      fmt::format("check-ins over MPI: {} did not return the updates of step {} within {:.3g} s "
+                  "(protocol.mpi_timeout): a rank died or is stuck; no result is written",
+                  fmt::join(ranks, ", "), step, timeout_));
+}
+
 void MpiCheckInClients::Fetch(std::span<const float> theta, std::span<const int32_t> clients,
                               std::vector<Eigen::VectorXf>& out, std::vector<int64_t>& records) {
   const int64_t step = step_++;
@@ -64,9 +83,11 @@ void MpiCheckInClients::Fetch(std::span<const float> theta, std::span<const int3
   for (auto& p : positions_) p.clear();
   for (size_t j = 0; j < k; ++j) positions_[static_cast<size_t>(placement_.RankOf(clients[j]))].push_back(j);
   int waiting = 0;
+  std::vector<bool> pending(static_cast<size_t>(placement_.ranks), false);
   for (int rank = 1; rank < placement_.ranks; ++rank) {
     const std::vector<size_t>& mine = positions_[static_cast<size_t>(rank)];
     if (mine.empty()) continue;
+    pending[static_cast<size_t>(rank)] = true;
     auto buffer = std::make_shared<mpi::Buffer>(sizeof(int64_t) * (2 + mine.size()) +
                                                 sizeof(float) * static_cast<size_t>(params_));
     size_t at = 0;
@@ -83,12 +104,7 @@ void MpiCheckInClients::Fetch(std::span<const float> theta, std::span<const int3
     endpoint_.Progress();
     mpi::Incoming message;
     if (!endpoint_.Poll(MPI_ANY_SOURCE, message)) {
-      if (mpi::SecondsSince(start) > timeout_) {
-        throw MpiRunError(
-            fmt::format("check-ins over MPI: {} rank(s) did not return the updates of step {} within "
-                        "{:.3g} s (protocol.mpi_timeout): a rank died or is stuck",
-                        waiting, step, timeout_));
-      }
+      if (mpi::SecondsSince(start) > timeout_) throw Silent(pending, clients, step);
       std::this_thread::sleep_for(backoff.Next());
       continue;
     }
@@ -100,9 +116,11 @@ void MpiCheckInClients::Fetch(std::span<const float> theta, std::span<const int3
     const mpi::Buffer& b = *message.payload;
     size_t at = 0;
     const std::vector<size_t>& mine = positions_[static_cast<size_t>(message.source)];
-    if (GetInt(b, at) != step || GetInt(b, at) != static_cast<int64_t>(mine.size())) {
+    if (!pending[static_cast<size_t>(message.source)] || GetInt(b, at) != step ||
+        GetInt(b, at) != static_cast<int64_t>(mine.size())) {
       throw MpiRunError(fmt::format("check-ins over MPI: rank {} answered another request", message.source));
     }
+    pending[static_cast<size_t>(message.source)] = false;
     for (size_t j : mine) records[j] = GetInt(b, at);
     for (size_t j : mine) GetFloats(b, at, out[j].data(), params_);
     --waiting;

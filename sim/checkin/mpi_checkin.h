@@ -9,7 +9,8 @@
 //   kCheckInWork     0 → rank   int64 step, int64 count, count × int64 client, then P floats of the model
 //   kCheckInUpdates  rank → 0   int64 step, int64 count, count × int64 records, then count × P floats
 //   kShutdown        0 → rank   empty: the run is over
-// A rank that does not answer within protocol.mpi_timeout ends the run with an MpiRunError on rank 0.
+// A rank that does not answer within protocol.mpi_timeout ends the run with an MpiRunError on rank 0 that
+// names the silent ranks and the step's clients they host; nothing is published.
 #pragma once
 
 #include <Eigen/Dense>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "sim/checkin/checkin_server.h"
+#include "sim/runtime/mpi_runtime.h"
 #include "sim/runtime/mpi_transport.h"
 
 namespace asyncdp::sim::checkin {
@@ -37,6 +39,8 @@ class MpiCheckInClients {
   void Shutdown();
 
  private:
+  MpiRunError Silent(const std::vector<bool>& pending, std::span<const int32_t> clients, int64_t step) const;
+
   mpi::Endpoint& endpoint_;
   mpi::Placement placement_;
   int64_t params_;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -185,13 +186,13 @@ pid_t FindRank(const std::string& marker, int rank) {
 // Starts a long run over 4 ranks, sends `signal` to rank 2 once it computes, and checks the job ends with
 // exit code != 0, a clear message (matching the regular expression `expected_message`) and no result
 // directory, within the time-out.
-void ExpectFailedRank(int signal, const std::string& expected_message) {
+// `train_args(out)`: the train command line (after the binary) of a run long enough to be interrupted, with
+// protocol.runtime = "mpi", protocol.mpi_timeout = 2 and --out out.
+void ExpectFailedRank(int signal, const std::string& expected_message,
+                      const std::function<std::string(const std::string&)>& train_args) {
   TempDir dir;
   const std::string out = dir.Path("killed");
-  const std::string command =
-      Mpirun(4) + Table3("--set protocol.runtime=\"mpi\" --set schedule.epochs=500 --set protocol.mpi_timeout=2 "
-                         "--out " + Quoted(out), /*quiet=*/false) +
-      " 2>" + Quoted(dir.Path("stderr.txt"));
+  const std::string command = Mpirun(4) + train_args(out) + " 2>" + Quoted(dir.Path("stderr.txt"));
   const auto start = std::chrono::steady_clock::now();
   FILE* pipe = popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
@@ -227,14 +228,43 @@ void ExpectFailedRank(int signal, const std::string& expected_message) {
   }
 }
 
+// A long Table 3 run over MPI.
+std::string LongTable3(const std::string& out) {
+  return Table3(
+      "--set protocol.runtime=\"mpi\" --set schedule.epochs=500 --set protocol.mpi_timeout=2 --out " +
+          Quoted(out),
+      /*quiet=*/false);
+}
+
 TEST(MpiRuntimeTest, KilledClientRankEndsTheRunWithoutResults) {
-  ExpectFailedRank(SIGKILL, "rank 2");
+  ExpectFailedRank(SIGKILL, "rank 2", LongTable3);
 }
 
 TEST(MpiRuntimeTest, StalledClientRankTimesOutWithAClearError) {
   // The server notices either the silent rank (heartbeats) or the client on it that holds up a global round,
   // whichever of its two time-outs fires first (under ASan the second one did): both name rank 2.
-  ExpectFailedRank(SIGSTOP, "error: rank 0 \\(server\\): [^\n]*rank 2[^\n]* has sent nothing for");
+  ExpectFailedRank(SIGSTOP, "error: rank 0 \\(server\\): [^\n]*rank 2[^\n]* has sent nothing for",
+                   LongTable3);
+}
+
+TEST(MpiRuntimeTest, StalledRankEndsACheckInRunWithAClearError) {
+  // Check-ins over MPI: rank 0 waits for a step's updates; a rank that stays silent past protocol.mpi_timeout
+  // ends the run with an error naming it and the step's clients it hosts, and nothing is published.
+  ExpectFailedRank(
+      SIGSTOP,
+      "error: [^\n]*check-ins over MPI: rank 2 \\(clients? [0-9, ]+\\) did not return "
+      "the updates of step [0-9]+ within 2 s",
+      [](const std::string& out) {
+        const std::string shared = testing::SharedDir();
+        return "train --config " +
+               Quoted(testing::SourceDir() + "/experiments/user_level_checkins_a9a.toml") + " --set " +
+               Quoted("data.train=\"" + shared + "/datasets/libsvm/a9a.gz\"") + " --set " +
+               Quoted("data.test=\"" + shared + "/datasets/libsvm/a9a.t.gz\"") +
+               " --set checkin.variant=\"averaged\" --set checkin.batch_steps=1 --set checkin.steps=200 "
+               "--set checkin.windows=100000 --set dp.epsilon=0 --set dp.sigma=2 "
+               "--set protocol.runtime=\"mpi\" --set protocol.mpi_timeout=2 --out " +
+               Quoted(out);
+      });
 }
 
 TEST(MpiRuntimeTest, OneRankIsRefused) {
