@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include "core/accounting/pld.h"
@@ -142,6 +143,33 @@ TEST(AllocationPldLowerTest, BracketsTheUpperBoundWithinOnePercentAcrossTheGrid)
     // Both directions bracket too.
     EXPECT_LE(lower.RemoveEpsilonLower(c.delta), upper.RemoveEpsilon(c.delta));
     EXPECT_LE(lower.AddEpsilonLower(c.delta), upper.AddEpsilon(c.delta));
+  }
+}
+
+TEST(AllocationPldLowerTest, NeverAboveTheUpperBoundOnARandomSweep) {
+  // Random windows, noise, participation and delta (seeded): the lower bound is below the upper in each
+  // direction, and within 2% of it wherever delta >= 1e-6. (At delta near 1e-8 both brackets widen, the
+  // Poisson PLD accountant's too: the FFT round-off charged to, or taken off, delta is comparable to it —
+  // a sweep saw 1.40 at m = 3773, E = 10, sigma = 0.747, delta = 1.1e-8, where Poisson's own bracket is
+  // [0.805, 1.086].)
+  std::mt19937_64 rng(7);
+  auto uniform = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); };
+  for (int i = 0; i < 10; ++i) {
+    const auto m = static_cast<int64_t>(std::exp(uniform(std::log(2.0), std::log(2000.0))));
+    const auto windows = static_cast<int64_t>(std::exp(uniform(0.0, std::log(100.0))));
+    const double sigma = std::exp(uniform(std::log(0.8), std::log(8.0)));
+    const double p0 = uniform(0.0, 1.0) < 0.5 ? 1.0 : uniform(0.05, 1.0);
+    const double delta = std::exp(uniform(std::log(1e-7), std::log(1e-3)));
+    const AllocationPld upper(m, windows, sigma, p0);
+    const AllocationPldLower lower(m, windows, sigma, p0);
+    SCOPED_TRACE(::testing::Message() << "m=" << m << " E=" << windows << " sigma=" << sigma << " p0=" << p0
+                                      << " delta=" << delta);
+    EXPECT_LE(lower.RemoveEpsilonLower(delta), upper.RemoveEpsilon(delta));
+    EXPECT_LE(lower.AddEpsilonLower(delta), upper.AddEpsilon(delta));
+    EXPECT_LE(lower.EpsilonLower(delta), upper.EpsilonUpper(delta));
+    if (delta >= 1e-6) {
+      EXPECT_LE(upper.EpsilonUpper(delta), 1.02 * lower.EpsilonLower(delta));
+    }
   }
 }
 
