@@ -338,6 +338,19 @@ TEST(AccountCommandTest, RandomAllocationWithAbstentionAndSeveralWindows) {
             out["random_allocation"]["epsilon"].get<double>());
 }
 
+TEST(AccountCommandTest, RandomAllocationWithoutALowerBoundStillReports) {
+  // sigma = 0.3: one window's law is too heavy-tailed for the lower bound's grid; the upper bound stands
+  // (another bound binds) and the lower bound says why it is missing (it aborted the command before).
+  testing::TempDir dir;
+  const CliResult r = RunAsyncdp(
+      "account --sampling random_allocation --steps 100 --windows 10 --sigma 0.3 --delta 1e-6", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto ra = nlohmann::ordered_json::parse(r.out)["random_allocation"];
+  EXPECT_GT(ra["epsilon"].get<double>(), 10.0);
+  EXPECT_TRUE(ra["lower_bound"]["epsilon"].is_null());
+  EXPECT_THAT(ra["lower_bound"]["unavailable"].get<std::string>(), HasSubstr("sigma = 0.3"));
+}
+
 TEST(AccountCommandTest, RandomAllocationHasNoLowerBoundForSeveralAllocations) {
   testing::TempDir dir;
   const CliResult r = RunAsyncdp(

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -90,11 +92,45 @@ DiscretePld AddPldLower(const LikelihoodRatioLaw& law, double delta_loss) {
   return Collect(masses);
 }
 
+namespace {
+
+// One window's P-mass the dominated law keeps (1 up to the dropped tails when the grid suits the law).
+double KeptPMass(const LikelihoodRatioLaw& law) {
+  double total = 0.0;
+  for (size_t j = 0; j < law.q.size(); ++j) total += law.ratio[j] * law.q[j];
+  return total;
+}
+
+}  // namespace
+
 AllocationPldLower::AllocationPldLower(int64_t steps, int64_t windows, double sigma, double participation,
                                        const AllocationPldOptions& options) {
   ASYNCDP_CHECK(windows >= 1);
-  const LikelihoodRatioLaw law =
-      AllocationRatioLaw(steps, sigma, participation, options, LawBound::kDominated);
+  std::vector<LikelihoodRatioLaw> laws;
+  laws.push_back(AllocationRatioLaw(steps, sigma, participation, options, LawBound::kDominated));
+  if (KeptPMass(laws.front()) < 1.0 - 1e-3) {
+    AllocationPldOptions coarser = options;
+    coarser.fine_tail = std::max(options.fine_tail, 1e-6);
+    laws.push_back(AllocationRatioLaw(steps, sigma, participation, coarser, LawBound::kDominated));
+  }
+  double kept = 0.0;
+  for (const LikelihoodRatioLaw& law : laws) {
+    const double mass = KeptPMass(law);
+    kept = std::max(kept, mass);
+    // A grid too coarse for the law's bulk pools little or nothing (every run falls short of its target
+    // and is dropped). Zero would still be a valid lower bound; saying so is more useful.
+    if (mass > 0.5) bounds_.push_back(Compose(law, windows, options));
+  }
+  if (bounds_.empty()) {
+    std::ostringstream why;
+    why << "no lower bound at sigma = " << sigma << ": the grids keep only " << std::setprecision(3) << kept
+        << " of one window's P-mass (its law is too heavy-tailed for 2^" << options.log2_points << " points)";
+    throw ConfigError("random_allocation.sigma", why.str());
+  }
+}
+
+AllocationPldLower::Bound AllocationPldLower::Compose(const LikelihoodRatioLaw& law, int64_t windows,
+                                                      const AllocationPldOptions& options) {
   // The PLD grid as the upper bound's: a fraction of the remove loss's spread under P.
   double mean = 0.0;
   double second = 0.0;
@@ -125,22 +161,25 @@ AllocationPldLower::AllocationPldLower(int64_t steps, int64_t windows, double si
                                                        std::to_string(options.max_log2_fft_size) +
                                                        " grid points");
   }
-  composed_ = std::move(*composed);
   // Each window's law is off by at most round_off in either hockey-stick divergence (as a measure: in
   // total variation weighted by V), so the composition by at most windows times it.
-  round_off_ = static_cast<double>(windows) * law.round_off;
+  return {std::move(*composed), static_cast<double>(windows) * law.round_off};
 }
 
 double AllocationPldLower::DeltaLower(double epsilon) const {
-  return std::max(composed_.DeltaLower(epsilon) - round_off_, 0.0);
+  return std::max(RemoveDeltaLower(epsilon), AddDeltaLower(epsilon));
 }
 
 double AllocationPldLower::RemoveDeltaLower(double epsilon) const {
-  return std::max(composed_.DeltaLowerOf(0, epsilon) - round_off_, 0.0);
+  double best = 0.0;
+  for (const Bound& b : bounds_) best = std::max(best, b.composed.DeltaLowerOf(0, epsilon) - b.round_off);
+  return best;
 }
 
 double AllocationPldLower::AddDeltaLower(double epsilon) const {
-  return std::max(composed_.DeltaLowerOf(1, epsilon) - round_off_, 0.0);
+  double best = 0.0;
+  for (const Bound& b : bounds_) best = std::max(best, b.composed.DeltaLowerOf(1, epsilon) - b.round_off);
+  return best;
 }
 
 double AllocationPldLower::EpsilonLower(double delta) const {
@@ -148,11 +187,15 @@ double AllocationPldLower::EpsilonLower(double delta) const {
 }
 
 double AllocationPldLower::RemoveEpsilonLower(double delta) const {
-  return composed_.EpsilonLowerOf(0, delta + round_off_);
+  double best = 0.0;
+  for (const Bound& b : bounds_) best = std::max(best, b.composed.EpsilonLowerOf(0, delta + b.round_off));
+  return best;
 }
 
 double AllocationPldLower::AddEpsilonLower(double delta) const {
-  return composed_.EpsilonLowerOf(1, delta + round_off_);
+  double best = 0.0;
+  for (const Bound& b : bounds_) best = std::max(best, b.composed.EpsilonLowerOf(1, delta + b.round_off));
+  return best;
 }
 
 }  // namespace asyncdp::accounting

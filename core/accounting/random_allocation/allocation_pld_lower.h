@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "core/accounting/pld.h"
 #include "core/accounting/pld/pld_discretization.h"
@@ -31,7 +32,11 @@ DiscretePld AddPldLower(const LikelihoodRatioLaw& law, double delta_loss);
 
 class AllocationPldLower {
  public:
-  // `windows` >= 1 compositions of one window of t = `steps` >= 1 steps, k = 1.
+  // `windows` >= 1 compositions of one window of t = `steps` >= 1 steps, k = 1. The law is pooled on the
+  // upper bound's grids; when they lose more than 1e-3 of its P-mass (small sigma: heavy tails, coarse
+  // steps), also on grids whose fine part stops at the 1 - 1e-6 quantile, and each query takes the larger
+  // of the two lower bounds. ConfigError when neither keeps half the P-mass or the composition does not
+  // fit.
   AllocationPldLower(int64_t steps, int64_t windows, double sigma, double participation,
                      const AllocationPldOptions& options = {});
 
@@ -44,8 +49,12 @@ class AllocationPldLower {
   double AddEpsilonLower(double delta) const;
 
  private:
-  ComposedPld composed_;  // remove, add
-  double round_off_ = 0.0;
+  struct Bound {
+    ComposedPld composed;  // remove, add
+    double round_off = 0.0;
+  };
+  static Bound Compose(const LikelihoodRatioLaw& law, int64_t windows, const AllocationPldOptions& options);
+  std::vector<Bound> bounds_;  // each a valid lower bound; queries take the larger
 };
 
 }  // namespace asyncdp::accounting

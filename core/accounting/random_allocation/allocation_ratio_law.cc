@@ -371,6 +371,7 @@ LikelihoodRatioLaw AllocationRatioLaw(int64_t steps, double sigma, double partic
   budgets.single_excess = 0.25 * options.tail;
   budgets.excess_per_step = 0.75 * options.tail / (2.0 * levels);
   budgets.dominated = bound == LawBound::kDominated;
+  budgets.fine_tail = options.fine_tail;
   SumLaw base = SingleStepLaw(sigma, points, budgets);
   SumLaw result;
   bool have_result = false;

@@ -12,6 +12,7 @@
 
 #include "core/accounting/pld.h"
 #include "core/accounting/random_allocation/allocation_pld.h"
+#include "core/error.h"
 #include "tests/core/accounting/random_allocation/allocation_monte_carlo.h"
 #include "tests/core/accounting/random_allocation/window_oracle.h"
 
@@ -144,6 +145,17 @@ TEST(AllocationPldLowerTest, BracketsTheUpperBoundWithinOnePercentAcrossTheGrid)
     EXPECT_LE(lower.RemoveEpsilonLower(c.delta), upper.RemoveEpsilon(c.delta));
     EXPECT_LE(lower.AddEpsilonLower(c.delta), upper.AddEpsilon(c.delta));
   }
+}
+
+TEST(AllocationPldLowerTest, SmallSigmaFallsBackToFinerStepsOrSaysWhy) {
+  // sigma = 0.6, m = 100: the upper bound's grids step 1.8 > E[Y] = 1 at the bottom, so pooling on them keeps
+  // nothing; the second law (fine grid up to the 1 - 1e-6 quantile) gives a bound, below the upper one.
+  const AllocationPldLower lower(100, 10, 0.6, 1.0);
+  const AllocationPld upper(100, 10, 0.6, 1.0);
+  EXPECT_GT(lower.EpsilonLower(1e-6), 0.8 * upper.EpsilonUpper(1e-6));
+  EXPECT_LE(lower.EpsilonLower(1e-6), upper.EpsilonUpper(1e-6));
+  // sigma = 0.3: neither grid resolves the law; an error that says so, not a silent 0 or a crash.
+  EXPECT_THROW(AllocationPldLower(100, 10, 0.3, 1.0), ConfigError);
 }
 
 TEST(AllocationPldLowerTest, NeverAboveTheUpperBoundOnARandomSweep) {
