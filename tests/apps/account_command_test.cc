@@ -349,6 +349,18 @@ TEST(AccountCommandTest, RandomAllocationWithoutALowerBoundStillReports) {
   EXPECT_GT(ra["epsilon"].get<double>(), 10.0);
   EXPECT_TRUE(ra["lower_bound"]["epsilon"].is_null());
   EXPECT_THAT(ra["lower_bound"]["unavailable"].get<std::string>(), HasSubstr("sigma = 0.3"));
+  // sigma = 0.05: the window's PLD itself overflows its grids (this aborted the command, and any calibration
+  // whose search passed there): the pld bound is not applicable, with the reason, and the others decide.
+  const CliResult tiny =
+      RunAsyncdp("account --sampling random_allocation --steps 3 --sigma 0.05 --delta 1e-5", dir);
+  ASSERT_EQ(tiny.exit_code, 0) << tiny.err;
+  const auto tiny_ra = nlohmann::ordered_json::parse(tiny.out)["random_allocation"];
+  EXPECT_GT(tiny_ra["epsilon"].get<double>(), 100.0);
+  for (const auto& b : tiny_ra["bounds"]) {
+    if (b["bound"] != "pld") continue;
+    EXPECT_FALSE(b["applicable"].get<bool>());
+    EXPECT_THAT(b["note"].get<std::string>(), HasSubstr("cannot be computed"));
+  }
 }
 
 TEST(AccountCommandTest, RandomAllocationHasNoLowerBoundForSeveralAllocations) {

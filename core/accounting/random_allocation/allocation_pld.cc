@@ -103,6 +103,13 @@ std::shared_ptr<const AllocationInstance> MakeAllocationInstance(int64_t steps, 
   mean /= total;
   const double spread = std::sqrt(std::max(second / total - mean * mean, 0.0));
   instance->delta_loss = std::max(options.relative_discretization * spread, 1e-6);
+  // Very small sigma (0.05): the log-normal's tail overflows the grids and the law is not finite. No bound
+  // from it (the other bounds still apply), rather than a PLD of NaNs.
+  if (!(total > 0.0) || !std::isfinite(instance->delta_loss)) {
+    throw ConfigError("random_allocation.sigma",
+                      "the PLD of one window cannot be computed at sigma = " + std::to_string(sigma) +
+                          " (its likelihood ratio's law overflows the grids)");
+  }
   instance->pmfs = {RemovePld(law, instance->delta_loss), AddPld(law, instance->delta_loss)};
   return instance;
 }

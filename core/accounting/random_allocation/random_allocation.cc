@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include "core/accounting/log_math.h"
 #include "core/accounting/random_allocation/add_bound.h"
@@ -268,11 +269,19 @@ RandomAllocationResult RandomAllocationEpsilon(const RandomAllocationParams& p, 
                       s.participation_note});
   }
   if (o.use_pld) {
-    const AllocationPld pld = InstancePld(p, s, o);
-    bounds.push_back({AllocationBound::kPld, PrivacyDirection::kRemove, true, pld.RemoveEpsilon(delta), 0,
-                      s.participation_note});
-    bounds.push_back({AllocationBound::kPld, PrivacyDirection::kAdd, true, pld.AddEpsilon(delta), 0,
-                      s.participation_note});
+    std::optional<AllocationPld> pld;
+    std::string why;
+    try {
+      pld.emplace(InstancePld(p, s, o));
+    } catch (const ConfigError& e) {
+      why = e.what();  // the other bounds still apply
+    }
+    for (PrivacyDirection d : {PrivacyDirection::kRemove, PrivacyDirection::kAdd}) {
+      AllocationBoundValue v{AllocationBound::kPld,           d, pld.has_value(), 1.0, 0,
+                             pld ? s.participation_note : why};
+      if (pld) v.value = d == PrivacyDirection::kRemove ? pld->RemoveEpsilon(delta) : pld->AddEpsilon(delta);
+      bounds.push_back(v);
+    }
   }
   return Combine(std::move(bounds));
 }
@@ -325,11 +334,19 @@ RandomAllocationResult RandomAllocationDelta(const RandomAllocationParams& p, do
                       s.participation_note});
   }
   if (o.use_pld) {
-    const AllocationPld pld = InstancePld(p, s, o);
-    bounds.push_back({AllocationBound::kPld, PrivacyDirection::kRemove, true, pld.RemoveDelta(epsilon), 0,
-                      s.participation_note});
-    bounds.push_back({AllocationBound::kPld, PrivacyDirection::kAdd, true, pld.AddDelta(epsilon), 0,
-                      s.participation_note});
+    std::optional<AllocationPld> pld;
+    std::string why;
+    try {
+      pld.emplace(InstancePld(p, s, o));
+    } catch (const ConfigError& e) {
+      why = e.what();  // the other bounds still apply
+    }
+    for (PrivacyDirection d : {PrivacyDirection::kRemove, PrivacyDirection::kAdd}) {
+      AllocationBoundValue v{AllocationBound::kPld,           d, pld.has_value(), 1.0, 0,
+                             pld ? s.participation_note : why};
+      if (pld) v.value = d == PrivacyDirection::kRemove ? pld->RemoveDelta(epsilon) : pld->AddDelta(epsilon);
+      bounds.push_back(v);
+    }
   }
   return Combine(std::move(bounds));
 }
