@@ -196,10 +196,9 @@ nlohmann::ordered_json RandomAllocationAtEpsilon(const RandomAllocationCliArgs& 
   if (!(epsilon >= 0.0 && std::isfinite(epsilon))) {
     throw ConfigError(a.option_prefix + "at-epsilon", "must be a finite number >= 0");
   }
-  accounting::RandomAllocationOptions options;
-  options.pld_cache = accounting::SharedAllocationInstanceCache();
-  const accounting::RandomAllocationResult r = accounting::RandomAllocationDelta(
-      {a.steps, a.allocations, a.windows, a.sigma, a.participation}, epsilon, options);
+  // Through the privacy service on the event, as every other number of the command.
+  const accounting::RandomAllocationResult r =
+      accounting::AllocationDeltaBounds(*AllocationEvent(a, a.sigma), epsilon);
   nlohmann::ordered_json out = Header(a);
   out["sigma"] = a.sigma;
   out["at_epsilon"] = epsilon;

@@ -108,6 +108,15 @@ RandomAllocationResult AllocationBounds(const DpEvent& event, double delta) {
   return accountant.Bounds(delta);
 }
 
+RandomAllocationResult AllocationDeltaBounds(const DpEvent& event, double epsilon) {
+  const LoweredEvent lowered = LowerOrThrow(event);
+  RandomAllocationAccountant accountant(OptionsOf(lowered, {}));
+  if (const std::string why = accountant.Limitation(); !why.empty())
+    throw ConfigError("random_allocation", why);
+  accountant.AddSchedule(lowered.schedule);
+  return accountant.DeltaBounds(epsilon);
+}
+
 EventFamily ScaledFamily(std::vector<DpEventPtr> unit) {
   return [unit = std::move(unit)](double sigma) {
     std::vector<DpEventPtr> scaled;

@@ -67,6 +67,8 @@ std::vector<Accounted> AccountAll(const DpEvent& event, std::span<const Accounta
 double Delta(const DpEvent& event, AccountantKind kind, double epsilon, const AccountingPrecision& precision = {});
 // Every bound of the random-allocation accountant (which binds, each direction), for reports.
 RandomAllocationResult AllocationBounds(const DpEvent& event, double delta);
+// ... and every bound's delta at `epsilon` >= 0 (the privacy curve's delta(epsilon), bound by bound).
+RandomAllocationResult AllocationDeltaBounds(const DpEvent& event, double epsilon);
 
 // Remembers the upper-bound epsilon of (event, accountant, delta, precision) between the calls of one
 // task that compose the same mechanism more than once: a calibration's probes, then the budget halts at the

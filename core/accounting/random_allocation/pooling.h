@@ -20,16 +20,17 @@ struct Atom {
   double q = 0.0;  // Q-mass
 };
 
-// Pools `ascending` (atoms in increasing x) into runs, each starting at an atom x_first and taking atoms
-// (the last one possibly in part) until its mean rises exactly to target(x_first) >= x_first.
-// emit(target, mass) receives each finished run; the return value is the last run, which never reached
-// its target (its mean is below it; mass 0 when none is left over). The caller drops it, or rounds its value
-// up where that only lowers the divergence it bounds.
+// The last run of PoolUp, which never reached its goal (mass 0 when none is left over).
 struct PoolRest {
   double goal = 0.0;
   double mass = 0.0;
-  double mean = 0.0;
+  double mean = 0.0;  // below goal
 };
+
+// Pools `ascending` (atoms in increasing x) into runs, each starting at an atom x_first and taking atoms
+// (the last one possibly in part) until its mean rises exactly to target(x_first) >= x_first.
+// emit(target, mass) receives each finished run; the return value is the last run. The caller drops it, or
+// rounds its value up where that only lowers the divergence it bounds.
 template <class Target, class Emit>
 PoolRest PoolUp(const std::vector<Atom>& ascending, Target target, Emit emit) {
   double mass = 0.0;

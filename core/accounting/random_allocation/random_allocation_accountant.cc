@@ -75,7 +75,12 @@ EpsilonResult RandomAllocationAccountant::Epsilon(double delta) const {
 double RandomAllocationAccountant::Delta(double epsilon) const {
   RequireUsable(0.5);
   if (rounds() == 0) return 0.0;
-  return RandomAllocationDelta(Params(), epsilon, bound_options_).value;
+  return DeltaBounds(epsilon).value;
+}
+
+RandomAllocationResult RandomAllocationAccountant::DeltaBounds(double epsilon) const {
+  RequireUsable(0.5);
+  return RandomAllocationDelta(Params(), epsilon, bound_options_);
 }
 
 std::string RandomAllocationAccountant::Method() const {

@@ -40,6 +40,8 @@ class RandomAllocationAccountant final : public Accountant {
 
   // Every bound at delta (the binding one first in importance: see RandomAllocationResult).
   const RandomAllocationResult& Bounds(double delta) const;
+  // Every bound's delta at epsilon (Delta() is its value).
+  RandomAllocationResult DeltaBounds(double epsilon) const;
   // The (m, k, E, sigma, p0) the rounds so far are accounted as; ConfigError if there are none or a round's
   // q does not match the window.
   RandomAllocationParams Params() const;
