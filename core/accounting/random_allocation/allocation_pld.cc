@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -88,24 +89,10 @@ std::shared_ptr<const AllocationInstance> MakeAllocationInstance(int64_t steps, 
   instance->law = AllocationRatioLaw(steps, sigma, participation, options);
   const LikelihoodRatioLaw& law = instance->law;
   // The PLD grid: a fraction of the remove loss's standard deviation under P.
-  double mean = 0.0;
-  double second = 0.0;
-  double total = 0.0;
-  for (size_t j = 0; j < law.q.size(); ++j) {
-    const double v = law.ratio[j];
-    if (law.q[j] <= 0.0 || v <= 0.0) continue;
-    const double p = v * law.q[j];
-    const double loss = std::log(v);
-    total += p;
-    mean += p * loss;
-    second += p * loss * loss;
-  }
-  mean /= total;
-  const double spread = std::sqrt(std::max(second / total - mean * mean, 0.0));
-  instance->delta_loss = std::max(options.relative_discretization * spread, 1e-6);
+  instance->delta_loss = LossSpacing(law, options.relative_discretization);
   // Very small sigma (0.05): the log-normal's tail overflows the grids and the law is not finite. No bound
   // from it (the other bounds still apply), rather than a PLD of NaNs.
-  if (!(total > 0.0) || !std::isfinite(instance->delta_loss)) {
+  if (!std::isfinite(instance->delta_loss)) {
     throw ConfigError("random_allocation.sigma",
                       "the PLD of one window cannot be computed at sigma = " + std::to_string(sigma) +
                           " (its likelihood ratio's law overflows the grids)");
@@ -144,20 +131,30 @@ AllocationPld::AllocationPld(int64_t steps, int64_t instances, double sigma, dou
                              const AllocationPldOptions& options)
     : AllocationPld(*MakeAllocationInstance(steps, sigma, participation, options), instances) {}
 
-AllocationPld::AllocationPld(const AllocationInstance& instance, int64_t instances) {
-  ASYNCDP_CHECK(instances >= 1);
+std::optional<ComposedPld> ComposeWindows(const std::function<std::vector<DiscretePld>(double)>& pmfs_at,
+                                          std::vector<DiscretePld> first, double delta_loss, int64_t count,
+                                          int max_log2_fft_size, PldBound bound) {
   constexpr double kTailMass = 1e-15;
-  const int max_log2 = instance.options.max_log2_fft_size;
   std::optional<ComposedPld> composed =
-      ComposedPld::FromDiscrete(instance.pmfs, instances, instance.delta_loss, kTailMass, max_log2);
+      ComposedPld::FromDiscrete(first, count, delta_loss, kTailMass, max_log2_fft_size, bound);
   // Many instances widen the composed window: coarsen the grid until it fits (rarely needed).
-  double delta_loss = instance.delta_loss;
   for (int attempt = 0; !composed && attempt < 40; ++attempt) {
     delta_loss *= 2.0;
-    composed =
-        ComposedPld::FromDiscrete({RemovePld(instance.law, delta_loss), AddPld(instance.law, delta_loss)},
-                                  instances, delta_loss, kTailMass, max_log2);
+    composed = ComposedPld::FromDiscrete(pmfs_at(delta_loss), count, delta_loss, kTailMass, max_log2_fft_size,
+                                         bound);
   }
+  return composed;
+}
+
+AllocationPld::AllocationPld(const AllocationInstance& instance, int64_t instances) {
+  ASYNCDP_CHECK(instances >= 1);
+  const int max_log2 = instance.options.max_log2_fft_size;
+  std::optional<ComposedPld> composed = ComposeWindows(
+      [&](double delta_loss) {
+        return std::vector<DiscretePld>{RemovePld(instance.law, delta_loss),
+                                        AddPld(instance.law, delta_loss)};
+      },
+      instance.pmfs, instance.delta_loss, instances, max_log2, PldBound::kUpper);
   if (!composed) {
     throw ConfigError("random_allocation.windows", "the composed random-allocation PLD does not fit 2^" +
                                                        std::to_string(max_log2) + " grid points");

@@ -19,8 +19,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "core/accounting/pld.h"
@@ -66,6 +68,13 @@ class AllocationInstanceCache {
 // The process's cache, shared by every random-allocation accountant (a run's running epsilon creates one
 // per evaluation point through the accounting facade).
 std::shared_ptr<AllocationInstanceCache> SharedAllocationInstanceCache();
+
+// `count` compositions of one instance's discrete PLDs (`first`, on the grid delta_loss) as `bound`; when the
+// composed window needs an FFT beyond 2^max_log2_fft_size the grid is coarsened (doubled, up to 40 times)
+// with pmfs_at(coarser spacing). nullopt when nothing fits. Shared by the upper and the lower bound.
+std::optional<ComposedPld> ComposeWindows(const std::function<std::vector<DiscretePld>(double)>& pmfs_at,
+                                          std::vector<DiscretePld> first, double delta_loss, int64_t count,
+                                          int max_log2_fft_size, PldBound bound);
 
 // J = `instances` compositions of one instance of 1-out-of-t allocation: an upper bound on delta(eps) and
 // eps(delta) in both directions (the worse is reported).

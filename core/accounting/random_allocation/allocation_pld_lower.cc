@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/accounting/log_math.h"
+#include "core/accounting/random_allocation/allocation_pld.h"
 #include "core/accounting/random_allocation/pooling.h"
 #include "core/check.h"
 #include "core/error.h"
@@ -132,30 +133,12 @@ AllocationPldLower::AllocationPldLower(int64_t steps, int64_t windows, double si
 AllocationPldLower::Bound AllocationPldLower::Compose(const LikelihoodRatioLaw& law, int64_t windows,
                                                       const AllocationPldOptions& options) {
   // The PLD grid as the upper bound's: a fraction of the remove loss's spread under P.
-  double mean = 0.0;
-  double second = 0.0;
-  double total = 0.0;
-  for (size_t j = 0; j < law.q.size(); ++j) {
-    const double v = law.ratio[j];
-    if (law.q[j] <= 0.0 || v <= 0.0) continue;
-    const double p = v * law.q[j];
-    total += p;
-    mean += p * std::log(v);
-    second += p * std::log(v) * std::log(v);
-  }
-  mean /= total;
-  double delta_loss = std::max(
-      options.relative_discretization * std::sqrt(std::max(second / total - mean * mean, 0.0)), 1e-6);
-  constexpr double kTailMass = 1e-15;
-  std::optional<ComposedPld> composed;
-  // Many windows widen the composed window: coarsen the grid until it fits (rarely needed).
-  for (int attempt = 0; attempt < 40; ++attempt) {
-    composed =
-        ComposedPld::FromDiscrete({RemovePldLower(law, delta_loss), AddPldLower(law, delta_loss)}, windows,
-                                  delta_loss, kTailMass, options.max_log2_fft_size, PldBound::kLower);
-    if (composed) break;
-    delta_loss *= 2.0;
-  }
+  const double delta_loss = LossSpacing(law, options.relative_discretization);
+  auto pmfs_at = [&](double spacing) {
+    return std::vector<DiscretePld>{RemovePldLower(law, spacing), AddPldLower(law, spacing)};
+  };
+  std::optional<ComposedPld> composed = ComposeWindows(pmfs_at, pmfs_at(delta_loss), delta_loss, windows,
+                                                       options.max_log2_fft_size, PldBound::kLower);
   if (!composed) {
     throw ConfigError("random_allocation.windows", "the composed lower-bound PLD does not fit 2^" +
                                                        std::to_string(options.max_log2_fft_size) +

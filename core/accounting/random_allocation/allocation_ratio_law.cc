@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -399,6 +400,25 @@ LikelihoodRatioLaw AllocationRatioLaw(int64_t steps, double sigma, double partic
   law.p_infinity = participation * result.excess / t;
   law.round_off = result.round_off;
   return law;
+}
+
+double LossSpacing(const LikelihoodRatioLaw& law, double relative) {
+  double mean = 0.0;
+  double second = 0.0;
+  double total = 0.0;
+  for (size_t j = 0; j < law.q.size(); ++j) {
+    const double v = law.ratio[j];
+    if (law.q[j] <= 0.0 || v <= 0.0) continue;
+    const double p = v * law.q[j];
+    const double loss = std::log(v);
+    total += p;
+    mean += p * loss;
+    second += p * loss * loss;
+  }
+  if (!(total > 0.0)) return std::numeric_limits<double>::quiet_NaN();
+  mean /= total;
+  const double spread = std::sqrt(std::max(second / total - mean * mean, 0.0));
+  return std::max(relative * spread, 1e-6);
 }
 
 }  // namespace asyncdp::accounting

@@ -47,4 +47,8 @@ LikelihoodRatioLaw AllocationRatioLaw(int64_t steps, double sigma, double partic
                                       const AllocationPldOptions& options = {},
                                       LawBound bound = LawBound::kDominating);
 
+// The PLD grid spacing for a law's atoms: `relative` times the standard deviation of the remove loss ln V
+// under P, at least 1e-6; NaN when the law carries no finite P-mass (the caller refuses it).
+double LossSpacing(const LikelihoodRatioLaw& law, double relative);
+
 }  // namespace asyncdp::accounting
