@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "core/accounting/account.h"
+#include "core/accounting/dp_event.h"
 #include "core/accounting/random_allocation/allocation_pld.h"
 #include "core/accounting/random_allocation/allocation_pld_lower.h"
 #include "core/accounting/random_allocation/random_allocation.h"
@@ -93,5 +95,26 @@ void BM_ShuffledGaussianEpsilon(benchmark::State& state) {
   state.counters["epsilon"] = acc::ShuffledGaussianEpsilon(state.range(0), 4.0, 2.0, 1e-6).numerical;
 }
 BENCHMARK(BM_ShuffledGaussianEpsilon)->Arg(1000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+// sigma for a target epsilon (state.range(0) / 10) at m = 1,000, E = 100, delta = 1e-6, through the one
+// calibrator (account.h): what `asyncdp account --sampling random_allocation --epsilon` and check-in runs
+// pay. Each iteration asks for a target 1e-6 relative apart, so no sigma repeats and the process's window
+// cache (four entries) does not hide the compositions.
+void BM_CalibrateRandomAllocation(benchmark::State& state) {
+  const acc::EventFamily family = acc::ScaledFamily(
+      {acc::ScheduleEvent({{1.0 / 1000, 1.0, 100 * 1000}}, asyncdp::SamplingModel::kRandomAllocation,
+                          acc::NoiseModel::kGaussian, acc::AllocationWindow{1000, 1, 1.0})});
+  const double target = static_cast<double>(state.range(0)) / 10.0;
+  int64_t i = 0;
+  double sigma = 0.0;
+  for (auto _ : state) {
+    sigma = acc::Calibrate(family, target * (1.0 + 1e-6 * static_cast<double>(++i)), 1e-6,
+                           acc::AccountantKind::kRandomAllocation)
+                .sigma;
+    benchmark::DoNotOptimize(sigma);
+  }
+  state.counters["sigma"] = sigma;
+}
+BENCHMARK(BM_CalibrateRandomAllocation)->Arg(10)->Arg(30)->Arg(80)->Unit(benchmark::kMillisecond);
 
 }  // namespace
