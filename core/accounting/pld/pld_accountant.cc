@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "core/accounting/pld/composed_pld_cache.h"
 #include "core/error.h"
 
 namespace asyncdp::accounting {
@@ -16,7 +17,8 @@ std::string PldAccountant::Limitation() const {
 }
 
 const ComposedPld& PldAccountant::Composed() const {
-  if (!composed_) composed_.emplace(AccountedSchedule(), AccountedSampling(), options().pld);
+  if (!composed_)
+    composed_ = SharedComposedPldCache().Get(AccountedSchedule(), AccountedSampling(), options().pld);
   return *composed_;
 }
 
@@ -25,7 +27,8 @@ EpsilonResult PldAccountant::Epsilon(double delta) const {
   const ComposedPld& pld = Composed();
   EpsilonResult r;
   r.epsilon = pld.EpsilonUpper(delta);
-  if (pld.has_lower_bound()) r.epsilon_lower = pld.EpsilonLower(delta);
+  // Only when asked for: a cached composition that holds the lower bound may serve an upper-only request.
+  if (options().pld.compute_lower_bound && pld.has_lower_bound()) r.epsilon_lower = pld.EpsilonLower(delta);
   r.discretization = pld.discretization();
   return r;
 }

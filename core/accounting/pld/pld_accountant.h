@@ -32,7 +32,7 @@ class PldAccountant final : public Accountant {
   void Invalidate() override { composed_.reset(); }
   const ComposedPld& Composed() const;
 
-  mutable std::optional<ComposedPld> composed_;
+  mutable std::shared_ptr<const ComposedPld> composed_;  // from the process's cache (composed_pld_cache.h)
 };
 
 }  // namespace asyncdp::accounting

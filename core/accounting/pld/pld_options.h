@@ -27,6 +27,8 @@ struct PldOptions {
   // Hard limit on the FFT length (log2) for an explicit value_discretization; larger requests are refused
   // with a ConfigError rather than exhausting memory. 2^24 complex doubles = 256 MiB.
   int max_log2_fft_size = 24;
+
+  friend bool operator==(const PldOptions&, const PldOptions&) = default;
 };
 
 // The longest schedule the PLD accountant composes. Beyond ~10^9 rounds the composed loss is so wide
