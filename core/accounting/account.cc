@@ -318,12 +318,11 @@ CalibrationResult Bisect(const EventFamily& family, double epsilon, double delta
     eps_hi = worst(hi, false);
   }
   while (!(eps_lo > epsilon)) {
-    if (lo <= search.sigma_min) return confirmed({hi, eps_hi, true});  // even sigma_min suffices
-    lo = std::max(lo / next_step(), search.sigma_min);
-    eps_lo = worst(lo, false);
-    if (eps_lo > epsilon) break;
+    if (lo <= search.sigma_min) return confirmed({lo, eps_lo, true});  // even sigma_min suffices
     hi = lo;
     eps_hi = eps_lo;
+    lo = std::max(lo / next_step(), search.sigma_min);
+    eps_lo = worst(lo, false);
   }
   // Shrink [lo, hi] to the tolerance. ε(σ) is smooth and monotone, nearly a power law, so a false-position
   // step in (log σ, log ε) lands close to the answer. Plain false position keeps one end of the bracket
