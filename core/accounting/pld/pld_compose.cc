@@ -56,9 +56,10 @@ void Fold(const DiscretePld& d, int64_t base, double* out, size_t n) {
 // coefficients inside, so that the loops vectorise (one coefficient at a time, std::complex's
 // multiplication carries a NaN/inf check that keeps it scalar, and that loop was a tenth of a Table 3 run's
 // accounting). The coefficients are characteristic-function values, |z| <= 1 and finite, so the check
-// never applies. Each product is written out with its fused multiply-adds where the CPU has them, so
-// the bits do not depend on how a compiler chooses to contract a complex product (they differ from the
-// previous coefficient-at-a-time loop's in the last place: 4e-15 relative in a composed epsilon).
+// never applies. The products of the powers are written out with their fused multiply-adds where the CPU
+// has them, so their bits do not depend on how a compiler chooses to contract a complex product (they
+// differ from the previous coefficient-at-a-time loop's in the last place: 4e-15 relative in a composed
+// epsilon).
 // (re, im) hold z on entry; (pr, pi) get z^count.
 constexpr size_t kPowerBlock = 256;
 
@@ -349,7 +350,7 @@ void Accumulate(const std::vector<Complex>& spectrum, int64_t count_a, int64_t c
         b_im[j] = b_zero ? 0.0 : b.imag();
       }
     }
-    // product *= power, as std::complex's *= (MultiplyInPlace) on the interleaved doubles.
+    // product *= power, on the interleaved doubles (MultiplyInPlace).
     PowerBlock(a_re, a_im, a_pr, a_pi, m, count_a);
     double* pa = reinterpret_cast<double*>(product_a.data() + k0);
     for (size_t j = 0; j < m; ++j) MultiplyInPlace(pa[2 * j], pa[2 * j + 1], a_pr[j], a_pi[j]);
