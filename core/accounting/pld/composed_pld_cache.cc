@@ -1,7 +1,5 @@
 #include "core/accounting/pld/composed_pld_cache.h"
 
-#include <utility>
-
 namespace asyncdp::accounting {
 namespace {
 
@@ -18,23 +16,13 @@ bool Serves(const PldOptions& made, const PldOptions& wanted) {
 
 std::shared_ptr<const ComposedPld> ComposedPldCache::Get(const Schedule& schedule, SamplingModel sampling,
                                                          const PldOptions& options) {
-  {
-    const std::lock_guard lock(mutex_);
-    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-      if (it->sampling == sampling && it->schedule == schedule && Serves(it->options, options)) {
-        Entry hit = std::move(*it);
-        entries_.erase(it);
-        entries_.push_back(std::move(hit));
-        return entries_.back().pld;
-      }
-    }
-  }
-  // Composed outside the lock (slow); two threads asking at once may both compose, with the same result.
-  auto composed = std::make_shared<const ComposedPld>(schedule, sampling, options);
-  const std::lock_guard lock(mutex_);
-  if (entries_.size() == kEntries) entries_.erase(entries_.begin());
-  entries_.push_back({schedule, sampling, options, composed});
-  return composed;
+  return entries_.Get(
+      Key{schedule, sampling, options},
+      [](const Key& made, const Key& wanted) {
+        return made.sampling == wanted.sampling && made.schedule == wanted.schedule &&
+               Serves(made.options, wanted.options);
+      },
+      [&] { return std::make_shared<const ComposedPld>(schedule, sampling, options); });
 }
 
 ComposedPldCache& SharedComposedPldCache() {

@@ -6,10 +6,9 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
-#include <vector>
 
 #include "core/accounting/pld/pld.h"
+#include "core/accounting/recent_cache.h"
 #include "core/accounting/schedule.h"
 #include "core/privacy_assumptions.h"
 
@@ -23,18 +22,15 @@ class ComposedPldCache {
                                          const PldOptions& options);
 
  private:
-  struct Entry {
+  struct Key {
     Schedule schedule;
     SamplingModel sampling;
     PldOptions options;
-    std::shared_ptr<const ComposedPld> pld;
   };
   // A typical composition holds 2^16-2^17 doubles per direction and bound (2-4 MiB in all); the largest
   // grid (PldOptions::max_grid_points, 2^20) 32 MiB. Four entries cover one run's calibration and report
   // (one per distinct client; more distinct clients only miss) and hold at most 128 MiB.
-  static constexpr size_t kEntries = 4;
-  std::mutex mutex_;
-  std::vector<Entry> entries_;  // most recent last
+  RecentCache<Key, ComposedPld> entries_{4};
 };
 
 ComposedPldCache& SharedComposedPldCache();

@@ -104,22 +104,14 @@ std::shared_ptr<const AllocationInstance> MakeAllocationInstance(int64_t steps, 
 std::shared_ptr<const AllocationInstance> AllocationInstanceCache::Get(int64_t steps, double sigma,
                                                                        double participation,
                                                                        const AllocationPldOptions& options) {
-  auto same = [&](const AllocationInstance& e) {
-    return e.steps == steps && e.sigma == sigma && e.participation == participation &&
-           e.options.log2_points == options.log2_points && e.options.tail == options.tail &&
-           e.options.relative_discretization == options.relative_discretization;
-  };
-  {
-    const std::lock_guard lock(mutex_);
-    for (const auto& e : entries_) {
-      if (same(*e)) return e;
-    }
-  }
-  auto built = MakeAllocationInstance(steps, sigma, participation, options);  // outside the lock: slow
-  const std::lock_guard lock(mutex_);
-  if (entries_.size() == kEntries) entries_.erase(entries_.begin());
-  entries_.push_back(built);
-  return built;
+  return entries_.Get(
+      Key{steps, sigma, participation, options},
+      [](const Key& a, const Key& b) {
+        // Every option (fine_tail and max_log2_fft_size too, which the instance keeps and uses).
+        return a.steps == b.steps && a.sigma == b.sigma && a.participation == b.participation &&
+               a.options == b.options;
+      },
+      [&] { return MakeAllocationInstance(steps, sigma, participation, options); });
 }
 
 std::shared_ptr<AllocationInstanceCache> SharedAllocationInstanceCache() {

@@ -21,13 +21,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <vector>
 
 #include "core/accounting/pld.h"
 #include "core/accounting/pld/pld_discretization.h"
 #include "core/accounting/random_allocation/allocation_ratio_law.h"
+#include "core/accounting/recent_cache.h"
 
 namespace asyncdp::accounting {
 
@@ -60,9 +60,13 @@ class AllocationInstanceCache {
                                                 const AllocationPldOptions& options);
 
  private:
-  static constexpr size_t kEntries = 4;
-  std::mutex mutex_;
-  std::vector<std::shared_ptr<const AllocationInstance>> entries_;  // most recent last
+  struct Key {
+    int64_t steps;
+    double sigma;
+    double participation;
+    AllocationPldOptions options;
+  };
+  RecentCache<Key, AllocationInstance> entries_{4};
 };
 
 // The process's cache, shared by every random-allocation accountant (a run's running epsilon creates one

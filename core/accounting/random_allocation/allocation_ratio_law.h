@@ -25,6 +25,8 @@ struct AllocationPldOptions {
   // PLD grid spacing: this times one instance's loss spread (0.05: < 0.05% from 0.01 in epsilon).
   double relative_discretization = 0.05;
   int max_log2_fft_size = 22;  // longest composed PLD; beyond it the spacing is coarsened
+
+  friend bool operator==(const AllocationPldOptions&, const AllocationPldOptions&) = default;
 };
 
 // Which side of the true law the computed one lies on (see the top of this header).
