@@ -35,24 +35,41 @@ std::string ProgressReporter::PhaseSummary(const ServerProtocol& server,
   return out + fmt::format(" paused:{}", paused);
 }
 
-void ProgressReporter::OnGlobalRound(const ServerProtocol& server, const RunClock& clock) {
-  if (!enabled_) return;
+void ProgressReporter::Draw(const char* what, int64_t done, int64_t expected, int64_t gradients,
+                            const std::string& extra) {
   const auto now = std::chrono::steady_clock::now();
   if (now - last_print_ < std::chrono::milliseconds(200)) return;
   last_print_ = now;
+  expected = std::max<int64_t>(1, expected);
   const double elapsed = std::chrono::duration<double>(now - start_).count();
-  const double done = std::min(1.0, static_cast<double>(server.global_round()) / static_cast<double>(expected_));
-  const double eta = done > 0 ? elapsed * (1.0 - done) / done : 0.0;
-  const std::string phases = phase_ends_.empty() ? std::string() : "  " + PhaseSummary(server, phase_ends_);
-  std::fprintf(stderr, "\r[train] global round %lld/%lld (%3.0f%%)  %lld gradients  elapsed %.1fs  ETA %.1fs%s   ",
-               static_cast<long long>(server.global_round()), static_cast<long long>(expected_), 100.0 * done,
-               static_cast<long long>(clock.gradients), elapsed, eta, phases.c_str());
+  const double share = std::min(1.0, static_cast<double>(done) / static_cast<double>(expected));
+  const double eta = share > 0 ? elapsed * (1.0 - share) / share : 0.0;
+  const std::string counted = gradients >= 0 ? fmt::format("  {} gradients", gradients) : std::string();
+  std::fprintf(stderr, "\r[train] %s %lld/%lld (%3.0f%%)%s  elapsed %.1fs  ETA %.1fs%s   ", what,
+               static_cast<long long>(done), static_cast<long long>(expected), 100.0 * share, counted.c_str(),
+               elapsed, eta, extra.c_str());
   std::fflush(stderr);
 }
 
-void ProgressReporter::OnFinish(const ServerProtocol&, const RunClock&) {
+void ProgressReporter::End() {
   if (!enabled_) return;
   std::fprintf(stderr, "\n");
 }
+
+void ProgressReporter::OnGlobalRound(const ServerProtocol& server, const RunClock& clock) {
+  if (!enabled_) return;
+  const std::string phases = phase_ends_.empty() ? std::string() : "  " + PhaseSummary(server, phase_ends_);
+  Draw("global round", server.global_round(), expected_, clock.gradients, phases);
+}
+
+void ProgressReporter::OnFinish(const ServerProtocol&, const RunClock&) { End(); }
+
+void ProgressReporter::OnCheckInStep(int64_t taken, int64_t total, const RunClock& /*clock*/) {
+  if (!enabled_) return;
+  // The gradients behind the steps are the check-ins' secret: not shown.
+  Draw("step", taken, total, -1, std::string());
+}
+
+void ProgressReporter::OnCheckInFinish(int64_t, const RunClock&) { End(); }
 
 }  // namespace asyncdp::sim

@@ -20,8 +20,16 @@ class ProgressReporter final : public RunObserver {
   static std::string PhaseSummary(const ServerProtocol& server, const std::vector<std::vector<int64_t>>& phase_ends);
   void OnGlobalRound(const ServerProtocol& server, const RunClock& clock) override;
   void OnFinish(const ServerProtocol& server, const RunClock& clock) override;
+  // Random check-ins: "step t/T" in place of the global round (expected_global_rounds is ignored).
+  void OnCheckInStep(int64_t taken, int64_t total, const RunClock& clock) override;
+  void OnCheckInFinish(int64_t taken, const RunClock& clock) override;
 
  private:
+  // Redraws the line at most every 200 ms: `what` done of `expected`, the gradients (none when < 0), and
+  // `extra` after the ETA.
+  void Draw(const char* what, int64_t done, int64_t expected, int64_t gradients, const std::string& extra);
+  void End();
+
   int64_t expected_;
   std::vector<std::vector<int64_t>> phase_ends_;
   bool enabled_;

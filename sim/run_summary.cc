@@ -9,7 +9,6 @@
 #include <limits>
 #include <numeric>
 
-#include "core/noise.h"
 #include "sim/audit/train_audit.h"
 #include "sim/config_io.h"
 #include "sim/json_number.h"
@@ -17,6 +16,7 @@
 #include "sim/privacy_setup.h"
 #include "sim/proactive/phase_report.h"
 #include "sim/protocol/run_outcome.h"
+#include "sim/summary.h"
 
 namespace asyncdp::sim {
 namespace {
@@ -59,24 +59,10 @@ std::vector<int64_t> RoundsDone(const RunFacts& run) {
   return rounds;
 }
 
-// A model with a non-finite parameter (or loss) has diverged: its "accuracy" is an artefact of how NaN
-// compares, so none is reported.
-void AccuracySection(const RunFacts& run, nlohmann::json& s) {
-  const MetricsRow& last = run.metrics.rows().back();
-  const bool diverged = !run.server.model().allFinite() || !std::isfinite(last.test_loss);
-  s["diverged"] = diverged;
-  s["test_accuracy"] = diverged ? nlohmann::json(nullptr) : nlohmann::json(last.test_accuracy);
-  s["test_loss"] = diverged ? nlohmann::json(nullptr) : nlohmann::json(last.test_loss);
-  if (diverged) {
-    spdlog::error("the model diverged (non-finite parameters or loss): no accuracy is reported; lower "
-                  "schedule.eta0 or dp.clip");
-  }
-}
-
 // The privacy report and the time spent accounting. The rounds the guarantee covers: those that ran,
 // except for clients with accuracy targets, whose pauses and re-joins depend on their outputs: every round
 // of their admitted plan (AdmittedRounds).
-void PrivacySection(const RunFacts& run, nlohmann::json& s) {
+void PrivacySection(const RunFacts& run, SummaryCore& core) {
   const Experiment& e = run.experiment;
   const auto report_start = std::chrono::steady_clock::now();
   const std::vector<int64_t> rounds_done = RoundsDone(run);
@@ -84,12 +70,13 @@ void PrivacySection(const RunFacts& run, nlohmann::json& s) {
   if (e.proactive.options.enabled) {
     for (size_t c = 0; c < accounted.size(); ++c) accounted[c] = AdmittedRounds(e, c);
   }
-  s["privacy"] = PrivacySummaryJson(
+  nlohmann::json& privacy = core.privacy;
+  privacy = PrivacySummaryJson(
       e, e.privacy.enabled ? AccountRun(e.privacy, e.plans, accounted) : accounting::PopulationReport{});
   if (e.proactive.options.enabled && e.privacy.enabled) {
     const nlohmann::json tally = PrivacySummaryJson(e, AccountRun(e.privacy, e.plans, rounds_done));
-    s["privacy"]["epsilon_realised_tally"] = tally["epsilon"];
-    s["privacy"]["epsilon_realised_tally"]["note"] =
+    privacy["epsilon_realised_tally"] = tally["epsilon"];
+    privacy["epsilon_realised_tally"]["note"] =
         "the rounds that ran, composed: not a guarantee (with accuracy targets the rounds run depend on the "
         "clients' outputs); privacy.epsilon, of every round of each admitted plan, is";
   }
@@ -97,23 +84,25 @@ void PrivacySection(const RunFacts& run, nlohmann::json& s) {
     // Side by side (docs/theory.md §4): the record-level guarantee of the same run — a record moves a
     // client's clipped update by at most C under noise σ C_u, with the record sampler's amplification.
     const nlohmann::json record = PrivacySummaryJson(e, AccountRun(e.privacy.RecordLevel(), e.plans, accounted));
-    s["privacy"]["epsilon_record_level"] = record["epsilon"];
-    s["privacy"]["epsilon_record_level"]["note"] =
+    privacy["epsilon_record_level"] = record["epsilon"];
+    privacy["epsilon_record_level"]["note"] =
         "record-level DP of the same run (add/remove one record, Poisson sampling, noise multiplier sigma * "
-        "client_clip / clip); privacy.epsilon, the headline, is user-level (add/remove one client's data set)";
+        "client_clip / clip); privacy.epsilon, the headline, is user-level (add/remove one client's data "
+        "set)";
   }
-  s["epsilon"] = s["privacy"]["epsilon"];
   // Time spent accounting: σ and budget halts before training, the running ε column, this final report.
   const double report_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - report_start).count();
-  s["accounting_seconds"] = e.privacy_seconds + run.metrics.epsilon_seconds() + report_seconds;
-  spdlog::info("accounting: {:.3f} s (sigma and budget halts {:.3f} s, running epsilon {:.3f} s, final report {:.3f} s)",
-               s["accounting_seconds"].get<double>(), e.privacy_seconds, run.metrics.epsilon_seconds(),
-               report_seconds);
-  s["delta"] = e.delta;
-  s["sigma"] = e.privacy.sigma;
-  s["sigma_calibrated"] = e.privacy.calibrated;
-  s["clip"] = e.config.dp.clip;
+  core.accounting_seconds = e.privacy_seconds + run.metrics.epsilon_seconds() + report_seconds;
+  spdlog::info(
+      "accounting: {:.3f} s (sigma and budget halts {:.3f} s, running epsilon {:.3f} s, final report {:.3f} "
+      "s)",
+      core.accounting_seconds, e.privacy_seconds, run.metrics.epsilon_seconds(), report_seconds);
+  core.delta = e.delta;
+  core.sigma = e.privacy.sigma;
+  core.sigma_calibrated = e.privacy.calibrated;
+  core.clip = e.config.dp.clip;
+  if (e.config.dp.unit == PrivacyUnit::kClient) core.client_clip = e.config.dp.client_clip;
 }
 
 // The plan, how far each client got, and the protocol's statistics (staleness, update lag, exclusions).
@@ -153,35 +142,12 @@ void TimingSection(const RunFacts& run, nlohmann::json& s) {
   const RuntimeReport& report = run.report;
   int64_t total_planned = 0;
   for (const ClientOutcome& client : run.outcomes) total_planned += client.planned_gradients;
-  const bool virtual_clock = run.experiment.runtime.kind == RuntimeKind::kVirtual;
-  s["wall_seconds"] = run.wall_seconds;
   s["run_seconds"] = report.wall_seconds;
   s["compute_seconds"] = report.compute_seconds;
   s["eval_seconds"] = report.observer_seconds;
   s["protocol_overhead"] = ProtocolOverhead(report);
   s["compute_threads"] = report.cores;
-  s["virtual_seconds"] = virtual_clock ? nlohmann::json(report.end_time) : nlohmann::json(nullptr);
   s["grads_per_second"] = report.wall_seconds > 0 ? static_cast<double>(total_planned) / report.wall_seconds : 0.0;
-}
-
-// The outcome (docs/design.md, "End of a run"): truncated when any client neither finished nor stopped by
-// a rule; each such client with why and how far it got. `asyncdp train` exits 4 on a truncated run unless
-// protocol.allow_truncation = true.
-void OutcomeSection(const RuntimeReport& report, nlohmann::json& s) {
-  s["truncated"] = report.truncated;
-  s["stalled"] = report.stalled;
-  if (report.cancelled) s["cancelled"] = true;
-  nlohmann::json unfinished_ids = nlohmann::json::array(), unfinished = nlohmann::json::array();
-  for (const UnfinishedClient& u : report.unfinished) {
-    unfinished_ids.push_back(u.client);
-    unfinished.push_back({{"client", u.client},
-                          {"reason", std::string(ToString(u.reason))},
-                          {"rounds", u.rounds},
-                          {"applied_rounds", u.applied_rounds},
-                          {"planned_rounds", u.planned_rounds}});
-  }
-  s["unfinished_clients"] = unfinished_ids;
-  s["unfinished"] = unfinished;
 }
 
 // Values no accountant covers (functions of the clients' data, e.g. |B_i| under Poisson sampling): for
@@ -265,22 +231,23 @@ nlohmann::json SummaryJson(const RunFacts& run, const std::optional<audit::Train
   const Experiment& e = run.experiment;
   const TrainConfig& config = e.config;
   const bool diagnostics = config.output.diagnostics;
-  nlohmann::json s;
-  AccuracySection(run, s);
-  PrivacySection(run, s);
+  SummaryCore core;
+  core.accuracy = AccuracyOf(run.server.model(), run.metrics.rows().back());
+  PrivacySection(run, core);
+  core.outcome = OutcomeOf(run.report);
+  core.wall_seconds = run.wall_seconds;
+  if (e.runtime.kind == RuntimeKind::kVirtual) core.virtual_seconds = run.report.end_time;
+  core.runtime = config.protocol.runtime;
+  core.seed = config.seed;
+  core.model_kind = config.model.kind;
+  core.parameters = e.model->NumParams();
+  core.config_toml = ToToml(config);
+  nlohmann::json s = CommonSummaryJson(core);
   ProtocolSection(run, s);
   TimingSection(run, s);
-  s["runtime"] = std::string(ToString(config.protocol.runtime));
-  s["seed"] = config.seed;
-  OutcomeSection(run.report, s);
-  s["model"] = {{"kind", config.model.kind}, {"parameters", e.model->NumParams()}};
   if (audit) s["audit"] = audit::TrainAuditJson(e, *audit);
   if (e.proactive.options.enabled)
     s["proactive"] = ProactiveSummaryJson(e, run.outcomes, run.server.model(), diagnostics);
-  s["config"] = ToToml(config);
-  s["asyncdp_version"] = ASYNCDP_VERSION;
-  // Which Gaussian generator drew the noise (core/noise.h): results from another version differ in bits.
-  s["noise_generator_version"] = asyncdp::kNoiseGeneratorVersion;
   if (diagnostics) s["diagnostics"] = DiagnosticsJson(run);
   return s;
 }

@@ -27,8 +27,9 @@ namespace py = pybind11;
 
 namespace {
 
-// Latest global round, published by the run for the polling thread. Thread safety: the run's server
-// thread writes under mutex_, the calling thread reads under it; finished_ wakes the caller at the end.
+// Latest global round (a check-in run's steps taken), published by the run for the polling thread. Thread
+// safety: the run's server thread writes under mutex_, the calling thread reads under it; finished_ wakes the
+// caller at the end.
 class ProgressMailbox final : public sim::RunObserver {
  public:
   struct Snapshot {
@@ -40,6 +41,11 @@ class ProgressMailbox final : public sim::RunObserver {
   void OnGlobalRound(const sim::ServerProtocol& server, const sim::RunClock& clock) override {
     std::lock_guard lock(mutex_);
     latest_ = {server.global_round(), clock.time, clock.gradients};
+  }
+  // Random check-ins: the steps taken stand for the global round, as in their metrics.csv.
+  void OnCheckInStep(int64_t taken, int64_t /*total*/, const sim::RunClock& clock) override {
+    std::lock_guard lock(mutex_);
+    latest_ = {taken, clock.time, clock.gradients};
   }
 
   void MarkFinished() {

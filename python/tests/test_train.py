@@ -121,6 +121,33 @@ def test_bad_config_raises_with_the_key_path(a9a, tmp_path):
         asyncdp.train(TABLE3, data={"train": str(tmp_path / "missing.svm")})
 
 
+CHECKINS = SOURCE_DIR / "experiments" / "checkins_a9a.toml"
+
+
+def test_checkin_runs_report_progress_and_stop_when_asked(a9a):
+    """Random check-ins take the same progress callback and Ctrl-C path as asynchronous rounds: the steps
+    taken stand for the global round, and raising stops the run instead of waiting for its end."""
+    train, test = a9a
+    data = {"data": {"train": str(train), "test": str(test)}, "dp": {"sigma": 2.0, "epsilon": 0.0}}
+    seen = []
+    asyncdp.train(CHECKINS, **data, progress=seen.append, poll_seconds=0.001)
+    rounds = [info["global_round"] for info in seen]
+    assert rounds == sorted(rounds) and rounds[-1] > 0
+
+    class Stop(Exception):
+        pass
+
+    def stop(info):
+        if info["global_round"] > 0:
+            raise Stop(info["global_round"])
+
+    start = time.monotonic()
+    with pytest.raises(Stop):
+        # 200 windows of 32,561 steps: far longer than the 5 s allowed unless the raise stops it.
+        asyncdp.train(CHECKINS, **data, checkin={"windows": 200}, progress=stop, poll_seconds=0.01)
+    assert time.monotonic() - start < 5.0
+
+
 def long_run_overrides(a9a, runtime):
     train, test = a9a
     return {"data": {"train": str(train), "test": str(test)}, "schedule": {"epochs": 1000.0},

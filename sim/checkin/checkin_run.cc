@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -23,6 +24,7 @@
 #include "sim/config_io.h"
 #include "sim/json_number.h"
 #include "sim/model_config.h"
+#include "sim/progress.h"
 #include "sim/train_data.h"
 
 namespace asyncdp::sim::checkin {
@@ -125,29 +127,40 @@ CheckInNoise ResolveCheckInNoise(TrainConfig& config, const CheckInOptions& o, d
 }
 
 // The run itself: each window's check-ins drawn, one server step per clock tick, `record(step, counters)` at
-// step 0, at each of `eval_at` and at the end. check_ins[j] = the windows client j checked in to (within the
-// update range): a non-private diagnostic.
+// step 0, at each of `eval_at` and at the end; the observers told of every step. Setting *cancel stops it
+// after the current step (the steps taken are then fewer than planned). check_ins[j] = the windows client j
+// checked in to (within the update range): a non-private diagnostic.
 struct CheckInSteps {
   CheckInCounters counters;
   std::vector<int32_t> check_ins;
-  int64_t steps_run = 0;  // server steps taken (the plan's m E unless the run was cut short)
+  int64_t steps_run = 0;    // server steps taken (the plan's m E unless the run was cancelled)
+  int64_t windows_run = 0;  // windows whose every step was taken
+  bool cancelled = false;
 };
 
 CheckInSteps RunCheckInSteps(const CheckInOptions& o, CheckInServer& server,
                              const std::vector<int64_t>& eval_at,
-                             const std::function<void(int64_t, const CheckInCounters&)>& record) {
+                             const std::function<void(int64_t, const CheckInCounters&)>& record,
+                             RunObserver& observers, const std::atomic<bool>* cancel) {
   CheckInSteps run;
   CheckInCounters& counters = run.counters;
   run.check_ins.assign(static_cast<size_t>(o.clients), 0);
+  const int64_t total_steps = o.steps * o.windows;
   size_t next_eval = 0;
   int64_t global_step = 0;
+  int64_t last_recorded = 0;
   record(0, counters);
-  for (int64_t window = 0; window < o.windows; ++window) {
+  const auto cancelled = [cancel] { return cancel != nullptr && cancel->load(std::memory_order_relaxed); };
+  for (int64_t window = 0; window < o.windows && !run.cancelled; ++window) {
     const WindowCheckIns plan = DrawWindowCheckIns(o, window);
     counters.participating += plan.participating;
     counters.out_of_range += plan.out_of_range;
     for (int32_t j : plan.members) ++run.check_ins[static_cast<size_t>(j)];
     for (int64_t i = 0; i < o.steps; ++i, ++global_step) {
+      if (cancelled()) {
+        run.cancelled = true;
+        break;
+      }
       const StepOutcome outcome = server.OnStep(window, global_step, plan.At(i));
       counters.empty_steps += outcome.empty ? 1 : 0;
       counters.dummy_updates += outcome.dummy ? 1 : 0;
@@ -156,13 +169,19 @@ CheckInSteps RunCheckInSteps(const CheckInOptions& o, CheckInServer& server,
       counters.records += outcome.records;
       while (next_eval < eval_at.size() && eval_at[next_eval] == global_step + 1) {
         record(global_step + 1, counters);
+        last_recorded = global_step + 1;
         ++next_eval;
       }
+      observers.OnCheckInStep(global_step + 1, total_steps,
+                              {.time = static_cast<double>(global_step + 1), .gradients = global_step + 1});
     }
+    if (!run.cancelled) ++run.windows_run;
   }
   server.Flush();
   run.steps_run = global_step;
-  record(o.steps * o.windows, counters);
+  if (last_recorded != global_step) record(global_step, counters);
+  observers.OnCheckInFinish(global_step,
+                            {.time = static_cast<double>(global_step), .gradients = global_step});
   return run;
 }
 
@@ -202,7 +221,7 @@ std::vector<int64_t> EvaluationSteps(int64_t total_steps, int64_t points) {
 
 }  // namespace
 
-TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*options*/) {
+TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   TrainConfig config = input;
   const CheckInOptions o = ResolveCheckInOptions(config);
@@ -234,7 +253,10 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
   }
 #endif
 
+  const auto accounting_start = std::chrono::steady_clock::now();
   const CheckInNoise noise = ResolveCheckInNoise(config, o, delta);
+  const double accounting_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - accounting_start).count();
   const double sigma = noise.sigma;
   // Rank 0 of an MPI run computes no client update itself: one workspace, no pool.
   CheckInOptions server_options = o;
@@ -260,22 +282,45 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
                  "are the randomness the reported epsilon assumes secret; they are not covered");
   }
   CheckInMetrics metrics(o, noise.privacy, diagnostics);
-  const CheckInSteps run =
-      RunCheckInSteps(o, server, eval_at, [&](int64_t step, const CheckInCounters& counters) {
+  // The embedding's observer (the Python module's progress and Ctrl-C check) and the terminal's progress.
+  ObserverList observers;
+  ProgressReporter progress(o.steps * o.windows);
+  if (options.progress) observers.Add(&progress);
+  if (options.observer != nullptr) observers.Add(options.observer);
+  const CheckInSteps run = RunCheckInSteps(
+      o, server, eval_at,
+      [&](int64_t step, const CheckInCounters& counters) {
         const auto& theta = server.model();
         metrics.Record(
             step,
             model->Evaluate(std::span<const float>(theta.data(), static_cast<size_t>(theta.size())),
                             data.test),
             server.updates(), counters);
-      });
+      },
+      observers, options.cancel);
 
 #if ASYNCDP_WITH_MPI
   if (mpi) mpi->clients.Shutdown();
 #endif
   TrainResult result;
   result.resolved_config = config;
-  result.runtime.truncated = run.steps_run < o.steps * o.windows;  // as the summary says
+  result.runtime.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  result.runtime.end_time = static_cast<double>(run.steps_run);
+  if (run.cancelled) {
+    // Cut short by the embedding: every client's plan (a check-in per window) is unfinished. Which of
+    // them had checked in to a step not taken is the check-ins' secret, so all are listed, with the
+    // windows completed (public: a function of the steps taken).
+    result.runtime.cancelled = true;
+    result.runtime.truncated = true;
+    for (int64_t j = 0; j < o.clients; ++j) {
+      result.runtime.unfinished.push_back({.client = j,
+                                           .reason = UnfinishedReason::kCancelled,
+                                           .rounds = run.windows_run,
+                                           .planned_rounds = o.windows,
+                                           .applied_rounds = run.windows_run});
+    }
+  }
   result.metrics = metrics.rows();
   result.metrics_csv = metrics.csv();
   result.clients_csv = CheckInClientsCsv(data.client_rows, run.check_ins, diagnostics);
@@ -294,6 +339,9 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& /*o
                                        .records_held = data.used_rows,
                                        .parameters = model->NumParams(),
                                        .last = metrics.rows().back(),
+                                       .final_model = result.final_model,
+                                       .report = result.runtime,
+                                       .accounting_seconds = accounting_seconds,
                                        .wall_seconds = wall});
   return result;
 }

@@ -11,6 +11,7 @@
 #include "sim/checkin/checkin_plan.h"
 #include "sim/config_io.h"
 #include "sim/json_number.h"
+#include "sim/summary.h"
 
 namespace asyncdp::sim::checkin {
 namespace {
@@ -44,6 +45,11 @@ nlohmann::json PrivacyJson(const CheckInFacts& run) {
                        {"p0", privacy.accounted.participation},
                        {"sigma", privacy.accounted.sigma}};
   p["bounds"] = AllocationBoundsJson(*privacy.bounds);
+  if (run.steps_run < o.steps * o.windows) {
+    p["note"] =
+        "the run was cut short: privacy.epsilon is the whole plan's, which bounds the steps taken "
+        "(their outputs are a part of the whole run's, a post-processing of it)";
+  }
   if (run.record_level) {
     const double record = std::min(run.record_level->epsilon, privacy.epsilon);
     p["epsilon_record_level"] = {
@@ -103,30 +109,30 @@ nlohmann::json DiagnosticsJson(const CheckInFacts& run) {
 nlohmann::json CheckInSummaryJson(const CheckInFacts& run) {
   const TrainConfig& config = run.config;
   const CheckInOptions& o = run.options;
-  nlohmann::json s;
-  s["test_accuracy"] = run.last.test_accuracy;
-  s["test_loss"] = run.last.test_loss;
-  s["privacy"] = PrivacyJson(run);
-  s["epsilon"] = s["privacy"]["epsilon"];
-  s["delta"] = config.dp.delta;
-  s["sigma"] = run.sigma;
-  s["clip"] = config.dp.clip;
-  if (o.user_level()) s["client_clip"] = o.client_clip;
+  SummaryCore core;
+  core.accuracy = AccuracyOf(run.final_model, run.last);
+  core.privacy = PrivacyJson(run);
+  core.delta = config.dp.delta;
+  core.sigma = run.sigma;
+  core.sigma_calibrated = run.sigma_calibrated;
+  core.clip = config.dp.clip;
+  if (o.user_level()) core.client_clip = o.client_clip;
+  core.accounting_seconds = run.accounting_seconds;
+  // The outcome, in the fields asynchronous rounds use (docs/design.md, "End of a run"): every step of the
+  // plan taken, or cut short by the embedding (cancelled). No client can be left waiting (stalled).
+  core.outcome = OutcomeOf(run.report);
+  core.wall_seconds = run.wall_seconds;
+  core.virtual_seconds = static_cast<double>(run.steps_run);  // one server step per tick
+  core.runtime = o.runtime;
+  core.seed = config.seed;
+  core.model_kind = config.model.kind;
+  core.parameters = run.parameters;
+  core.config_toml = ToToml(config);
+  nlohmann::json s = CommonSummaryJson(core);
   s["checkin"] = PlanJson(run);
   if (config.output.diagnostics) s["diagnostics"] = DiagnosticsJson(run);
-  // The outcome, in the fields asynchronous rounds use (docs/design.md, "End of a run"): the driver takes
-  // every step of the plan or ends with an error and publishes nothing, so a published run is complete;
-  // the fields are derived from the steps taken all the same, and no client can be left waiting.
-  const int64_t planned_steps = o.steps * o.windows;
   s["steps_run"] = run.steps_run;
-  s["truncated"] = run.steps_run < planned_steps;
-  s["stalled"] = false;
-  s["unfinished_clients"] = nlohmann::json::array();
-  s["unfinished"] = nlohmann::json::array();
-  s["wall_seconds"] = run.wall_seconds;
-  s["virtual_seconds"] = planned_steps;
-  // The runtime by name, as asynchronous rounds report it; how the check-in driver used it beside it.
-  s["runtime"] = std::string(ToString(o.runtime));
+  // How the check-in driver used the runtime.
   switch (o.runtime) {
     case RuntimeKind::kVirtual:
       s["runtime_detail"] = "one server step per tick; the server computes the step's updates in turn";
@@ -144,10 +150,6 @@ nlohmann::json CheckInSummaryJson(const CheckInFacts& run) {
           o.worker_threads);
       break;
   }
-  s["seed"] = config.seed;
-  s["model"] = {{"kind", config.model.kind}, {"parameters", run.parameters}};
-  s["config"] = ToToml(config);
-  s["asyncdp_version"] = ASYNCDP_VERSION;
   return s;
 }
 

@@ -4,6 +4,7 @@
 // randomness the reported epsilon assumes secret).
 #pragma once
 
+#include <Eigen/Dense>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "sim/checkin/checkin_privacy.h"
 #include "sim/config.h"
 #include "sim/metrics.h"
+#include "sim/runtime/run_observer.h"
 
 namespace asyncdp::sim::checkin {
 
@@ -41,7 +43,10 @@ struct CheckInFacts {
   int64_t model_updates = 0;
   int64_t records_held = 0;  // rows some client holds
   int64_t parameters = 0;
-  const MetricsRow& last;  // the final evaluation
+  const MetricsRow& last;              // the final evaluation
+  const Eigen::VectorXf& final_model;  // a non-finite one has diverged: no accuracy is reported
+  const RuntimeReport& report;         // how the run ended (cancelled: cut short by the embedding)
+  double accounting_seconds = 0.0;     // calibration and the privacy report
   double wall_seconds = 0.0;
 };
 

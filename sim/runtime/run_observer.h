@@ -32,6 +32,11 @@ class RunObserver {
   virtual void OnClientExcluded(int64_t /*client*/, const RunClock& /*clock*/) {}
   // The run is over: every client stopped or was excluded (or the run stalled).
   virtual void OnFinish(const ServerProtocol& /*server*/, const RunClock& /*clock*/) {}
+  // Random check-ins (sim/checkin/), which have no ServerProtocol: the server has taken `taken` of the
+  // run's `total` steps (clock.time = clock.gradients = taken). Their progress and Ctrl-C hook.
+  virtual void OnCheckInStep(int64_t /*taken*/, int64_t /*total*/, const RunClock& /*clock*/) {}
+  // A check-in run is over after `taken` steps (fewer than planned when it was cancelled).
+  virtual void OnCheckInFinish(int64_t /*taken*/, const RunClock& /*clock*/) {}
 };
 
 // Fans events out to several observers, in registration order.
@@ -49,6 +54,12 @@ class ObserverList final : public RunObserver {
   }
   void OnFinish(const ServerProtocol& server, const RunClock& clock) override {
     for (auto* o : observers_) o->OnFinish(server, clock);
+  }
+  void OnCheckInStep(int64_t taken, int64_t total, const RunClock& clock) override {
+    for (auto* o : observers_) o->OnCheckInStep(taken, total, clock);
+  }
+  void OnCheckInFinish(int64_t taken, const RunClock& clock) override {
+    for (auto* o : observers_) o->OnCheckInFinish(taken, clock);
   }
 
  private:
