@@ -27,7 +27,7 @@ from .accounting import (
     privacy_curve,
 )
 from .data import load_libsvm
-from .errors import BinaryFormatError, ConfigError, InfeasibleTarget, InputError, ParseError
+from .errors import BinaryFormatError, ConfigError, InfeasibleTarget, InputError, ParseError, TruncatedRun
 from .training import Run, train
 
 __version__ = _asyncdp.__version__
@@ -49,6 +49,7 @@ __all__ = [
     "ParseError",
     "PrivacyCurve",
     "Run",
+    "TruncatedRun",
     "account",
     "calc",
     "calibrate_sigma",

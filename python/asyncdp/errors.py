@@ -1,8 +1,9 @@
-"""Exceptions raised by asyncdp for bad input, with the CLI's own error text.
+"""Exceptions raised by asyncdp, with the CLI's own error text.
 
-``str(e)`` is exactly what ``asyncdp`` prints after ``error:`` (and exits 2 for): ``FILE:LINE:COL: ...``
-for a malformed text file, ``FILE:byte OFFSET: ...`` for a binary one, ``key.path: ...`` for a bad
-configuration value or argument.
+For bad input ``str(e)`` is exactly what ``asyncdp`` prints after ``error:`` (and exits 2 for):
+``FILE:LINE:COL: ...`` for a malformed text file, ``FILE:byte OFFSET: ...`` for a binary one,
+``key.path: ...`` for a bad configuration value or argument. A run that ended before every client
+finished raises TruncatedRun, where ``asyncdp train`` exits 4.
 """
 
 
@@ -55,3 +56,17 @@ class InfeasibleTarget(ValueError):
         self.delta = delta
         self.accountant = accountant
         self.result = result
+
+
+class TruncatedRun(RuntimeError):
+    """The run ended before every client finished (``summary["truncated"]``; ``asyncdp train`` exits 4):
+    ``run`` is the Run as it ended, and ``run.summary["unfinished"]`` says which clients, why (stalled,
+    cut_off_after_exclusion) and how far each got. Configure ``protocol.allow_truncation = true`` to have
+    such a run returned instead."""
+
+    def __init__(self, run):
+        unfinished = run.summary.get("unfinished", [])
+        reasons = ", ".join(sorted({u["reason"] for u in unfinished})) or "no reason given"
+        super().__init__(f"the run is truncated: {len(unfinished)} client(s) did not finish ({reasons}; "
+                         "summary['unfinished']); protocol.allow_truncation = true accepts truncated runs")
+        self.run = run

@@ -9,7 +9,7 @@ import tomllib
 from typing import Any, Callable, Mapping, Optional, Union
 
 from . import _asyncdp
-from .errors import ConfigError
+from .errors import ConfigError, TruncatedRun
 
 # Columns of metrics.csv whose CLI name does not say what they aggregate: in Run.metrics and
 # metrics_frame() they carry the name that does (metrics_csv keeps the CLI's text). clients.csv is one row
@@ -58,8 +58,12 @@ class Run:
 
     def __repr__(self):
         s = self.summary
+        # Asynchronous rounds count global rounds; random check-ins, server steps.
+        progress = (f"global_rounds={s['global_rounds']!r}" if "global_rounds" in s
+                    else f"steps_run={s.get('steps_run')!r}")
+        truncated = ", truncated=True" if s.get("truncated") else ""
         return (f"Run(model={s['model']['kind']!r}, test_accuracy={s['test_accuracy']!r}, "
-                f"epsilon={s['epsilon']!r}, delta={s['delta']!r}, global_rounds={s['global_rounds']!r})")
+                f"epsilon={s['epsilon']!r}, delta={s['delta']!r}, {progress}{truncated})")
 
 
 def _csv_columns(text):
@@ -159,7 +163,9 @@ def train(config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] = None
 
     The computation runs without the GIL; Ctrl-C (KeyboardInterrupt) stops the run cleanly within
     ``poll_seconds`` plus one round. A bad configuration raises asyncdp.ConfigError naming the key path
-    (asyncdp.ParseError with FILE:LINE:COL for a malformed TOML file).
+    (asyncdp.ParseError with FILE:LINE:COL for a malformed TOML file). A run that ended before every
+    client finished raises asyncdp.TruncatedRun holding the Run (``out`` is written first), unless the
+    configuration sets protocol.allow_truncation = true.
     """
     import numpy  # noqa: F401  (the result holds numpy arrays; fail early if it is missing)
 
@@ -194,10 +200,15 @@ def train(config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] = None
     config_toml = parts["config_toml"]
     summary = parts["summary"]
     num_clients = len(parts["clients_csv"].splitlines()) - 1
-    return Run(summary=summary, metrics=_named_metrics(_csv_columns(parts["metrics_csv"]), num_clients),
-               clients=_csv_columns(parts["clients_csv"]), config=tomllib.loads(config_toml),
-               final_model=parts["final_model"], metrics_csv=parts["metrics_csv"],
-               clients_csv=parts["clients_csv"], config_toml=config_toml)
+    run = Run(summary=summary, metrics=_named_metrics(_csv_columns(parts["metrics_csv"]), num_clients),
+              clients=_csv_columns(parts["clients_csv"]), config=tomllib.loads(config_toml),
+              final_model=parts["final_model"], metrics_csv=parts["metrics_csv"],
+              clients_csv=parts["clients_csv"], config_toml=config_toml)
+    # As `asyncdp train` exits 4 (after writing ``out``): a truncated run is not a result unless the
+    # configuration accepts it.
+    if summary.get("truncated") and not run.config.get("protocol", {}).get("allow_truncation", False):
+        raise TruncatedRun(run)
+    return run
 
 
 __all__ = ["Run", "train"]

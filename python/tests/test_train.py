@@ -121,6 +121,28 @@ def test_bad_config_raises_with_the_key_path(a9a, tmp_path):
         asyncdp.train(TABLE3, data={"train": str(tmp_path / "missing.svm")})
 
 
+def test_a_truncated_run_raises_unless_the_configuration_accepts_it(a9a, tmp_path):
+    """As ``asyncdp train`` exits 4: every client but one drops out and its exclusion would come only after
+    10^6 s, so the last client waits for a broadcast that cannot come (tests/apps/train_command_test.cc).
+    protocol.allow_truncation was read by the CLI only; Python returned the stalled run as a result."""
+    stall = {"protocol": {"runtime": "threads", "exclude_after": 1e6},
+             "clients": {"dropout_ids": [0, 1, 2, 3], "dropout_round": 20}}
+    overrides = small_overrides(a9a)
+    overrides["schedule"] = {"rounds": 300}
+    with pytest.raises(asyncdp.TruncatedRun, match="1 client.*stalled.*allow_truncation") as caught:
+        asyncdp.train(TABLE3, **overrides, **stall, out=tmp_path / "stalled")
+    run = caught.value.run
+    assert run.summary["truncated"] and run.summary["stalled"]
+    assert run.summary["unfinished_clients"] == [4]
+    assert "truncated=True" in repr(run)
+    # The outputs are written first, as the CLI writes them before its exit code.
+    assert json.loads((tmp_path / "stalled" / "summary.json").read_text())["truncated"]
+
+    stall["protocol"]["allow_truncation"] = True
+    accepted = asyncdp.train(TABLE3, **overrides, **stall)
+    assert accepted.summary["truncated"] and accepted.summary["unfinished_clients"] == [4]
+
+
 CHECKINS = SOURCE_DIR / "experiments" / "checkins_a9a.toml"
 
 
@@ -130,7 +152,8 @@ def test_checkin_runs_report_progress_and_stop_when_asked(a9a):
     train, test = a9a
     data = {"data": {"train": str(train), "test": str(test)}, "dp": {"sigma": 2.0, "epsilon": 0.0}}
     seen = []
-    asyncdp.train(CHECKINS, **data, progress=seen.append, poll_seconds=0.001)
+    run = asyncdp.train(CHECKINS, **data, progress=seen.append, poll_seconds=0.001)
+    assert "steps_run=32561" in repr(run)  # a check-in run has no global rounds
     rounds = [info["global_round"] for info in seen]
     assert rounds == sorted(rounds) and rounds[-1] > 0
 
