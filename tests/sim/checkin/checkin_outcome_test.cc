@@ -73,12 +73,17 @@ TEST(CheckInOutcome, ObserversSeeEveryStep) {
   EXPECT_FALSE(r.summary["diverged"].get<bool>());
 }
 
-TEST(CheckInOutcome, CancelStopsAfterTheCurrentStepAndSaysSo) {
-  const TrainResult full = RunTraining(SmallCheckIns(), {.progress = false});
+// On the virtual and the threads runtime alike (the threads runtime computes each step's clients on a pool).
+class CheckInCancel : public ::testing::TestWithParam<RuntimeKind> {};
+
+TEST_P(CheckInCancel, StopsAfterTheCurrentStepAndSaysSo) {
+  TrainConfig c = SmallCheckIns();
+  c.protocol.runtime = GetParam();
+  if (GetParam() == RuntimeKind::kThreads) c.protocol.worker_threads = 2;
+  const TrainResult full = RunTraining(c, {.progress = false});
   std::atomic<bool> cancel{false};
   StepCounter counter(1300, &cancel);  // in the second window
-  const TrainResult r =
-      RunTraining(SmallCheckIns(), {.progress = false, .observer = &counter, .cancel = &cancel});
+  const TrainResult r = RunTraining(c, {.progress = false, .observer = &counter, .cancel = &cancel});
   EXPECT_EQ(counter.steps_, 1300);
   EXPECT_EQ(counter.finished_at_, 1300);
   EXPECT_EQ(r.summary["steps_run"].get<int64_t>(), 1300);
@@ -105,6 +110,9 @@ TEST(CheckInOutcome, CancelStopsAfterTheCurrentStepAndSaysSo) {
   EXPECT_EQ(r.metrics.back().global_round, 1300);
   EXPECT_EQ(full.metrics.back().global_round, 2000);
 }
+
+INSTANTIATE_TEST_SUITE_P(Runtimes, CheckInCancel,
+                         ::testing::Values(RuntimeKind::kVirtual, RuntimeKind::kThreads));
 
 TEST(CheckInOutcome, CancelledBeforeTheFirstStep) {
   std::atomic<bool> cancel{true};
