@@ -87,16 +87,16 @@ void PrivacySection(const RunFacts& run, SummaryCore& core) {
     privacy["epsilon_record_level"] = record["epsilon"];
     privacy["epsilon_record_level"]["note"] =
         "record-level DP of the same run (add/remove one record, Poisson sampling, noise multiplier sigma * "
-        "client_clip / clip); privacy.epsilon, the headline, is user-level (add/remove one client's data "
-        "set)";
+        "client_clip / clip); privacy.epsilon, the headline, is user-level "
+        "(add/remove one client's data set)";
   }
   // Time spent accounting: σ and budget halts before training, the running ε column, this final report.
   const double report_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - report_start).count();
   core.accounting_seconds = e.privacy_seconds + run.metrics.epsilon_seconds() + report_seconds;
   spdlog::info(
-      "accounting: {:.3f} s (sigma and budget halts {:.3f} s, running epsilon {:.3f} s, final report {:.3f} "
-      "s)",
+      "accounting: {:.3f} s (sigma and budget halts {:.3f} s, running epsilon {:.3f} s, "
+      "final report {:.3f} s)",
       core.accounting_seconds, e.privacy_seconds, run.metrics.epsilon_seconds(), report_seconds);
   core.delta = e.delta;
   core.sigma = e.privacy.sigma;
