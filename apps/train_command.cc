@@ -55,7 +55,7 @@ void TrainAndWrite(const TrainArgs& args, const sim::TrainConfig& config, bool p
   std::cout << s.dump(2) << "\n";
   // audit.canaries > 0: the one-run audit's verdict, as `asyncdp audit` reports it (exit code 3).
   if (result.audit && result.audit->violation()) throw CommandExit{kExitViolation};
-  if (result.runtime.truncated && !config.protocol.allow_truncation) {
+  if (sim::TruncationRefused(result)) {
     spdlog::error("the run is truncated: {} client(s) did not finish (summary.json: unfinished); exit code {} "
                   "(protocol.allow_truncation = true accepts truncated runs)",
                   result.runtime.unfinished.size(), kExitTruncated);

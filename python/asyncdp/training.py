@@ -204,9 +204,9 @@ def train(config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] = None
               clients=_csv_columns(parts["clients_csv"]), config=tomllib.loads(config_toml),
               final_model=parts["final_model"], metrics_csv=parts["metrics_csv"],
               clients_csv=parts["clients_csv"], config_toml=config_toml)
-    # As `asyncdp train` exits 4 (after writing ``out``): a truncated run is not a result unless the
-    # configuration accepts it.
-    if summary.get("truncated") and not run.config.get("protocol", {}).get("allow_truncation", False):
+    # Where `asyncdp train` exits 4 (after writing ``out``; the rule is sim::TruncationRefused): a
+    # truncated run is not a result unless the configuration accepts it.
+    if parts["truncation_refused"]:
         raise TruncatedRun(run)
     return run
 

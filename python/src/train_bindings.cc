@@ -128,6 +128,7 @@ py::object Train(std::optional<std::string> config_path, const std::vector<std::
   out["metrics_csv"] = result.metrics_csv;
   out["clients_csv"] = result.clients_csv;
   out["config_toml"] = sim::ToToml(result.resolved_config);
+  out["truncation_refused"] = sim::TruncationRefused(result);
   auto* model = new Eigen::VectorXf(std::move(result.final_model));
   py::capsule owner(model, [](void* p) { delete static_cast<Eigen::VectorXf*>(p); });
   out["final_model"] = py::array_t<float>({model->size()}, {sizeof(float)}, model->data(), owner);
