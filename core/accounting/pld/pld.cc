@@ -1,6 +1,7 @@
 #include "core/accounting/pld/pld.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -17,12 +18,48 @@
 namespace asyncdp::accounting {
 namespace {
 
-// delta(eps) of one composed direction, without slack.
+// delta(eps) of one composed direction, without slack: infinity_mass + sum over l_i > eps of
+// p_i (1 - e^{eps - l_i}) (docs/theory.md, the PLD accountant). One expm1 per grid point made this loop 42%
+// of a random-allocation calibration at epsilon = 8 (its recursive cross-check asks for delta(eps) hundreds
+// of times). The grid is uniform, so for point s + j of a block starting at s, with c = l_s - eps > 0,
+//   1 - e^{-(j Delta + c)} = (1 - e^{-j Delta}) + e^{-j Delta} (1 - e^{-c}):
+// two non-negative terms (no cancellation, so each term keeps a few ulps of relative error, as one expm1
+// did), a table of 1 - e^{-j Delta} and e^{-j Delta} per call and one expm1 per block.
+constexpr int64_t kDeltaBlock = 128;
+
 double DeltaOf(const ComposedPld::Distribution& d, double delta_loss, double epsilon) {
   double delta = d.infinity_mass;
-  for (size_t i = 0; i < d.pmf.size(); ++i) {
-    const double loss = static_cast<double>(d.offset + static_cast<int64_t>(i)) * delta_loss;
-    if (loss > epsilon) delta += d.pmf[i] * -std::expm1(epsilon - loss);
+  const int64_t n = static_cast<int64_t>(d.pmf.size());
+  const auto loss_at = [&](int64_t i) { return static_cast<double>(d.offset + i) * delta_loss; };
+  // The first grid point above epsilon (the same test, loss > epsilon, as point by point).
+  int64_t first = 0;
+  if (std::isfinite(epsilon)) {
+    const double guess = std::floor(epsilon / delta_loss) - static_cast<double>(d.offset) - 1.0;
+    first = static_cast<int64_t>(std::clamp(guess, 0.0, static_cast<double>(n)));
+  } else if (epsilon > 0.0) {
+    first = n;
+  }
+  while (first > 0 && loss_at(first - 1) > epsilon) --first;
+  while (first < n && !(loss_at(first) > epsilon)) ++first;
+  if (n - first <= 2 * kDeltaBlock) {
+    for (int64_t i = first; i < n; ++i)
+      delta += d.pmf[static_cast<size_t>(i)] * -std::expm1(epsilon - loss_at(i));
+    return delta;
+  }
+  std::array<double, kDeltaBlock> rest;   // 1 - e^{-j Delta}
+  std::array<double, kDeltaBlock> decay;  // e^{-j Delta}
+  for (int64_t j = 0; j < kDeltaBlock; ++j) {
+    const double x = -static_cast<double>(j) * delta_loss;
+    rest[static_cast<size_t>(j)] = -std::expm1(x);
+    decay[static_cast<size_t>(j)] = std::exp(x);
+  }
+  for (int64_t s = first; s < n; s += kDeltaBlock) {
+    const double head = -std::expm1(epsilon - loss_at(s));  // 1 - e^{-c}
+    const int64_t len = std::min(kDeltaBlock, n - s);
+    const double* p = d.pmf.data() + s;
+    for (int64_t j = 0; j < len; ++j) {
+      delta += p[j] * std::fma(decay[static_cast<size_t>(j)], head, rest[static_cast<size_t>(j)]);
+    }
   }
   return delta;
 }
