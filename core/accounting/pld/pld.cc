@@ -16,7 +16,7 @@
 #include "core/error.h"
 
 namespace asyncdp::accounting {
-namespace {
+namespace pld_detail {
 
 // delta(eps) of one composed direction, without slack: infinity_mass + sum over l_i > eps of
 // p_i (1 - e^{eps - l_i}) (docs/theory.md, the PLD accountant). One expm1 per grid point made this loop 42%
@@ -27,7 +27,7 @@ namespace {
 // did), a table of 1 - e^{-j Delta} and e^{-j Delta} per call and one expm1 per block.
 constexpr int64_t kDeltaBlock = 128;
 
-double DeltaOf(const ComposedPld::Distribution& d, double delta_loss, double epsilon) {
+double DeltaOf(const PldDistribution& d, double delta_loss, double epsilon) {
   double delta = d.infinity_mass;
   const int64_t n = static_cast<int64_t>(d.pmf.size());
   const auto loss_at = [&](int64_t i) { return static_cast<double>(d.offset + i) * delta_loss; };
@@ -63,6 +63,10 @@ double DeltaOf(const ComposedPld::Distribution& d, double delta_loss, double eps
   }
   return delta;
 }
+
+}  // namespace pld_detail
+
+namespace {
 
 // Smallest eps >= 0 with delta(eps) + slack_sign * slack <= target. Between grid points delta is linear
 // in e^eps, so scan the grid from the top and solve inside the first segment that crosses the target. On
@@ -180,7 +184,7 @@ std::optional<ComposedPld> ComposedPld::FromDiscrete(const std::vector<DiscreteP
 
 double ComposedPld::DeltaUpperOf(size_t direction, double epsilon) const {
   const Distribution& d = upper_.at(direction);
-  return std::min(DeltaOf(d, discretization_, epsilon) + d.slack, 1.0);
+  return std::min(pld_detail::DeltaOf(d, discretization_, epsilon) + d.slack, 1.0);
 }
 
 double ComposedPld::EpsilonUpperOf(size_t direction, double delta) const {
@@ -190,7 +194,7 @@ double ComposedPld::EpsilonUpperOf(size_t direction, double delta) const {
 double ComposedPld::DeltaUpper(double epsilon) const {
   double worst = 0.0;
   for (const Distribution& d : upper_)
-    worst = std::max(worst, DeltaOf(d, discretization_, epsilon) + d.slack);
+    worst = std::max(worst, pld_detail::DeltaOf(d, discretization_, epsilon) + d.slack);
   return std::min(worst, 1.0);
 }
 
@@ -198,13 +202,13 @@ double ComposedPld::DeltaLower(double epsilon) const {
   ASYNCDP_CHECK_MSG(!lower_.empty(), "PldOptions::compute_lower_bound was false");
   double worst = 0.0;
   for (const Distribution& d : lower_)
-    worst = std::max(worst, DeltaOf(d, discretization_, epsilon) - d.slack);
+    worst = std::max(worst, pld_detail::DeltaOf(d, discretization_, epsilon) - d.slack);
   return std::clamp(worst, 0.0, 1.0);
 }
 
 double ComposedPld::DeltaLowerOf(size_t direction, double epsilon) const {
   const Distribution& d = lower_.at(direction);
-  return std::clamp(DeltaOf(d, discretization_, epsilon) - d.slack, 0.0, 1.0);
+  return std::clamp(pld_detail::DeltaOf(d, discretization_, epsilon) - d.slack, 0.0, 1.0);
 }
 
 double ComposedPld::EpsilonLowerOf(size_t direction, double delta) const {

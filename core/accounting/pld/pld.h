@@ -45,6 +45,12 @@ inline constexpr double kMinLowerBoundDelta = 1e-9;
 class PldPrefixComposer;
 struct DiscretePld;
 
+namespace pld_detail {
+// delta(eps) of one composed direction (grid {(offset + i) delta_loss}), without its slack: what every
+// Delta* method of ComposedPld evaluates; declared here for its test against the point-by-point sum.
+double DeltaOf(const PldDistribution& d, double delta_loss, double epsilon);
+}  // namespace pld_detail
+
 // Which bound a set of discrete PLDs is (ComposedPld::FromDiscrete).
 enum class PldBound { kUpper, kLower };
 

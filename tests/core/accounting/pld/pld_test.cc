@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
 
 #include "core/accounting/gaussian_mechanism.h"
 #include "core/accounting/rdp/rdp.h"
@@ -115,6 +118,57 @@ TEST(PldTest, RejectsShuffleAndOversizedGrids) {
   options.value_discretization = 1e-9;  // far too fine for 10^4 rounds
   options.max_log2_fft_size = 20;
   EXPECT_THROW(PldEpsilon({{0.1, 1.0, 10000}}, SamplingModel::kPoisson, 1e-5, options), ConfigError);
+}
+
+// pld_detail::DeltaOf sums block by block with one expm1 per block; the oracle here is the definition,
+// point by point with long double: infinity_mass + sum over l_i > eps of p_i (1 - e^{eps - l_i}). A grid
+// point l_i = (offset + i) Delta is itself known to about an ulp (GCC may fuse the product into the
+// subtraction), which moves a term by up to p_i ulp(l_i): the tolerance is that, plus 1e-14 relative.
+TEST(PldTest, DeltaOfMatchesThePointByPointSum) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (const int64_t size : {5, 300, 1000, 4099}) {
+    for (const double delta_loss : {1e-4, 3.7e-3, 0.05}) {
+      PldDistribution d;
+      d.offset = -static_cast<int64_t>(size) / 3;
+      d.infinity_mass = 1e-9;
+      d.pmf.resize(static_cast<size_t>(size));
+      double total = 0.0;
+      for (double& p : d.pmf) total += p = unit(rng) * unit(rng);
+      for (double& p : d.pmf) p /= total;
+      const double top = static_cast<double>(d.offset + size - 1) * delta_loss;
+      const double bottom = static_cast<double>(d.offset) * delta_loss;
+      std::vector<double> epsilons = {bottom - 1.0,
+                                      bottom,
+                                      0.0,
+                                      0.5 * delta_loss,
+                                      7 * delta_loss,
+                                      0.25 * top,
+                                      0.5 * top,
+                                      top - 0.5 * delta_loss,
+                                      top,
+                                      top + 1.0,
+                                      std::numeric_limits<double>::infinity()};
+      for (int k = 0; k < 20; ++k) epsilons.push_back(bottom + (top - bottom) * unit(rng));
+      for (const double eps : epsilons) {
+        long double expected = d.infinity_mass;
+        long double placement = 0.0L;  // sum of p_i * 4 ulp(l_i) over the points counted
+        for (size_t i = 0; i < d.pmf.size(); ++i) {
+          // The grid point as DeltaOf places it (a double), the rest in long double.
+          const double loss = static_cast<double>(d.offset + static_cast<int64_t>(i)) * delta_loss;
+          if (loss > eps) {
+            expected += d.pmf[i] * -std::expm1(static_cast<long double>(eps) - loss);
+            placement += d.pmf[i] * 4.0L * std::numeric_limits<double>::epsilon() * std::fabs(loss);
+          }
+        }
+        SCOPED_TRACE(::testing::Message()
+                     << "size=" << size << " delta_loss=" << delta_loss << " eps=" << eps);
+        const double got = pld_detail::DeltaOf(d, delta_loss, eps);
+        EXPECT_NEAR(got, static_cast<double>(expected),
+                    1e-14 * static_cast<double>(expected) + static_cast<double>(placement) + 1e-300);
+      }
+    }
+  }
 }
 
 }  // namespace
