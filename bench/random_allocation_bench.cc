@@ -8,6 +8,7 @@
 
 #include "core/accounting/account.h"
 #include "core/accounting/dp_event.h"
+#include "core/accounting/pld/composed_pld_cache.h"
 #include "core/accounting/random_allocation/allocation_pld.h"
 #include "core/accounting/random_allocation/allocation_pld_lower.h"
 #include "core/accounting/random_allocation/random_allocation.h"
@@ -98,8 +99,10 @@ BENCHMARK(BM_ShuffledGaussianEpsilon)->Arg(1000)->Arg(100000)->Unit(benchmark::k
 
 // sigma for a target epsilon (state.range(0) / 10) at m = 1,000, E = 100, delta = 1e-6, through the one
 // calibrator (account.h): what `asyncdp account --sampling random_allocation --epsilon` and check-in runs
-// pay. Each iteration asks for a target 1e-6 relative apart, so no sigma repeats and the process's window
-// cache (four entries) does not hide the compositions.
+// pay. Each iteration starts cold: the process's caches (random-allocation windows, PLD compositions) are
+// emptied outside the timed region, as a fresh process has them. (Targets 1e-6 relative apart were not
+// enough: at epsilon = 1 the search's few probes repeated across iterations and were served from the
+// cache, 25 ms against 0.4 s cold.)
 void BM_CalibrateRandomAllocation(benchmark::State& state) {
   const acc::EventFamily family = acc::ScaledFamily(
       {acc::ScheduleEvent({{1.0 / 1000, 1.0, 100 * 1000}}, asyncdp::SamplingModel::kRandomAllocation,
@@ -108,6 +111,10 @@ void BM_CalibrateRandomAllocation(benchmark::State& state) {
   int64_t i = 0;
   double sigma = 0.0;
   for (auto _ : state) {
+    state.PauseTiming();
+    acc::SharedAllocationInstanceCache()->Clear();
+    acc::SharedComposedPldCache().Clear();
+    state.ResumeTiming();
     sigma = acc::Calibrate(family, target * (1.0 + 1e-6 * static_cast<double>(++i)), 1e-6,
                            acc::AccountantKind::kRandomAllocation)
                 .sigma;

@@ -20,6 +20,7 @@ class ComposedPldCache {
   // ComposedPld's constructor).
   std::shared_ptr<const ComposedPld> Get(const Schedule& schedule, SamplingModel sampling,
                                          const PldOptions& options);
+  void Clear() { entries_.Clear(); }
 
  private:
   struct Key {

@@ -58,6 +58,7 @@ class AllocationInstanceCache {
  public:
   std::shared_ptr<const AllocationInstance> Get(int64_t steps, double sigma, double participation,
                                                 const AllocationPldOptions& options);
+  void Clear() { entries_.Clear(); }
 
  private:
   struct Key {
