@@ -93,11 +93,13 @@ void RunTrain(const TrainArgs& args) {
   sim::TrainConfig config = args.config_path.empty() ? sim::TrainConfig{} : sim::LoadConfigFile(args.config_path);
   for (const auto& assignment : args.overrides) sim::ApplyOverride(config, assignment);
   sim::ValidateConfig(config);
+  if (args.quiet) spdlog::set_level(spdlog::level::warn);
   if (args.print_config) {
-    std::cout << sim::ToToml(config);
+    // What the run's config.resolved.toml would record (data-derived defaults, the calibrated sigma), on
+    // stdout; nothing is trained or written.
+    std::cout << sim::ResolvedConfigToml(sim::ResolveTrainConfig(config));
     return;
   }
-  if (args.quiet) spdlog::set_level(spdlog::level::warn);
   // Started as one of P > 1 ranks, a run on the virtual or threads runtime would run whole in every rank and
   // write the same --out P times.
   if (const int ranks = LaunchedRanks(); ranks > 1 && config.protocol.runtime != sim::RuntimeKind::kMpi) {
@@ -130,7 +132,10 @@ void RegisterTrainCommand(CLI::App& app) {
   cmd->add_option("--set", args->overrides, "Override a key: --set dp.sigma=4 (repeatable)")->take_all();
   cmd->add_option("--out", args->out_dir, "Output directory (default results/<config name>)");
   cmd->add_flag("--config-doc", args->config_doc, "Print every configuration key with its default (Markdown)");
-  cmd->add_flag("--print-config", args->print_config, "Print the resolved configuration and exit");
+  cmd->add_flag(
+      "--print-config", args->print_config,
+      "Print the resolved configuration (as the run's config.resolved.toml would hold it: data-derived "
+      "defaults, sigma calibrated to dp.epsilon) and exit without training or writing anything");
   cmd->add_flag("--quiet", args->quiet, "Only warnings on stderr; no progress line");
   cmd->callback([args] { RunTrain(*args); });
 }

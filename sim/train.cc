@@ -124,10 +124,19 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
   return result;
 }
 
+TrainConfig ResolveTrainConfig(const TrainConfig& config) {
+  ValidateConfig(config);
+  if (config.protocol.participation == Participation::kCheckIn) return checkin::ResolveCheckInConfig(config);
+  return BuildExperiment(config).config;
+}
+
+std::string ResolvedConfigToml(const TrainConfig& resolved) {
+  return "# asyncdp " ASYNCDP_VERSION " resolved configuration\n" + ToToml(resolved);
+}
+
 void WriteTrainOutputs(const TrainResult& result, const std::string& out_dir) {
   OutputDirectory out(out_dir);
-  out.Write("config.resolved.toml", "# asyncdp " ASYNCDP_VERSION " resolved configuration\n" +
-                                        ToToml(result.resolved_config));
+  out.Write("config.resolved.toml", ResolvedConfigToml(result.resolved_config));
   out.Write("metrics.csv", result.metrics_csv);
   out.Write("clients.csv", result.clients_csv);
   out.Write("summary.json", result.summary.dump(2) + "\n");

@@ -12,6 +12,13 @@ namespace asyncdp::sim {
 
 TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options = {});
 
+// The configuration a run of `config` resolves before training — data-derived defaults (lambda = 1/N,
+// delta), sigma calibrated to dp.epsilon, budget halts — exactly what that run's config.resolved.toml
+// records, without training (`asyncdp train --print-config`). Loads the data and runs the calibration.
+TrainConfig ResolveTrainConfig(const TrainConfig& config);
+// config.resolved.toml's text: a header line, then ToToml.
+std::string ResolvedConfigToml(const TrainConfig& resolved);
+
 // A run that ended before every client finished is not a result unless its configuration accepts it
 // (protocol.allow_truncation): `asyncdp train` then exits 4, and the Python module raises TruncatedRun.
 inline bool TruncationRefused(const TrainResult& result) {

@@ -28,7 +28,7 @@ from .accounting import (
 )
 from .data import load_libsvm
 from .errors import BinaryFormatError, ConfigError, InfeasibleTarget, InputError, ParseError, TruncatedRun
-from .training import Run, train
+from .training import Run, resolve_config, train
 
 __version__ = _asyncdp.__version__
 
@@ -57,6 +57,7 @@ __all__ = [
     "epsilon",
     "load_libsvm",
     "privacy_curve",
+    "resolve_config",
     "set_log_level",
     "train",
 ]

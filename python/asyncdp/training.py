@@ -148,6 +148,30 @@ def _progress_named(progress):
     return call
 
 
+def _config_source(config, overrides: Mapping[str, Any]) -> tuple[Optional[str], list[str]]:
+    """train()'s and resolve_config()'s first argument and keyword overrides as the binding takes them: the
+    TOML file's path (or None) and the ``key=value`` assignments applied after it."""
+    path = None
+    assignments = []
+    if isinstance(config, Mapping):
+        assignments.extend(_assignments(config))
+    elif config is not None:
+        if not isinstance(config, (str, os.PathLike)):
+            raise TypeError(f"config: expected a path, a dict or None, got {type(config).__name__}")
+        path = os.fspath(config)
+    assignments.extend(_assignments({key.replace("__", "."): value for key, value in overrides.items()}))
+    return path, assignments
+
+
+def _at_key(e: ConfigError) -> ConfigError:
+    """A keyword override's error located at its key, as for a dict or TOML value ("dp.clip: ..."), not at
+    the CLI's --set option; any other error as it is."""
+    if e.where != "--set" or e.key == "--set":
+        return e
+    message = e.message.split(": ", 1)[1]
+    return ConfigError(f"{e.key}: {message}", e.key, message)
+
+
 def train(config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] = None, /, *,
           progress: Optional[Callable[[dict], Any]] = None, out: Union[str, "os.PathLike[str]", None] = None,
           poll_seconds: float = 0.1, **overrides: Any) -> Run:
@@ -169,14 +193,7 @@ def train(config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] = None
     """
     import numpy  # noqa: F401  (the result holds numpy arrays; fail early if it is missing)
 
-    path = None
-    assignments = []
-    if isinstance(config, Mapping):
-        assignments.extend(_assignments(config))
-    elif config is not None:
-        if not isinstance(config, (str, os.PathLike)):
-            raise TypeError(f"config: expected a path, a dict or None, got {type(config).__name__}")
-        path = os.fspath(config)
+    path, assignments = _config_source(config, overrides)
     if isinstance(poll_seconds, bool) or not isinstance(poll_seconds, (int, float)):
         raise TypeError(f"poll_seconds: expected a number, got {type(poll_seconds).__name__}")
     if not (poll_seconds > 0 and math.isfinite(poll_seconds)):
@@ -186,17 +203,11 @@ def train(config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] = None
         raise TypeError(f"progress: expected a callable, got {type(progress).__name__}")
     if out is not None and not isinstance(out, (str, os.PathLike)):
         raise TypeError(f"out: expected a path, got {type(out).__name__}")
-    assignments.extend(_assignments({key.replace("__", "."): value for key, value in overrides.items()}))
     try:
         parts = _asyncdp.train(path, assignments, _progress_named(progress), float(poll_seconds),
                                None if out is None else os.fspath(out))
     except ConfigError as e:
-        if e.where != "--set" or e.key == "--set":
-            raise
-        # A keyword override's error is located at its key, as for a dict or TOML value ("dp.clip: ..."),
-        # not at the CLI's --set option.
-        message = e.message.split(": ", 1)[1]
-        raise ConfigError(f"{e.key}: {message}", e.key, message) from None
+        raise _at_key(e) from None
     config_toml = parts["config_toml"]
     summary = parts["summary"]
     num_clients = len(parts["clients_csv"].splitlines()) - 1
@@ -211,4 +222,18 @@ def train(config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] = None
     return run
 
 
-__all__ = ["Run", "train"]
+def resolve_config(config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] = None, /,
+                   **overrides: Any) -> dict:
+    """The configuration ``train(config, **overrides)`` would resolve before training — the data-derived
+    defaults (``model.l2_lambda = 1/N``, ``dp.delta``) and ``dp.sigma`` calibrated to ``dp.epsilon`` — as the
+    run's ``config.resolved.toml`` records it (``asyncdp train --print-config``), without training: e.g.
+    ``resolve_config("experiments/table3_strongly_convex.toml", dp__sigma=0, dp__epsilon=1)["dp"]["sigma"]``.
+    Loads the data and runs the calibration; errors as for train()."""
+    path, assignments = _config_source(config, overrides)
+    try:
+        return tomllib.loads(_asyncdp.resolve_config(path, assignments))
+    except ConfigError as e:
+        raise _at_key(e) from None
+
+
+__all__ = ["Run", "resolve_config", "train"]

@@ -138,6 +138,23 @@ py::object Train(std::optional<std::string> config_path, const std::vector<std::
 }  // namespace
 
 void RegisterTraining(py::module_& m) {
+  m.def(
+      "resolve_config",
+      [](std::optional<std::string> config_path, const std::vector<std::string>& overrides) {
+        sim::TrainConfig config = config_path ? sim::LoadConfigFile(*config_path) : sim::TrainConfig{};
+        for (const std::string& assignment : overrides) sim::ApplyOverride(config, assignment);
+        sim::ValidateConfig(config);
+        std::string toml;
+        {
+          py::gil_scoped_release release;
+          toml = sim::ResolvedConfigToml(sim::ResolveTrainConfig(config));
+        }
+        return toml;
+      },
+      py::arg("config_path"), py::arg("overrides"),
+      "config.resolved.toml's text for a run of this configuration (data-derived defaults, sigma "
+      "calibrated), "
+      "without training");
   m.def("train", &Train, py::arg("config_path"), py::arg("overrides"), py::arg("progress"),
         py::arg("poll_seconds"), py::arg("out_dir"),
         "Runs `asyncdp train`; returns summary, metrics_csv, clients_csv, config_toml, final_model.");

@@ -92,6 +92,22 @@ def test_dict_config_equals_file_config(a9a, tmp_path):
     assert again.metrics_csv == from_file.metrics_csv
 
 
+def test_resolve_config_is_what_the_run_resolves_without_training(a9a, tmp_path):
+    calibrate = {"dp": {"sigma": 0.0, "epsilon": 2.0}}
+    resolved = asyncdp.resolve_config(TABLE3, **small_overrides(a9a), **calibrate)
+    run = asyncdp.train(TABLE3, **small_overrides(a9a), **calibrate)
+    assert resolved == run.config
+    assert resolved["dp"]["sigma"] > 0 and resolved["model"]["l2_lambda"] > 0  # calibrated; 1/N
+    # The CLI's --print-config prints the same text (config.resolved.toml: a header line, then the TOML).
+    printed = run_cli(*cli_small_args(a9a, tmp_path / "never"), "--set", "dp.sigma=0", "--set", "dp.epsilon=2",
+                      "--print-config")
+    header, body = printed.stdout.split("\n", 1)
+    assert header.startswith("# asyncdp ") and body == run.config_toml
+    assert not (tmp_path / "never").exists()
+    with pytest.raises(asyncdp.ConfigError, match=r"^dp\.clip: "):
+        asyncdp.resolve_config(TABLE3, **small_overrides(a9a), dp__clip=-1.0)
+
+
 def test_bad_config_raises_with_the_key_path(a9a, tmp_path):
     with pytest.raises(asyncdp.ConfigError) as error:
         asyncdp.train(TABLE3, **small_overrides(a9a), dp={"clip": -1.0})

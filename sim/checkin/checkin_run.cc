@@ -221,6 +221,17 @@ std::vector<int64_t> EvaluationSteps(int64_t total_steps, int64_t points) {
 
 }  // namespace
 
+TrainConfig ResolveCheckInConfig(const TrainConfig& input) {
+  // The steps RunCheckInTraining takes before its first server step, in the same order.
+  TrainConfig config = input;
+  const CheckInOptions o = ResolveCheckInOptions(config);
+  if (config.dp.secure_noise) throw ConfigError("dp.secure_noise", "not supported with check-ins");
+  const Data data = LoadCheckInData(config, o);
+  ResolveDataDefaults(config, o, data);
+  ResolveCheckInNoise(config, o, config.dp.delta);
+  return config;
+}
+
 TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   TrainConfig config = input;

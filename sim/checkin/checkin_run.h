@@ -18,4 +18,8 @@ namespace asyncdp::sim::checkin {
 
 TrainResult RunCheckInTraining(const TrainConfig& config, const TrainOptions& options = {});
 
+// The configuration such a run resolves before its first step (data-derived defaults, sigma calibrated to
+// dp.epsilon): its config.resolved.toml, without running it.
+TrainConfig ResolveCheckInConfig(const TrainConfig& config);
+
 }  // namespace asyncdp::sim::checkin

@@ -89,6 +89,36 @@ std::vector<std::string> CsvHeader(const std::string& path) {
 
 // Issue 10: with output.diagnostics = false no output holds a batch size, a realised gradient count, a clip
 // statistic or a loss on training rows. Every output field is listed and checked against those names.
+// --print-config prints what the run's config.resolved.toml records — the data-derived defaults (lambda
+// = 1/N, delta) and sigma calibrated to dp.epsilon — without training or writing anything.
+TEST(TrainCommand, PrintConfigIsTheRunsResolvedConfiguration) {
+  TempDir dir;
+  const std::string calibrate = " --set dp.sigma=0 --set dp.epsilon=2";
+  const std::string out = dir.Path("run");
+  const CliResult printed =
+      RunAsyncdp(SmallTable3Args(dir.Path("never")) + calibrate + " --print-config", dir);
+  ASSERT_EQ(printed.exit_code, 0) << printed.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.Path("never")));
+  EXPECT_THAT(printed.out, ::testing::Not(HasSubstr("\nsigma = 0\n")));  // calibrated, not the input's 0
+  const CliResult ran = RunAsyncdp(SmallTable3Args(out) + calibrate, dir);
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_EQ(printed.out, ReadFile(out + "/config.resolved.toml"));
+
+  // Random check-ins resolve their own defaults (lambda = 1 / records used) and calibrate their sigma.
+  const std::string checkins =
+      "train --quiet --config " + Quoted(SourceDir() + "/experiments/checkins_a9a.toml") +
+      " --set data.train=" + Quoted(SharedFile("datasets/libsvm/a9a.gz")) +
+      " --set data.test=" + Quoted(SharedFile("datasets/libsvm/a9a.t.gz")) +
+      " --set clients.count=500 --set checkin.steps=500 --set eval.points=1" + calibrate;
+  const CliResult printed_checkins = RunAsyncdp(checkins + " --print-config", dir);
+  ASSERT_EQ(printed_checkins.exit_code, 0) << printed_checkins.err;
+  const CliResult ran_checkins = RunAsyncdp(checkins + " --out " + Quoted(dir.Path("checkins")), dir);
+  ASSERT_EQ(ran_checkins.exit_code, 0) << ran_checkins.err;
+  EXPECT_EQ(printed_checkins.out, ReadFile(dir.Path("checkins") + "/config.resolved.toml"));
+  EXPECT_THAT(printed_checkins.out, HasSubstr("\nl2_lambda = 0.002\n"));
+  EXPECT_THAT(printed_checkins.out, ::testing::Not(HasSubstr("\nsigma = 0\n")));
+}
+
 TEST(TrainCommand, WithoutDiagnosticsNoOutputHoldsANonPrivateValue) {
   TempDir dir;
   const std::string out = dir.Path("run");

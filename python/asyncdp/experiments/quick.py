@@ -30,7 +30,7 @@ from . import env
 from .quick_report import QuickReport
 from .quick_setup import (ALL_ROWS, COMBOS, CONVEX_SETTINGS, EPSILONS, LENET_SETTINGS, PROBLEMS, SCALES, SCHEDULES,
                           Problem, eps_key)
-from .runner import RunResult, RunSpec, child_cpu_seconds, cli_value, run_all, run_cli
+from .runner import RunResult, RunSpec, child_cpu_seconds, cli_value, resolved_config, run_all, run_cli
 from .stats import last_quarter_median, loglog_slope
 
 
@@ -147,24 +147,24 @@ def main(args) -> int:
         except RuntimeError as e:
             failures.append(f"reference optimum {key[0]} seed {key[1]}: {e}")
 
-    # 2. σ for each ε, calibrated by the PLD accountant in a run of the simulator itself (the convex problems
-    # share N_c, s and K, so one calibration serves them all; LeNet has its own).
-    calib = []
-    for e in EPSILONS:
-        calib.append(RunSpec(f"calibrate_convex_{eps_key(e)}", cfg_dir / "quick_strongly_convex.toml",
-                             {**convex_base, "dp.sigma": 0, "dp.epsilon": e, "eval.points": 0}, 1,
-                             {"family": "calibration", "problem": "convex", "setting": eps_key(e)}))
-        calib.append(RunSpec(f"calibrate_lenet_{eps_key(e)}", cfg_dir / "quick_lenet.toml",
-                             {**lenet_base, "dp.sigma": 0, "dp.epsilon": e, "eval.points": 0,
-                              "eval.gradient_norm": False}, 1,
-                             {"family": "calibration", "problem": "lenet", "setting": eps_key(e)}))
-    calibrated = run_all(calib, out.path("runs"), jobs, log)
+    # 2. σ for each ε, calibrated by the PLD accountant as the simulator resolves a run (`asyncdp train
+    # --print-config`: the run's config.resolved.toml, nothing trained). The convex problems share N_c, s and
+    # K, so one calibration serves them all; LeNet has its own.
+    calib = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        for e in EPSILONS:
+            calib[("convex", eps_key(e))] = pool.submit(
+                resolved_config, binary, cfg_dir / "quick_strongly_convex.toml",
+                {**convex_base, "dp.sigma": 0, "dp.epsilon": e})
+            calib[("lenet", eps_key(e))] = pool.submit(
+                resolved_config, binary, cfg_dir / "quick_lenet.toml",
+                {**lenet_base, "dp.sigma": 0, "dp.epsilon": e})
     sigma = {}
-    for r in calibrated:
-        if r.ok:
-            sigma[(r.spec.labels["problem"], r.spec.labels["setting"])] = float(r.summary["sigma"])
-        else:
-            failures.append(f"calibration {r.spec.name}: {r.error}")
+    for key, future in calib.items():
+        try:
+            sigma[key] = float(future.result()["dp"]["sigma"])
+        except RuntimeError as err:
+            failures.append(f"calibration {key[0]} {key[1]}: {err}")
 
     # 3. The run matrix. The running-ε column of metrics.csv is computed by RDP (cheap at every evaluation);
     # the ε every table reports is each run's final PLD value from summary.json.
@@ -220,7 +220,7 @@ def main(args) -> int:
     cpu = child_cpu_seconds()
     text = ctx.report(args, libsvm, images, refs, groups, figures, checks, run_seconds, cpu, failures)
     out.write_text("REPORT.md", text)
-    failed = failures + [r.spec.name for r in results + calibrated if not r.ok]
+    failed = failures + [r.spec.name for r in results if not r.ok]
     log(f"quick: {len(results)} runs in {run_seconds:.1f} s ({cpu:.0f} CPU s)"
         + (f"; {len(failed)} failed" if failed else ""))
     return 1 if failed else 0

@@ -248,8 +248,9 @@ class QuickReport:
         lines += [
             f"**Run matrix.** {n_runs} training runs: convex problems {len(COMBOS)} (problem, schedule) pairs × "
             f"{len(CONVEX_SETTINGS)} privacy settings × {len(self.convex_seeds)} seeds, LeNet-5 "
-            f"{len(LENET_SETTINGS)} settings × {len(self.lenet_seeds)} seeds; plus {len(EPSILONS) * 2} calibration "
-            f"runs and {len(refs)} reference optima. Wall time **{run_seconds:.0f} s**, **{cpu:.0f} CPU s** in the "
+            f"{len(LENET_SETTINGS)} settings × {len(self.lenet_seeds)} seeds; plus {len(EPSILONS) * 2} σ "
+            f"calibrations (`asyncdp train --print-config`, nothing trained) and {len(refs)} reference optima. "
+            f"Wall time **{run_seconds:.0f} s**, **{cpu:.0f} CPU s** in the "
             f"runs' processes.",
             "",
             "## Summary",

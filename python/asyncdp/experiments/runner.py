@@ -137,6 +137,21 @@ def run_cli(binary, command: str, config, out_dir: pathlib.Path, overrides: Mapp
     return json.loads((out_dir / "summary.json").read_text())
 
 
+def resolved_config(binary, config, overrides: Mapping[str, Any]) -> dict:
+    """The configuration a ``train`` run of CONFIG with OVERRIDES would resolve — data-derived defaults, σ
+    calibrated to ``dp.epsilon`` — from ``asyncdp train --print-config`` (the run's config.resolved.toml),
+    without training: what a calibration costs, not a run."""
+    import tomllib
+
+    cmd = [str(binary), "train", "--config", str(config), "--quiet", "--print-config"]
+    for key, value in overrides.items():
+        cmd += ["--set", f"{key}={cli_value(value)}"]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"asyncdp train --print-config exited {done.returncode}: {done.stderr.strip()[-400:]}")
+    return tomllib.loads(done.stdout)
+
+
 def mpi_launcher() -> list[str]:
     """The launcher command: ASYNCDP_MPIRUN (e.g. ``srun`` inside a Slurm allocation), else mpirun with
     Open MPI's flags for running as root and for more ranks than cores (on a cluster the hostfile or the
