@@ -82,11 +82,19 @@ py::dict ProgressDict(const ProgressMailbox::Snapshot& s) {
   return info;
 }
 
-py::object Train(std::optional<std::string> config_path, const std::vector<std::string>& overrides,
-                 const py::object& progress, double poll_seconds, std::optional<std::string> out_dir) {
+// The configuration train() and resolve_config() start from: the TOML file (or the defaults), then the
+// assignments, checked as the CLI checks them.
+sim::TrainConfig ConfigOf(const std::optional<std::string>& config_path,
+                          const std::vector<std::string>& overrides) {
   sim::TrainConfig config = config_path ? sim::LoadConfigFile(*config_path) : sim::TrainConfig{};
   for (const std::string& assignment : overrides) sim::ApplyOverride(config, assignment);
   sim::ValidateConfig(config);
+  return config;
+}
+
+py::object Train(std::optional<std::string> config_path, const std::vector<std::string>& overrides,
+                 const py::object& progress, double poll_seconds, std::optional<std::string> out_dir) {
+  const sim::TrainConfig config = ConfigOf(config_path, overrides);
 
   ProgressMailbox mailbox;
   std::atomic<bool> cancel{false};
@@ -141,9 +149,7 @@ void RegisterTraining(py::module_& m) {
   m.def(
       "resolve_config",
       [](std::optional<std::string> config_path, const std::vector<std::string>& overrides) {
-        sim::TrainConfig config = config_path ? sim::LoadConfigFile(*config_path) : sim::TrainConfig{};
-        for (const std::string& assignment : overrides) sim::ApplyOverride(config, assignment);
-        sim::ValidateConfig(config);
+        const sim::TrainConfig config = ConfigOf(config_path, overrides);
         std::string toml;
         {
           py::gil_scoped_release release;
