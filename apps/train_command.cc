@@ -96,7 +96,14 @@ void RunTrain(const TrainArgs& args) {
   if (args.quiet) spdlog::set_level(spdlog::level::warn);
   if (args.print_config) {
     // What the run's config.resolved.toml would record (data-derived defaults, the calibrated sigma), on
-    // stdout; nothing is trained or written.
+    // stdout; nothing is trained or written. Once: every rank of an mpirun would print it.
+    if (const int ranks = LaunchedRanks(); ranks > 1) {
+      throw InputError(
+          "--print-config",
+          fmt::format("started as one of {} MPI ranks: --print-config resolves the configuration "
+                      "without running it; start asyncdp without mpirun",
+                      ranks));
+    }
     std::cout << sim::ResolvedConfigToml(sim::ResolveTrainConfig(config));
     return;
   }

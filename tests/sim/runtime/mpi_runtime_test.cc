@@ -406,6 +406,9 @@ TEST(MpiRuntimeTest, ARunThatDoesNotSplitOverRanksIsRefusedUnderMpirun) {
        "protocol.runtime = \"threads\" runs the whole simulation in each rank"},
       {"checkin", "--set protocol.participation=\"check_in\" --set clients.count=2000",
        "protocol.runtime = \"virtual\" runs the whole simulation in each rank"},
+      // Every rank would print the resolved configuration.
+      {"print_config", "--set protocol.runtime=\"mpi\" --print-config",
+       "--print-config resolves the configuration without running it"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
