@@ -219,30 +219,45 @@ std::vector<int64_t> EvaluationSteps(int64_t total_steps, int64_t points) {
   return eval_at;
 }
 
+// Everything a check-in run resolves before it splits over MPI ranks and calibrates sigma: its options,
+// data and the defaults they imply, the model and the step sizes (each refusing what it cannot run).
+struct Prepared {
+  TrainConfig config;
+  CheckInOptions o;
+  Data data;
+  std::unique_ptr<models::Model> model;
+  StepSizeOptions step_size;
+};
+
+Prepared Prepare(const TrainConfig& input) {
+  Prepared p;
+  p.config = input;
+  p.o = ResolveCheckInOptions(p.config);
+  if (p.config.dp.secure_noise) throw ConfigError("dp.secure_noise", "not supported with check-ins");
+  p.data = LoadCheckInData(p.config, p.o);
+  ResolveDataDefaults(p.config, p.o, p.data);
+  p.model = MakeModelFromConfig(p.config.model, p.data.train, p.data.used_rows / p.o.clients);
+  p.step_size = CheckInStepSize(p.config);
+  return p;
+}
+
 }  // namespace
 
 TrainConfig ResolveCheckInConfig(const TrainConfig& input) {
-  // The steps RunCheckInTraining takes before its first server step, in the same order.
-  TrainConfig config = input;
-  const CheckInOptions o = ResolveCheckInOptions(config);
-  if (config.dp.secure_noise) throw ConfigError("dp.secure_noise", "not supported with check-ins");
-  const Data data = LoadCheckInData(config, o);
-  ResolveDataDefaults(config, o, data);
-  ResolveCheckInNoise(config, o, config.dp.delta);
-  return config;
+  Prepared p = Prepare(input);
+  ResolveCheckInNoise(p.config, p.o, p.config.dp.delta);
+  return p.config;
 }
 
 TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
-  TrainConfig config = input;
-  const CheckInOptions o = ResolveCheckInOptions(config);
-  if (config.dp.secure_noise) throw ConfigError("dp.secure_noise", "not supported with check-ins");
-  Data data = LoadCheckInData(config, o);
-  ResolveDataDefaults(config, o, data);
+  Prepared prepared = Prepare(input);
+  TrainConfig& config = prepared.config;
+  const CheckInOptions& o = prepared.o;
+  Data& data = prepared.data;
+  std::unique_ptr<models::Model>& model = prepared.model;
+  const StepSizeOptions& step_size = prepared.step_size;
   const double delta = config.dp.delta;
-  std::unique_ptr<models::Model> model =
-      MakeModelFromConfig(config.model, data.train, data.used_rows / o.clients);
-  const StepSizeOptions step_size = CheckInStepSize(config);
   const double clip = config.dp.clip;
 #if ASYNCDP_WITH_MPI
   // MPI: ranks 1..P-1 compute their clients' updates for rank 0, which runs everything else (mpi_checkin.h).

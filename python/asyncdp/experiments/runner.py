@@ -120,6 +120,15 @@ def cli_value(value) -> str:
     return _toml_value(value, "value")
 
 
+def _set_args(overrides: Mapping[str, Any], skip: tuple[str, ...] = ()) -> list[str]:
+    """The CLI's ``--set key=value`` words for OVERRIDES, leaving out keys that start with one of SKIP."""
+    words = []
+    for key, value in overrides.items():
+        if not key.startswith(skip):
+            words += ["--set", f"{key}={cli_value(value)}"]
+    return words
+
+
 def run_cli(binary, command: str, config, out_dir: pathlib.Path, overrides: Mapping[str, Any], *args: str,
             skip: tuple[str, ...] = ()) -> dict:
     """``asyncdp COMMAND --config CONFIG --set k=v ... ARGS --out OUT --quiet`` for the commands the module does
@@ -127,10 +136,8 @@ def run_cli(binary, command: str, config, out_dir: pathlib.Path, overrides: Mapp
     one of ``skip`` are left out (keys the command does not read)."""
     import json
 
-    cmd = [str(binary), command, "--config", str(config), "--out", str(out_dir), "--quiet", *args]
-    for key, value in overrides.items():
-        if not key.startswith(skip):
-            cmd += ["--set", f"{key}={cli_value(value)}"]
+    cmd = [str(binary), command, "--config", str(config), "--out", str(out_dir), "--quiet", *args,
+           *_set_args(overrides, skip)]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"asyncdp {command} exited {done.returncode}: {done.stderr.strip()[-400:]}")
@@ -143,9 +150,7 @@ def resolved_config(binary, config, overrides: Mapping[str, Any]) -> dict:
     without training: what a calibration costs, not a run."""
     import tomllib
 
-    cmd = [str(binary), "train", "--config", str(config), "--quiet", "--print-config"]
-    for key, value in overrides.items():
-        cmd += ["--set", f"{key}={cli_value(value)}"]
+    cmd = [str(binary), "train", "--config", str(config), "--quiet", "--print-config", *_set_args(overrides)]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"asyncdp train --print-config exited {done.returncode}: {done.stderr.strip()[-400:]}")
