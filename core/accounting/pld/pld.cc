@@ -19,9 +19,10 @@ namespace asyncdp::accounting {
 namespace pld_detail {
 
 // delta(eps) of one composed direction, without slack: infinity_mass + sum over l_i > eps of
-// p_i (1 - e^{eps - l_i}) (docs/theory.md, the PLD accountant). One expm1 per grid point made this loop 42%
-// of a random-allocation calibration at epsilon = 8 (its recursive cross-check asks for delta(eps) hundreds
-// of times). The grid is uniform, so for point s + j of a block starting at s, with c = l_s - eps > 0,
+// p_i (1 - e^{eps - l_i}) (docs/theory.md, "Privacy-loss distribution"). One expm1 per grid point made
+// this loop 42% of a random-allocation calibration at epsilon = 8 (its recursive cross-check asks for
+// delta(eps) hundreds of times). The grid is uniform, so for point s + j of a block starting at s, with
+// c = l_s - eps > 0,
 //   1 - e^{-(j Delta + c)} = (1 - e^{-j Delta}) + e^{-j Delta} (1 - e^{-c}):
 // two non-negative terms (no cancellation, so each term keeps a few ulps of relative error, as one expm1
 // did), a table of 1 - e^{-j Delta} and e^{-j Delta} per call and one expm1 per block.
