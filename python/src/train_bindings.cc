@@ -158,9 +158,8 @@ void RegisterTraining(py::module_& m) {
         return toml;
       },
       py::arg("config_path"), py::arg("overrides"),
-      "config.resolved.toml's text for a run of this configuration (data-derived defaults, sigma "
-      "calibrated), "
-      "without training");
+      "config.resolved.toml's text for a run of this configuration (data-derived defaults, "
+      "sigma calibrated), without training");
   m.def("train", &Train, py::arg("config_path"), py::arg("overrides"), py::arg("progress"),
         py::arg("poll_seconds"), py::arg("out_dir"),
         "Runs `asyncdp train`; returns summary, metrics_csv, clients_csv, config_toml, final_model.");
