@@ -1,11 +1,19 @@
 #include "data/dataset.h"
 
+#include <algorithm>
+
 #include "core/check.h"
 
 namespace asyncdp::data {
 
 int64_t Dataset::nnz() const {
   return is_sparse ? sparse.nonZeros() : static_cast<int64_t>((dense.array() != 0.0f).count());
+}
+
+void MarkBinaryValues(Dataset& data) {
+  const float* values = data.sparse.valuePtr();
+  data.binary_values = data.is_sparse && std::all_of(values, values + data.sparse.nonZeros(),
+                                                     [](float v) { return v == 1.0f; });
 }
 
 std::vector<int64_t> ClassCounts(const Dataset& data) {
@@ -22,6 +30,7 @@ Dataset Subset(const Dataset& data, std::span<const int64_t> indices) {
   out.source = data.source;
   out.format = data.format;
   out.is_sparse = data.is_sparse;
+  out.binary_values = data.binary_values;  // its rows' values are copied unchanged
   out.class_names = data.class_names;
   out.image = data.image;
   if (!data.held.empty()) {

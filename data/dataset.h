@@ -45,6 +45,11 @@ struct Dataset {
   // only (an MPI rank: its clients' rows) reads this way (LibsvmOptions::rows_held); Holds() is what code
   // that uses a row's features asserts.
   std::vector<bool> held;
+  // Every stored sparse value is exactly 1 (one-hot LIBSVM sets such as a9a): the linear models then read
+  // the column indices only (models/linear_kernel.h, BinarySparseRows), the same arithmetic in fewer
+  // loads. False is always safe. Set by MarkBinaryValues; code that writes stored values keeps it true
+  // only when every value it writes is 1 (data/dataset.cc, models/data_canary.cc).
+  bool binary_values = false;
 
   int64_t rows() const { return static_cast<int64_t>(labels.size()); }
   int64_t features() const { return is_sparse ? sparse.cols() : dense.cols(); }
@@ -53,6 +58,9 @@ struct Dataset {
   bool Holds(int64_t row) const { return held.empty() || held[static_cast<size_t>(row)]; }
   bool HoldsEveryRow() const { return std::find(held.begin(), held.end(), false) == held.end(); }
 };
+
+// Sets data.binary_values: sparse, and every stored value exactly 1. O(nnz); the LIBSVM reader calls it.
+void MarkBinaryValues(Dataset& data);
 
 // counts[c] = the number of rows with label c, for c in [0, num_classes()).
 std::vector<int64_t> ClassCounts(const Dataset& data);

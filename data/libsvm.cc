@@ -325,6 +325,7 @@ class LibsvmParser {
     std::copy(indices_.begin(), indices_.end(), out.sparse.innerIndexPtr());
     std::copy(values_.begin(), values_.end(), out.sparse.valuePtr());
     ASYNCDP_CHECK(out.sparse.isCompressed());
+    MarkBinaryValues(out);
     return out;
   }
 

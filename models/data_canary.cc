@@ -33,7 +33,9 @@ data::Dataset AppendRow(const data::Dataset& data, const std::vector<FeatureValu
     out.sparse.conservativeResize(rows + 1, cols);
     out.sparse.reserve(data.sparse.nonZeros() + static_cast<int64_t>(features.size()));
     for (const FeatureValue& f : features) {
-      if (f.value != 0.0f) out.sparse.insert(rows, static_cast<int32_t>(f.column)) = f.value;
+      if (f.value == 0.0f) continue;
+      out.sparse.insert(rows, static_cast<int32_t>(f.column)) = f.value;
+      out.binary_values = out.binary_values && f.value == 1.0f;
     }
     out.sparse.makeCompressed();
   } else {
