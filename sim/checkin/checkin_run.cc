@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "core/step_size.h"
+#include "sim/checkin/checkin_client.h"
 #include "sim/checkin/checkin_plan.h"
 #include "sim/checkin/checkin_privacy.h"
 #include "sim/checkin/checkin_server.h"
@@ -25,6 +26,7 @@
 #include "sim/json_number.h"
 #include "sim/model_config.h"
 #include "sim/progress.h"
+#include "sim/runtime/step_runtime.h"
 #include "sim/train_data.h"
 
 namespace asyncdp::sim::checkin {
@@ -258,16 +260,23 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& opt
   std::unique_ptr<models::Model>& model = prepared.model;
   const StepSizeOptions& step_size = prepared.step_size;
   const double delta = config.dp.delta;
-  const double clip = config.dp.clip;
+  // The clients' side of the protocol, and the runtime that computes it for the server's steps
+  // (sim/runtime/step_runtime.h): none on the virtual runtime, where the server computes on its own thread.
+  const CheckInClients clients{.model = *model,
+                               .data = data.train,
+                               .rows = data.client_rows,
+                               .clip = config.dp.clip,
+                               .client_clip = o.user_level() ? o.client_clip : 0.0};
+  const auto client_work = std::bind_front(&CheckInClients::Update, &clients);
+  std::optional<StepRuntime> runtime;
 #if ASYNCDP_WITH_MPI
   // MPI: ranks 1..P-1 compute their clients' updates for rank 0, which runs everything else (mpi_checkin.h).
   std::optional<CheckInMpi> mpi;
   if (o.runtime == RuntimeKind::kMpi) {
     mpi.emplace(config, data.client_rows, model->NumParams());
     if (mpi->endpoint.rank() != 0) {
-      CheckInServer worker(o, *model, data.train, data.client_rows, model->InitialParams(config.seed),
-                           step_size, clip, 0.0);
-      ServeCheckInClients(worker, mpi->endpoint, model->NumParams());
+      runtime.emplace(o.worker_threads, o.clients, *model, client_work);
+      ServeCheckInClients(*runtime, mpi->endpoint, model->NumParams());
       TrainResult result;
       result.primary = false;
       return result;
@@ -284,14 +293,14 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& opt
   const double accounting_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - accounting_start).count();
   const double sigma = noise.sigma;
-  // Rank 0 of an MPI run computes no client update itself: one workspace, no pool.
-  CheckInOptions server_options = o;
-  if (o.runtime == RuntimeKind::kMpi) server_options.worker_threads = 1;
-  CheckInServer server(server_options, *model, data.train, data.client_rows,
-                       model->InitialParams(config.seed), step_size, clip, sigma);
+  // Rank 0 of an MPI run computes no client update itself: its runtime fetches them (one workspace, no pool).
+  if (o.runtime == RuntimeKind::kThreads) runtime.emplace(o.worker_threads, o.clients, *model, client_work);
+  if (o.runtime == RuntimeKind::kMpi) runtime.emplace(1, o.clients, *model, client_work);
+  CheckInServer server(o, clients, runtime ? &*runtime : nullptr, model->InitialParams(config.seed),
+                       step_size, sigma);
 #if ASYNCDP_WITH_MPI
   if (mpi) {
-    server.SetRemoteUpdates(std::bind_front(&MpiCheckInClients::Fetch, &mpi->clients));
+    runtime->SetRemote(std::bind_front(&MpiCheckInClients::Fetch, &mpi->clients));
     spdlog::info(
         "mpi: {} ranks started: rank 0 runs the check-in server, ranks 1..{} host {} clients ({} placement)",
         mpi->ranks, mpi->ranks - 1, o.clients, mpi::ToString(config.protocol.mpi_placement));

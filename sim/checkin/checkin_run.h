@@ -1,8 +1,9 @@
-// `asyncdp train` with protocol.participation = "check_in": the random check-in protocols run on a
-// deterministic virtual clock, one server step per clock tick (virtual time = steps so far). The clients
-// are a compact array — client j is row j of the training data plus its check-in drawn per window
-// (checkin_plan.h) — so n = 10^5 clients cost a few MB and no object or thread per client. The server is
-// the event handler of checkin_server.h; accounting is checkin_privacy.h.
+// `asyncdp train` with protocol.participation = "check_in": the random check-in protocols, one server step
+// per clock tick (virtual time = steps so far). The clients are a compact array — client j is row j of the
+// training data (its data set at the user level) plus its check-in drawn per window (checkin_plan.h) — so
+// n = 10^5 clients cost a few MB and no object or thread per client. The server and the clients are the
+// event handlers of checkin_server.h and checkin_client.h; sim/runtime/step_runtime.h computes the clients'
+// updates where protocol.runtime says; accounting is checkin_privacy.h.
 //
 // Outputs (as for the async protocol): metrics.csv (step, virtual_seconds, model_updates, test_loss,
 // test_accuracy, epsilon, empty_steps, dummy_updates, discarded_check_ins), clients.csv (per client: the

@@ -14,15 +14,14 @@
 // eta_t follows schedule.step_rule with t = model updates so far. Noise: stream GradientNoiseKey(seed,
 // kServerNoiseStream, global step).
 //
-// Runtimes (options.runtime). virtual: the server computes the step's updates itself, one after another (at
-// the record level the averaged step's records in one clipped-gradient sum). threads: every checked-in
-// client of the step computes its update (its clipped gradient sum, clipped to C_u at the user level) as a
-// task on options.worker_threads threads, into a buffer of its own, and the server sums them in the
-// step's client order, so the result does not depend on the thread count or on which thread finishes
-// first. At the user level that is the virtual runtime's order and arithmetic, so the two runtimes agree
-// bit for bit; at the record level an averaged step's sum is per client rather than one batched sum, the
-// same numbers added in another grouping (equal up to float rounding). mpi: the same per-client updates,
-// computed on the ranks hosting the clients (sim/checkin/mpi_checkin.h), so it equals threads bit for bit.
+// Where the clients' updates are computed is the runtime's (sim/runtime/step_runtime.h): with none
+// (protocol.runtime = virtual) the server computes them itself, one after another, and at the record level
+// the averaged step's records in one clipped-gradient sum. With one (threads, mpi), every checked-in client
+// of the step computes its update (checkin_client.h) into a buffer of its own and the server sums them in
+// the step's client order, so the result does not depend on the thread count, on which thread finishes
+// first, or on the ranks. At the user level that is the virtual runtime's order and arithmetic, so all
+// runtimes agree bit for bit; at the record level an averaged step's sum is per client rather than one
+// batched sum, the same numbers added in another grouping (equal up to float rounding).
 #pragma once
 
 #include <Eigen/Dense>
@@ -33,10 +32,10 @@
 #include <vector>
 
 #include "core/step_size.h"
-#include "data/dataset.h"
 #include "models/model.h"
+#include "sim/checkin/checkin_client.h"
 #include "sim/checkin/checkin_options.h"
-#include "sim/runtime/compute_pool.h"
+#include "sim/runtime/step_runtime.h"
 
 namespace asyncdp::sim::checkin {
 
@@ -51,13 +50,12 @@ struct StepOutcome {
 
 class CheckInServer {
  public:
-  // Client j's data set is the rows client_rows[j] of `data` (one row at the record level). clip C, sigma
-  // the noise multiplier (0 = no noise).
-  CheckInServer(const CheckInOptions& options, const models::Model& model, const data::Dataset& data,
-                std::vector<std::vector<int64_t>> client_rows, Eigen::VectorXf initial, StepSizeOptions step_size,
-                double clip, double sigma);
+  // `clients` compute the updates; `runtime` (null: on this thread) says where. sigma is the noise
+  // multiplier (0 = no noise).
+  CheckInServer(const CheckInOptions& options, const CheckInClients& clients, StepRuntime* runtime,
+                Eigen::VectorXf initial, StepSizeOptions step_size, double sigma);
   ~CheckInServer();
-  CheckInServer(const CheckInServer&) = delete;  // the pool's tasks hold `this`
+  CheckInServer(const CheckInServer&) = delete;
   CheckInServer& operator=(const CheckInServer&) = delete;
 
   // Step `global_step` (0-based over all windows) of window `window`, checked-in clients `checked_in`.
@@ -68,62 +66,32 @@ class CheckInServer {
   const Eigen::VectorXf& model() const { return theta_; }
   int64_t updates() const { return updates_; }
 
-  // The updates before noise of `clients` at the model `theta`: out[j] and records[j] for clients[j]
-  // (resized to fit), computed as tasks on the worker threads (threads and MPI runtimes; a worker rank
-  // serves rank 0 with it).
-  void ComputeClientUpdates(std::span<const float> theta, std::span<const int32_t> clients,
-                            std::vector<Eigen::VectorXf>& out, std::vector<int64_t>& records);
-  // MPI, rank 0: computes the same as ComputeClientUpdates where the clients live
-  // (sim/checkin/checkin_mpi.h).
-  using RemoteUpdates = std::function<void(std::span<const float> theta, std::span<const int32_t> clients,
-                                           std::vector<Eigen::VectorXf>& out, std::vector<int64_t>& records)>;
-  void SetRemoteUpdates(RemoteUpdates remote) { remote_ = std::move(remote); }
-
   static constexpr uint32_t kServerNoiseStream = 0xFFFFFFFFu;
 
  private:
   void Apply(double divisor);
-  // Adds client j's update before noise (clip_C per record, then clip_{C_u} of the sum at the user level)
-  // to step_update_; returns its record count.
+  // Adds client j's update before noise to step_update_ (computed here); returns its record count.
   int64_t AddClientUpdate(int32_t client);
-  // Client j's update before noise at `theta` into `out` (overwritten), with `workspace`; returns its
-  // record count.
-  int64_t ClientUpdate(std::span<const float> theta, int32_t client, Eigen::VectorXf& out,
-                       models::Workspace& workspace) const;
-  // Threads and MPI runtimes: the clients' updates computed as tasks (or remotely), summed into
-  // step_update_ in `clients` order.
-  int64_t AddClientUpdatesConcurrently(std::span<const int32_t> clients);
-  bool concurrent() const { return !thread_workspaces_.empty() || remote_ != nullptr; }
+  // With a runtime: the clients' updates computed (or fetched) there, summed into step_update_ in
+  // `clients` order.
+  int64_t AddClientUpdatesOfRuntime(std::span<const int32_t> clients);
 
   CheckInOptions options_;
-  const models::Model& model_;
-  const data::Dataset& data_;
-  std::vector<std::vector<int64_t>> client_rows_;
+  const CheckInClients& clients_;
+  StepRuntime* runtime_;
   StepSizeOptions step_size_;
-  double clip_;
   double sigma_;
   Eigen::VectorXf theta_;
   Eigen::VectorXf step_update_;   // this step's noisy update
-  Eigen::VectorXf client_update_; // user level: one client's update before its clip
+  Eigen::VectorXf client_update_;  // one client's update before noise
   Eigen::VectorXf accumulator_;   // one_client: sum of the noisy updates since the last model update
   int64_t accumulated_steps_ = 0;
   int64_t updates_ = 0;
   std::unique_ptr<models::Workspace> workspace_;
   std::vector<int64_t> batch_;
-  // Threads runtime: one workspace per thread that may run a task (0 = the server's own thread), one
-  // buffer per client of the current step, and the pool (null with one worker thread: tasks run inline).
-  std::vector<std::unique_ptr<models::Workspace>> thread_workspaces_;
+  // With a runtime: one buffer per client of the current step.
   std::vector<Eigen::VectorXf> task_updates_;
   std::vector<int64_t> task_records_;
-  // What the pool's tasks read and write during one ComputeClientUpdates call.
-  struct Tasks {
-    std::span<const float> theta;
-    std::span<const int32_t> clients;
-    std::vector<Eigen::VectorXf>* out = nullptr;
-    std::vector<int64_t>* records = nullptr;
-  } tasks_;
-  std::unique_ptr<ComputePool> pool_;
-  RemoteUpdates remote_;
 };
 
 }  // namespace asyncdp::sim::checkin

@@ -133,7 +133,7 @@ void MpiCheckInClients::Shutdown() {
                   std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_)));
 }
 
-void ServeCheckInClients(CheckInServer& server, mpi::Endpoint& endpoint, int64_t params) {
+void ServeCheckInClients(StepRuntime& runtime, mpi::Endpoint& endpoint, int64_t params) {
   std::vector<int32_t> clients;
   std::vector<float> theta(static_cast<size_t>(params));
   std::vector<Eigen::VectorXf> updates;
@@ -161,7 +161,7 @@ void ServeCheckInClients(CheckInServer& server, mpi::Endpoint& endpoint, int64_t
     clients.resize(static_cast<size_t>(count));
     for (auto& c : clients) c = static_cast<int32_t>(GetInt(b, at));
     GetFloats(b, at, theta.data(), params);
-    server.ComputeClientUpdates(theta, clients, updates, records);
+    runtime.Compute(theta, clients, updates, records);
     auto reply = std::make_shared<mpi::Buffer>(sizeof(int64_t) * (2 + clients.size()) +
                                                sizeof(float) * static_cast<size_t>(params) * clients.size());
     at = 0;

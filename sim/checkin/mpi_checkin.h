@@ -18,9 +18,9 @@
 #include <span>
 #include <vector>
 
-#include "sim/checkin/checkin_server.h"
 #include "sim/runtime/mpi_runtime.h"
 #include "sim/runtime/mpi_transport.h"
+#include "sim/runtime/step_runtime.h"
 
 namespace asyncdp::sim::checkin {
 
@@ -32,7 +32,7 @@ mpi::Placement CheckInPlacement(int ranks, MpiPlacement scheme,
 class MpiCheckInClients {
  public:
   MpiCheckInClients(mpi::Endpoint& endpoint, mpi::Placement placement, int64_t params, double timeout);
-  // CheckInServer::RemoteUpdates.
+  // StepRuntime::Remote.
   void Fetch(std::span<const float> theta, std::span<const int32_t> clients,
              std::vector<Eigen::VectorXf>& out, std::vector<int64_t>& records);
   // Tells every worker rank the run is over and waits (up to the time-out) until the messages have left.
@@ -49,7 +49,7 @@ class MpiCheckInClients {
   std::vector<std::vector<size_t>> positions_;  // [rank]: positions in the step's client list
 };
 
-// A worker rank's side: answers rank 0's requests with `server`'s ComputeClientUpdates until kShutdown.
-void ServeCheckInClients(CheckInServer& server, mpi::Endpoint& endpoint, int64_t params);
+// A worker rank's side: answers rank 0's requests, computing them with `runtime`, until kShutdown.
+void ServeCheckInClients(StepRuntime& runtime, mpi::Endpoint& endpoint, int64_t params);
 
 }  // namespace asyncdp::sim::checkin
