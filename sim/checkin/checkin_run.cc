@@ -243,6 +243,67 @@ Prepared Prepare(const TrainConfig& input) {
   return p;
 }
 
+// The steps with their observers: an evaluation into `metrics` at step 0, at eval.points steps spread
+// over the run and at the end; the terminal's progress and the embedding's observer (the Python module's
+// progress and Ctrl-C check) told of every step.
+struct ObservedSteps {
+  CheckInSteps steps;
+  double seconds = 0.0;  // the steps alone, as a runtime times its run
+};
+
+ObservedSteps RunObservedSteps(const TrainConfig& config, const CheckInOptions& o, CheckInServer& server,
+                               const models::Model& model, const data::Dataset& test,
+                               const TrainOptions& options, CheckInMetrics& metrics) {
+  const std::vector<int64_t> eval_at =
+      EvaluationSteps(o.steps * o.windows, std::max<int64_t>(config.eval.points, 0));
+  // What the check-ins realised (who checked in where, which steps were empty) is the randomness the
+  // allocation bound assumes secret: released only as labelled diagnostics (output.diagnostics).
+  if (config.output.diagnostics) {
+    spdlog::warn(
+        "output.diagnostics = true: the realised check-ins (diag_* columns, summary.json \"diagnostics\") "
+        "are the randomness the reported epsilon assumes secret; they are not covered");
+  }
+  ObserverList observers;
+  ProgressReporter progress(o.steps * o.windows);
+  if (options.progress) observers.Add(&progress);
+  if (options.observer != nullptr) observers.Add(options.observer);
+  const auto start = std::chrono::steady_clock::now();
+  ObservedSteps run;
+  run.steps = RunCheckInSteps(
+      o, server, eval_at,
+      [&](int64_t step, const CheckInCounters& counters) {
+        const auto& theta = server.model();
+        metrics.Record(
+            step,
+            model.Evaluate(std::span<const float>(theta.data(), static_cast<size_t>(theta.size())), test),
+            server.updates(), counters);
+      },
+      observers, options.cancel);
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return run;
+}
+
+// The run as a runtime reports it (the summary's wall_seconds is the whole call). Cut short by the
+// embedding, every client's plan (a check-in per window) is unfinished: which of them had checked in to a
+// step not taken is the check-ins' secret, so all are listed, with the windows completed (public: a
+// function of the steps taken).
+RuntimeReport CheckInRuntimeReport(const CheckInOptions& o, const ObservedSteps& run) {
+  RuntimeReport report;
+  report.wall_seconds = run.seconds;
+  report.end_time = static_cast<double>(run.steps.steps_run);
+  if (!run.steps.cancelled) return report;
+  report.cancelled = true;
+  report.truncated = true;
+  for (int64_t j = 0; j < o.clients; ++j) {
+    report.unfinished.push_back({.client = j,
+                                 .reason = UnfinishedReason::kCancelled,
+                                 .rounds = run.steps.windows_run,
+                                 .planned_rounds = o.windows,
+                                 .applied_rounds = run.steps.windows_run});
+  }
+  return report;
+}
+
 }  // namespace
 
 TrainConfig ResolveCheckInConfig(const TrainConfig& input) {
@@ -307,60 +368,18 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& opt
   }
 #endif
 
-  const std::vector<int64_t> eval_at =
-      EvaluationSteps(o.steps * o.windows, std::max<int64_t>(config.eval.points, 0));
-  // What the check-ins realised (who checked in where, which steps were empty) is the randomness the
-  // allocation bound assumes secret: released only as labelled diagnostics (output.diagnostics).
-  const bool diagnostics = config.output.diagnostics;
-  if (diagnostics) {
-    spdlog::warn("output.diagnostics = true: the realised check-ins (diag_* columns, summary.json \"diagnostics\") "
-                 "are the randomness the reported epsilon assumes secret; they are not covered");
-  }
-  CheckInMetrics metrics(o, noise.privacy, diagnostics);
-  // The embedding's observer (the Python module's progress and Ctrl-C check) and the terminal's progress.
-  ObserverList observers;
-  ProgressReporter progress(o.steps * o.windows);
-  if (options.progress) observers.Add(&progress);
-  if (options.observer != nullptr) observers.Add(options.observer);
-  const auto steps_start = std::chrono::steady_clock::now();
-  const CheckInSteps run = RunCheckInSteps(
-      o, server, eval_at,
-      [&](int64_t step, const CheckInCounters& counters) {
-        const auto& theta = server.model();
-        metrics.Record(
-            step,
-            model->Evaluate(std::span<const float>(theta.data(), static_cast<size_t>(theta.size())),
-                            data.test),
-            server.updates(), counters);
-      },
-      observers, options.cancel);
-  const auto steps_end = std::chrono::steady_clock::now();
+  CheckInMetrics metrics(o, noise.privacy, config.output.diagnostics);
+  const ObservedSteps run = RunObservedSteps(config, o, server, *model, data.test, options, metrics);
 
 #if ASYNCDP_WITH_MPI
   if (mpi) mpi->clients.Shutdown();
 #endif
   TrainResult result;
   result.resolved_config = config;
-  // The steps themselves, as a runtime reports its run (the summary's wall_seconds is the whole call).
-  result.runtime.wall_seconds = std::chrono::duration<double>(steps_end - steps_start).count();
-  result.runtime.end_time = static_cast<double>(run.steps_run);
-  if (run.cancelled) {
-    // Cut short by the embedding: every client's plan (a check-in per window) is unfinished. Which of
-    // them had checked in to a step not taken is the check-ins' secret, so all are listed, with the
-    // windows completed (public: a function of the steps taken).
-    result.runtime.cancelled = true;
-    result.runtime.truncated = true;
-    for (int64_t j = 0; j < o.clients; ++j) {
-      result.runtime.unfinished.push_back({.client = j,
-                                           .reason = UnfinishedReason::kCancelled,
-                                           .rounds = run.windows_run,
-                                           .planned_rounds = o.windows,
-                                           .applied_rounds = run.windows_run});
-    }
-  }
+  result.runtime = CheckInRuntimeReport(o, run);
   result.metrics = metrics.rows();
   result.metrics_csv = metrics.csv();
-  result.clients_csv = CheckInClientsCsv(data.client_rows, run.check_ins, diagnostics);
+  result.clients_csv = CheckInClientsCsv(data.client_rows, run.steps.check_ins, config.output.diagnostics);
   result.final_model = server.model();
 
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -370,8 +389,8 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& opt
                                        .record_level = noise.record_level,
                                        .sigma = sigma,
                                        .sigma_calibrated = noise.calibrated,
-                                       .counters = run.counters,
-                                       .steps_run = run.steps_run,
+                                       .counters = run.steps.counters,
+                                       .steps_run = run.steps.steps_run,
                                        .model_updates = server.updates(),
                                        .records_held = data.used_rows,
                                        .parameters = model->NumParams(),
