@@ -25,7 +25,6 @@ struct CheckInClients {
   double client_clip = 0.0;                       // C_u at the user level; 0 at the record level
 
   bool user_level() const { return client_clip > 0.0; }
-  int64_t count() const { return static_cast<int64_t>(rows.size()); }
   // Client `client`'s update before noise at `theta` into `out` (overwritten), computed with `workspace`;
   // returns its record count.
   int64_t Update(std::span<const float> theta, int32_t client, Eigen::VectorXf& out,

@@ -327,7 +327,7 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& opt
                                .data = data.train,
                                .rows = data.client_rows,
                                .clip = config.dp.clip,
-                               .client_clip = o.user_level() ? o.client_clip : 0.0};
+                               .client_clip = o.client_clip};
   const auto client_work = std::bind_front(&CheckInClients::Update, &clients);
   std::optional<StepRuntime> runtime;
 #if ASYNCDP_WITH_MPI

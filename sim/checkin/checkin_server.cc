@@ -1,9 +1,7 @@
 #include "sim/checkin/checkin_server.h"
 
-#include <algorithm>
 #include <cmath>
 
-#include "core/check.h"
 #include "core/noise.h"
 #include "core/random.h"
 

@@ -26,7 +26,6 @@
 
 #include <Eigen/Dense>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <span>
 #include <vector>

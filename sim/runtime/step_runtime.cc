@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "core/check.h"
-
 namespace asyncdp::sim {
 
 // Workspaces for client data sets of up to this many rows at once; larger ones are processed in chunks.
