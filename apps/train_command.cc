@@ -40,19 +40,12 @@ void TrainAndWrite(const TrainArgs& args, const sim::TrainConfig& config, bool p
   const sim::TrainResult result = sim::RunTraining(config, sim::TrainOptions{.progress = progress});
   if (!result.primary) return;  // an MPI client rank: rank 0 writes the outputs
   sim::WriteTrainOutputs(result, out_dir);
-  const auto& s = result.summary;
-  // Check-in runs report one epsilon (or null: no bound); the async protocol one per accountant.
-  const std::string epsilon = s["epsilon"].contains("random_allocation")
-                                  ? "random_allocation " + s["epsilon"]["random_allocation"].dump()
-                              : s["epsilon"].is_object()
-                                  ? "rdp " + s["epsilon"]["rdp"].dump() + " / pld " + s["epsilon"]["pld"].dump()
-                                  : s["epsilon"].dump();
-  const bool diverged = s.value("diverged", false);
+  const sim::SummaryCore& s = result.summary_core;
   spdlog::info("done: test accuracy {}, epsilon {} (delta {:.3g}), {:.2f} s wall -> {}",
-               diverged || !s["test_accuracy"].is_number() ? std::string("none (diverged)")
-                                                           : fmt::format("{:.4f}", s["test_accuracy"].get<double>()),
-               epsilon, s["delta"].get<double>(), s["wall_seconds"].get<double>(), out_dir);
-  std::cout << s.dump(2) << "\n";
+               s.accuracy.test_accuracy ? fmt::format("{:.4f}", *s.accuracy.test_accuracy)
+                                        : std::string("none (diverged)"),
+               sim::HeadlineText(s.epsilon), s.delta, s.wall_seconds, out_dir);
+  std::cout << result.summary.dump(2) << "\n";
   // audit.canaries > 0: the one-run audit's verdict, as `asyncdp audit` reports it (exit code 3).
   if (result.audit && result.audit->violation()) throw CommandExit{kExitViolation};
   if (sim::TruncationRefused(result)) {

@@ -1,6 +1,7 @@
 #include "sim/privacy.h"
 
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "sim/json_number.h"
@@ -88,26 +89,25 @@ void AccountingSection(const Experiment& e, nlohmann::json& out) {
   }
 }
 
-// Each accountant's epsilon (the maximum over clients), the client attaining it, and its assumptions.
+const accounting::WorstClient* Find(const accounting::PopulationReport& report, AccountantKind kind) {
+  auto it = report.worst.find(kind);
+  return it == report.worst.end() ? nullptr : &it->second;
+}
+
+// Each accountant's epsilon (the maximum over clients; HeadlineEpsilons), the client attaining it, and its
+// assumptions.
 void EpsilonsSection(const Experiment& e, const accounting::PopulationReport& report, nlohmann::json& out) {
   const PrivacySetup& p = e.privacy;
-  nlohmann::json epsilon, worst, assumptions;
+  nlohmann::json worst, assumptions;
   auto put = [&](const char* name, const accounting::WorstClient* w) {
-    epsilon[name] = w ? FiniteOrNull(w->epsilon) : nlohmann::json(nullptr);
     worst[name] = w && w->client >= 0 ? nlohmann::json(w->client) : nlohmann::json(nullptr);
   };
-  auto find = [&](AccountantKind kind) -> const accounting::WorstClient* {
-    auto it = report.worst.find(kind);
-    return it == report.worst.end() ? nullptr : &it->second;
-  };
+  auto find = [&](AccountantKind kind) { return Find(report, kind); };
   put("rdp", find(AccountantKind::kRdp));
   put("pld", find(AccountantKind::kPld));
   put("pld_lower", find(AccountantKind::kPld) ? &report.pld_lower : nullptr);
   put("gdp", find(AccountantKind::kGdp));
   put("proactive", &report.proactive.epsilon);
-  // ε(6) is a guarantee only where Theorem 3.1 or B.4 holds for every client: otherwise it is no bound at
-  // all (it can sit below the PLD lower bound), so null, with the failed conditions in "proactive".
-  if (!report.proactive.valid) epsilon["proactive"] = nullptr;
   if (e.sampling == SamplingModel::kRandomAllocation) {
     put("random_allocation", find(AccountantKind::kRandomAllocation));
     // What ran: the window every client's batches were allocated over (config: dp.allocation_*).
@@ -132,7 +132,7 @@ void EpsilonsSection(const Experiment& e, const accounting::PopulationReport& re
       "holds for every client that ran a round (see proactive.valid) and sampling is Poisson with Gaussian noise; "
       "add_remove neighbours";
   assumptions["public"] = kPublicAssumption;
-  out["epsilon"] = epsilon;
+  out["epsilon"] = HeadlineJson(HeadlineEpsilons(e, report));
   out["worst_client"] = worst;
   out["assumptions"] = assumptions;
 }
@@ -167,8 +167,7 @@ nlohmann::json PrivacySummaryJson(const Experiment& e, const accounting::Populat
   nlohmann::json out;
   MechanismSection(e, out);
   if (!e.privacy.enabled) {
-    out["epsilon"] = {
-        {"proactive", nullptr}, {"rdp", nullptr}, {"pld", nullptr}, {"pld_lower", nullptr}, {"gdp", nullptr}};
+    out["epsilon"] = HeadlineJson(HeadlineEpsilons(e, report));
     out["assumptions"] = "dp.enabled = false: no noise, no privacy guarantee";
     return out;
   }
@@ -177,6 +176,31 @@ nlohmann::json PrivacySummaryJson(const Experiment& e, const accounting::Populat
   EpsilonsSection(e, report, out);
   out["proactive"] = ProactiveConditionsJson(report);
   return out;
+}
+
+std::vector<HeadlineEpsilon> HeadlineEpsilons(const Experiment& e,
+                                              const accounting::PopulationReport& report) {
+  const bool enabled = e.privacy.enabled;
+  auto of = [&](const accounting::WorstClient* w) {
+    return enabled && w ? FiniteOrNone(w->epsilon) : std::nullopt;
+  };
+  auto entry = [](const char* accountant, std::optional<double> epsilon, bool lower_bound = false) {
+    return HeadlineEpsilon{.accountant = accountant, .epsilon = epsilon, .lower_bound = lower_bound};
+  };
+  const bool pld = Find(report, AccountantKind::kPld) != nullptr;
+  std::vector<HeadlineEpsilon> headline = {
+      entry("rdp", of(Find(report, AccountantKind::kRdp))),
+      entry("pld", of(Find(report, AccountantKind::kPld))),
+      entry("pld_lower", of(pld ? &report.pld_lower : nullptr), true),
+      entry("gdp", of(Find(report, AccountantKind::kGdp))),
+      // ε(6) is a guarantee only where Theorem 3.1 or B.4 holds for every client: otherwise it is no bound
+      // at all (it can sit below the PLD lower bound), so none, with the failed conditions in "proactive".
+      entry("proactive", report.proactive.valid ? of(&report.proactive.epsilon) : std::nullopt),
+  };
+  if (enabled && e.sampling == SamplingModel::kRandomAllocation) {
+    headline.push_back(entry("random_allocation", of(Find(report, AccountantKind::kRandomAllocation))));
+  }
+  return headline;
 }
 
 }  // namespace asyncdp::sim

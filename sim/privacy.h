@@ -5,13 +5,21 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "core/accounting/population.h"
 #include "sim/experiment.h"
+#include "sim/headline_epsilon.h"
 
 namespace asyncdp::sim {
 
 nlohmann::json PrivacySummaryJson(const Experiment& e, const accounting::PopulationReport& report);
+
+// The report's headline ε, one per accountant (its "epsilon" object): rdp, pld, pld_lower (a lower bound),
+// gdp, proactive (none unless Theorem 3.1 or B.4 holds for every client: relation (6) is no bound
+// otherwise), and random_allocation under that sampler; every value none without privacy.
+std::vector<HeadlineEpsilon> HeadlineEpsilons(const Experiment& e,
+                                              const accounting::PopulationReport& report);
 
 // The assumption every report states about what is public.
 inline constexpr const char* kPublicAssumption =

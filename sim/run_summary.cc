@@ -70,12 +70,14 @@ void PrivacySection(const RunFacts& run, SummaryCore& core) {
   if (e.proactive.options.enabled) {
     for (size_t c = 0; c < accounted.size(); ++c) accounted[c] = AdmittedRounds(e, c);
   }
+  const accounting::PopulationReport report =
+      e.privacy.enabled ? AccountRun(e.privacy, e.plans, accounted) : accounting::PopulationReport{};
+  core.privacy = PrivacySummaryJson(e, report);
+  core.epsilon = HeadlineEpsilons(e, report);
   nlohmann::json& privacy = core.privacy;
-  privacy = PrivacySummaryJson(
-      e, e.privacy.enabled ? AccountRun(e.privacy, e.plans, accounted) : accounting::PopulationReport{});
   if (e.proactive.options.enabled && e.privacy.enabled) {
-    const nlohmann::json tally = PrivacySummaryJson(e, AccountRun(e.privacy, e.plans, rounds_done));
-    privacy["epsilon_realised_tally"] = tally["epsilon"];
+    privacy["epsilon_realised_tally"] =
+        HeadlineJson(HeadlineEpsilons(e, AccountRun(e.privacy, e.plans, rounds_done)));
     privacy["epsilon_realised_tally"]["note"] =
         "the rounds that ran, composed: not a guarantee (with accuracy targets the rounds run depend on the "
         "clients' outputs); privacy.epsilon, of every round of each admitted plan, is";
@@ -83,8 +85,8 @@ void PrivacySection(const RunFacts& run, SummaryCore& core) {
   if (e.privacy.enabled && e.privacy.user_level) {
     // Side by side (docs/theory.md §4): the record-level guarantee of the same run — a record moves a
     // client's clipped update by at most C under noise σ C_u, with the record sampler's amplification.
-    const nlohmann::json record = PrivacySummaryJson(e, AccountRun(e.privacy.RecordLevel(), e.plans, accounted));
-    privacy["epsilon_record_level"] = record["epsilon"];
+    privacy["epsilon_record_level"] =
+        HeadlineJson(HeadlineEpsilons(e, AccountRun(e.privacy.RecordLevel(), e.plans, accounted)));
     privacy["epsilon_record_level"]["note"] =
         "record-level DP of the same run (add/remove one record, Poisson sampling, noise multiplier sigma * "
         "client_clip / clip); privacy.epsilon, the headline, is user-level "
@@ -227,7 +229,7 @@ std::string ClientsCsv(const RunFacts& run) {
   return out;
 }
 
-nlohmann::json SummaryJson(const RunFacts& run, const std::optional<audit::TrainAuditOutcome>& audit) {
+Summary Summarise(const RunFacts& run, const std::optional<audit::TrainAuditOutcome>& audit) {
   const Experiment& e = run.experiment;
   const TrainConfig& config = e.config;
   const bool diagnostics = config.output.diagnostics;
@@ -249,7 +251,7 @@ nlohmann::json SummaryJson(const RunFacts& run, const std::optional<audit::Train
   if (e.proactive.options.enabled)
     s["proactive"] = ProactiveSummaryJson(e, run.outcomes, run.server.model(), diagnostics);
   if (diagnostics) s["diagnostics"] = DiagnosticsJson(run);
-  return s;
+  return {.core = std::move(core), .json = std::move(s)};
 }
 
 }  // namespace asyncdp::sim

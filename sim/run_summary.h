@@ -3,9 +3,8 @@
 // runs the protocol and hands the typed facts here; nothing is read back from the JSON.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +16,7 @@
 #include "sim/protocol/server.h"
 #include "sim/runtime/client_outcome.h"
 #include "sim/runtime/run_observer.h"
+#include "sim/summary.h"
 
 namespace asyncdp::sim {
 
@@ -38,6 +38,6 @@ std::string ClientsCsv(const RunFacts& run);
 // summary.json (docs/design.md, "Released fields"): accuracy, the privacy report, the run's outcome,
 // timing, protocol statistics, the audit and proactive sections when configured, the resolved
 // configuration, and with output.diagnostics the labelled non-private values.
-nlohmann::json SummaryJson(const RunFacts& run, const std::optional<audit::TrainAuditOutcome>& audit);
+Summary Summarise(const RunFacts& run, const std::optional<audit::TrainAuditOutcome>& audit);
 
 }  // namespace asyncdp::sim

@@ -46,7 +46,7 @@ nlohmann::json CommonSummaryJson(const SummaryCore& core) {
   s["test_loss"] = OrNull(core.accuracy.test_loss);
 
   s["privacy"] = core.privacy;
-  s["epsilon"] = core.privacy.at("epsilon");
+  s["epsilon"] = s["privacy"]["epsilon"] = HeadlineJson(core.epsilon);
   s["delta"] = core.delta;
   s["sigma"] = core.sigma;
   s["sigma_calibrated"] = core.sigma_calibrated;

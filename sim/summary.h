@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sim/config.h"
+#include "sim/headline_epsilon.h"
 #include "sim/metrics.h"
 #include "sim/protocol/run_outcome.h"
 #include "sim/runtime/run_observer.h"
@@ -41,8 +42,10 @@ SummaryOutcome OutcomeOf(const RuntimeReport& report);
 
 struct SummaryCore {
   SummaryAccuracy accuracy;
-  // The policy's privacy report; its "epsilon" is also the top-level headline.
+  // The policy's privacy report, and its headline ε: written as both privacy.epsilon and the top-level
+  // "epsilon" (one source, so they cannot differ), and read by the CLI's "done:" line.
   nlohmann::json privacy;
+  std::vector<HeadlineEpsilon> epsilon;
   double delta = 0.0;
   double sigma = 0.0;  // the noise multiplier the run used (0: no noise)
   bool sigma_calibrated = false;
@@ -62,5 +65,12 @@ struct SummaryCore {
 
 // summary.json's common fields (docs/design.md, "Released fields"); a policy adds its sections to it.
 nlohmann::json CommonSummaryJson(const SummaryCore& core);
+
+// What a run reports: the typed core (TrainResult::summary_core: what the CLI and embeddings read) and
+// summary.json, written from that core plus the policy's own sections.
+struct Summary {
+  SummaryCore core;
+  nlohmann::json json;
+};
 
 }  // namespace asyncdp::sim

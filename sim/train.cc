@@ -120,7 +120,9 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
         audit::AuditTrainingRun(experiment, *audit_recorder, server.model(), outcomes[audited].rounds);
   }
   if (experiment.proactive.options.enabled) result.phases_csv = PhasesCsv(experiment, outcomes, diagnostics);
-  result.summary = SummaryJson(run, result.audit);
+  Summary summary = Summarise(run, result.audit);
+  result.summary = std::move(summary.json);
+  result.summary_core = std::move(summary.core);
   return result;
 }
 

@@ -4,10 +4,9 @@
 #pragma once
 
 #include <Eigen/Dense>
-#include <nlohmann/json.hpp>
-
 #include <atomic>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +16,7 @@
 #include "sim/experiment.h"
 #include "sim/metrics.h"
 #include "sim/runtime/run_observer.h"
+#include "sim/summary.h"
 
 namespace asyncdp::sim {
 
@@ -41,7 +41,8 @@ struct TrainResult {
   std::string clients_csv;
   std::string phases_csv;  // proactive runs only (targets.accuracy > 0): one row per client and phase
   std::string events_csv;  // output.trace only: the protocol's event trace (sim/runtime/trace_recorder.h)
-  nlohmann::json summary;
+  nlohmann::json summary;  // summary.json
+  SummaryCore summary_core;  // its typed common part (accuracy, headline ε, δ, outcome, timing): read this
   RuntimeReport runtime;
   Eigen::VectorXf final_model;              // v̂ after every applied update
   std::shared_ptr<const Experiment> experiment;  // data, model and plans the run used

@@ -33,7 +33,7 @@ namespace asyncdp::sim::checkin {
 namespace {
 
 struct Data {
-  data::Dataset train;                          // the training rows clients hold
+  data::Dataset train;                            // the training rows clients hold
   std::vector<std::vector<int64_t>> client_rows;  // client j's rows of `train`
   data::Dataset test;
   int64_t train_rows = 0;  // training rows loaded
@@ -55,8 +55,9 @@ Data LoadCheckInData(const TrainConfig& config, const CheckInOptions& o) {
   } else {
     // Record level (Balle et al.): client j holds training row j.
     if (d.train.rows() < o.clients) {
-      throw ConfigError("clients.count", fmt::format("{} clients but {} training rows: every client needs a record",
-                                                     o.clients, d.train.rows()));
+      throw ConfigError("clients.count",
+                        fmt::format("{} clients but {} training rows: every client needs a record", o.clients,
+                                    d.train.rows()));
     }
     d.client_rows.resize(static_cast<size_t>(o.clients));
     for (int64_t j = 0; j < o.clients; ++j) d.client_rows[static_cast<size_t>(j)] = {j};
@@ -383,7 +384,7 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& opt
   result.final_model = server.model();
 
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  result.summary = CheckInSummaryJson({.config = config,
+  Summary summary = SummariseCheckIns({.config = config,
                                        .options = o,
                                        .privacy = noise.privacy,
                                        .record_level = noise.record_level,
@@ -399,6 +400,8 @@ TrainResult RunCheckInTraining(const TrainConfig& input, const TrainOptions& opt
                                        .report = result.runtime,
                                        .accounting_seconds = accounting_seconds,
                                        .wall_seconds = wall});
+  result.summary = std::move(summary.json);
+  result.summary_core = std::move(summary.core);
   return result;
 }
 

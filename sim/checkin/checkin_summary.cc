@@ -30,13 +30,11 @@ nlohmann::json PrivacyJson(const CheckInFacts& run) {
                       {"sigma", run.sigma},
                       {"sigma_calibrated", run.sigma_calibrated}};
   if (!privacy.bounded) {
-    p["epsilon"] = nullptr;
-    p["bound"] = "no_bound";
+    p["bound"] = "no_bound";  // privacy.epsilon: null (SummaryCore::epsilon)
     p["reason"] = privacy.reason;
     return p;
   }
-  p["epsilon"] = FiniteOrNull(privacy.epsilon);
-  p["bound"] = "upper_bound";
+  p["bound"] = "upper_bound";  // privacy.epsilon: SummaryCore::epsilon
   p["theorem"] = privacy.theorem;
   p["assumptions"] = std::string(accounting::kRandomAllocationAssumptions);
   p["accounted_as"] = {{"steps", privacy.accounted.steps},
@@ -106,12 +104,15 @@ nlohmann::json DiagnosticsJson(const CheckInFacts& run) {
 
 }  // namespace
 
-nlohmann::json CheckInSummaryJson(const CheckInFacts& run) {
+Summary SummariseCheckIns(const CheckInFacts& run) {
   const TrainConfig& config = run.config;
   const CheckInOptions& o = run.options;
   SummaryCore core;
   core.accuracy = AccuracyOf(run.final_model, run.last);
   core.privacy = PrivacyJson(run);
+  core.epsilon = {{.accountant = "",
+                   .epsilon = run.privacy.bounded ? FiniteOrNone(run.privacy.epsilon) : std::nullopt,
+                   .lower_bound = false}};
   core.delta = config.dp.delta;
   core.sigma = run.sigma;
   core.sigma_calibrated = run.sigma_calibrated;
@@ -150,7 +151,7 @@ nlohmann::json CheckInSummaryJson(const CheckInFacts& run) {
           o.worker_threads);
       break;
   }
-  return s;
+  return {.core = std::move(core), .json = std::move(s)};
 }
 
 CheckInMetrics::CheckInMetrics(const CheckInOptions& options, const CheckInPrivacy& privacy, bool diagnostics)

@@ -17,6 +17,7 @@
 #include "sim/config.h"
 #include "sim/metrics.h"
 #include "sim/runtime/run_observer.h"
+#include "sim/summary.h"
 
 namespace asyncdp::sim::checkin {
 
@@ -50,7 +51,7 @@ struct CheckInFacts {
   double wall_seconds = 0.0;
 };
 
-nlohmann::json CheckInSummaryJson(const CheckInFacts& run);
+Summary SummariseCheckIns(const CheckInFacts& run);
 
 // metrics.csv and the metrics rows of a check-in run, one evaluation at a time. Columns: step,
 // virtual_seconds, model_updates (one-client rule: fixed by the plan, public), test_loss, test_accuracy,

@@ -1,12 +1,14 @@
 // End-to-end: `asyncdp train` from a TOML file with --set overrides, its output files, and its errors.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -63,6 +65,45 @@ TEST(TrainCommand, WritesResolvedConfigMetricsClientsAndSummary) {
   EXPECT_THAT(ReadFile(out + "/clients.csv"), HasSubstr(",diag_gradients,diag_clipped_fraction,diag_mean_grad_norm"));
   // stdout is the same summary.
   EXPECT_EQ(nlohmann::json::parse(r.out)["test_accuracy"], summary["test_accuracy"]);
+}
+
+// The closing "done:" line states what summary.json says: the accuracy and every upper bound of the
+// headline epsilon (issue 30: the line is written from the typed summary, not by reading the JSON back by
+// key).
+std::string Rounded(const nlohmann::json& epsilon) {
+  if (epsilon.is_null()) return "none";
+  std::ostringstream text;
+  text << std::setprecision(4) << epsilon.get<double>();
+  return text.str();
+}
+
+TEST(TrainCommand, TheDoneLineStatesTheSummarysAccuracyAndEpsilon) {
+  TempDir dir;
+  std::string args = SmallTable3Args(dir.Path("run"));
+  args.replace(args.find("--quiet"), 7, "");  // the done line is an info line
+  const CliResult r = RunAsyncdp(args, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto summary = nlohmann::json::parse(ReadFile(dir.Path("run") + "/summary.json"));
+  const nlohmann::json& e = summary["epsilon"];
+  const std::string expected =
+      fmt::format("done: test accuracy {:.4f}, epsilon rdp {} / pld {} / gdp {} / proactive {} (delta 0.002)",
+                  summary["test_accuracy"].get<double>(), Rounded(e["rdp"]), Rounded(e["pld"]),
+                  Rounded(e["gdp"]), Rounded(e["proactive"]));
+  EXPECT_THAT(r.err, HasSubstr(expected));
+
+  // A check-in run reports one value.
+  const std::string checkins = "train --config " + Quoted(SourceDir() + "/experiments/checkins_a9a.toml") +
+                               " --set data.train=" + Quoted(SharedFile("datasets/libsvm/a9a.gz")) +
+                               " --set data.test=" + Quoted(SharedFile("datasets/libsvm/a9a.t.gz")) +
+                               " --set clients.count=500 --set checkin.steps=500 --set eval.points=1 --out " +
+                               Quoted(dir.Path("checkins"));
+  const CliResult c = RunAsyncdp(checkins, dir);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  const auto checkin_summary = nlohmann::json::parse(ReadFile(dir.Path("checkins") + "/summary.json"));
+  ASSERT_TRUE(checkin_summary["epsilon"].is_number());
+  EXPECT_THAT(c.err, HasSubstr(fmt::format("done: test accuracy {:.4f}, epsilon {} (delta",
+                                           checkin_summary["test_accuracy"].get<double>(),
+                                           Rounded(checkin_summary["epsilon"]))));
 }
 
 // Every name in a JSON document (object keys, recursively) and in the header line of a CSV file.

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 
+#include "sim/headline_epsilon.h"
+
 namespace asyncdp::sim {
 namespace {
 
@@ -42,7 +44,10 @@ TEST(SummaryAccuracy, NonFiniteParameterOrLossIsDivergedWithNoAccuracy) {
 SummaryCore Core() {
   SummaryCore core;
   core.accuracy = AccuracyOf(Eigen::VectorXf::Ones(2), Evaluated(0.3, 0.9));
-  core.privacy = {{"epsilon", {{"pld", 1.5}}}};
+  core.privacy = {{"accountant", "pld"}};
+  core.epsilon = {{.accountant = "pld", .epsilon = 1.5, .lower_bound = false},
+                  {.accountant = "pld_lower", .epsilon = 1.4, .lower_bound = true},
+                  {.accountant = "proactive", .epsilon = std::nullopt, .lower_bound = false}};
   core.delta = 1e-5;
   core.sigma = 1.2;
   core.clip = 0.5;
@@ -59,7 +64,10 @@ TEST(CommonSummaryJson, WritesTheSharedFields) {
   const nlohmann::json s = CommonSummaryJson(Core());
   EXPECT_FALSE(s["diverged"].get<bool>());
   EXPECT_EQ(s["test_accuracy"].get<double>(), 0.9);
-  EXPECT_EQ(s["epsilon"], s["privacy"]["epsilon"]);  // the headline is the report's
+  // The headline is written once, from the typed values, in both places.
+  EXPECT_EQ(s["epsilon"], nlohmann::json({{"pld", 1.5}, {"pld_lower", 1.4}, {"proactive", nullptr}}));
+  EXPECT_EQ(s["epsilon"], s["privacy"]["epsilon"]);
+  EXPECT_EQ(s["privacy"]["accountant"], "pld");
   EXPECT_EQ(s["sigma"].get<double>(), 1.2);
   EXPECT_FALSE(s["sigma_calibrated"].get<bool>());
   EXPECT_FALSE(s.contains("client_clip"));  // record-level DP
@@ -98,6 +106,32 @@ TEST(CommonSummaryJson, DivergedAndCutShortRuns) {
   EXPECT_EQ(s["unfinished_clients"], nlohmann::json::array({3}));
   EXPECT_EQ(s["unfinished"][0]["reason"], "cancelled");
   EXPECT_EQ(s["unfinished"][0]["planned_rounds"].get<int64_t>(), 9);
+}
+
+TEST(HeadlineEpsilon, OneValuePerAccountantOrOneBareValue) {
+  const std::vector<HeadlineEpsilon> accountants = {
+      {.accountant = "rdp", .epsilon = 2.25, .lower_bound = false},
+      {.accountant = "pld", .epsilon = 1.875, .lower_bound = false},
+      {.accountant = "pld_lower", .epsilon = 1.75, .lower_bound = true},
+      {.accountant = "proactive", .epsilon = std::nullopt, .lower_bound = false}};
+  EXPECT_EQ(HeadlineJson(accountants),
+            nlohmann::json({{"rdp", 2.25}, {"pld", 1.875}, {"pld_lower", 1.75}, {"proactive", nullptr}}));
+  // The log line states the upper bounds only; a lower bound is no guarantee.
+  EXPECT_EQ(HeadlineText(accountants), "rdp 2.25 / pld 1.875 / proactive none");
+
+  const std::vector<HeadlineEpsilon> checkins = {{.accountant = "", .epsilon = 0.5, .lower_bound = false}};
+  EXPECT_EQ(HeadlineJson(checkins), nlohmann::json(0.5));
+  EXPECT_EQ(HeadlineText(checkins), "0.5");
+  const std::vector<HeadlineEpsilon> unbounded = {
+      {.accountant = "", .epsilon = std::nullopt, .lower_bound = false}};
+  EXPECT_TRUE(HeadlineJson(unbounded).is_null());
+  EXPECT_EQ(HeadlineText(unbounded), "none");
+}
+
+TEST(HeadlineEpsilon, NonFiniteIsNoBound) {
+  EXPECT_EQ(FiniteOrNone(1.5), 1.5);
+  EXPECT_FALSE(FiniteOrNone(std::numeric_limits<double>::infinity()).has_value());
+  EXPECT_FALSE(FiniteOrNone(std::nan("")).has_value());
 }
 
 }  // namespace
