@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs dependencies if missing, configures and builds (Release preset), then runs ctest.
+# Installs dependencies if missing, configures and builds what the tests need (Release preset: every target
+# but the benchmarks, `asyncdp_test_build`), then runs ctest.
 # Usage: ./run_tests.sh [ctest args...]      e.g. ./run_tests.sh -R Libsvm
 # Environment: ASYNCDP_PRESET (default release), ASYNCDP_JOBS (default: number of cores).
 set -euo pipefail
@@ -12,5 +13,5 @@ werror=OFF
 [ "${CI:-}" = "true" ] && werror=ON
 
 cmake --preset "$preset" -DASYNCDP_WERROR=$werror >/dev/null
-cmake --build --preset "$preset" -j "$jobs"
+cmake --build --preset "$preset" -j "$jobs" --target asyncdp_test_build
 ctest --preset "$preset" -j "$jobs" "$@"

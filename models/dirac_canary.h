@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -43,6 +44,9 @@ enum class OtherRecords {
   kZero,       // every row: gradient 0 (the whole-client canary's "out" side: the client's data set removed,
                // its update clip(0) + noise)
 };
+
+// A first canary row no data set reaches: the model has canary coordinates but no canary records.
+inline constexpr int64_t kNoCanaryRow = std::numeric_limits<int64_t>::max() / 4;
 
 struct DiracCanaryOptions {
   // m >= 1: canaries, i.e. appended parameters.

@@ -17,7 +17,7 @@ werror=OFF
 [ "${CI:-}" = "true" ] && werror=ON
 ./scripts/install-deps.sh --clang
 cmake --preset asan -DASYNCDP_WERROR=$werror >/dev/null
-cmake --build --preset asan -j "$jobs"
+cmake --build --preset asan -j "$jobs" --target asyncdp_test_build  # the benchmarks do not run here
 # halt_on_error / abort: the first report fails the test that triggered it; detect_leaks: LeakSanitizer.
 export ASAN_OPTIONS="halt_on_error=1 abort_on_error=1 detect_leaks=1 strict_string_checks=1 ${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="halt_on_error=1 print_stacktrace=1 ${UBSAN_OPTIONS:-}"

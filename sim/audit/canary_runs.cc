@@ -19,9 +19,6 @@
 namespace asyncdp::sim::audit {
 namespace {
 
-// A first canary row no data set reaches: the model has canary coordinates but no canary records.
-constexpr int64_t kNoCanaryRow = std::numeric_limits<int64_t>::max() / 4;
-
 // Poisson sampling at the plan's public rate q_i = s_i / N_c over a data set that may hold more rows than
 // N_c (the canaries added to the audited client): every row, canary or not, is in the batch independently
 // with probability q_i — the add/remove neighbour of the N_c-record data set that the accountants compose.
@@ -113,7 +110,7 @@ CanaryExperiment::CanaryExperiment(const TrainConfig& config, const AuditOptions
   base_model_ = std::shared_ptr<const models::Model>(e.model.get(), [](const models::Model*) {});
   models::DiracCanaryOptions plain;
   plain.num_canaries = canaries_;
-  plain.first_canary_row = kNoCanaryRow;
+  plain.first_canary_row = models::kNoCanaryRow;
   plain_model_ = std::make_unique<models::DiracCanaryModel>(base_model_, plain);
 
   run_plans_ = e.plans;
@@ -188,7 +185,7 @@ CanaryExperiment::AuditedClient CanaryExperiment::MakeAuditedClient(
     client.shard = data::Subset(*shard.data, rows);
     models::DiracCanaryOptions canary;
     canary.num_canaries = 1;
-    canary.first_canary_row = kNoCanaryRow;
+    canary.first_canary_row = models::kNoCanaryRow;
     canary.other_records = planted > 0 ? models::OtherRecords::kCanary : models::OtherRecords::kZero;
     client.model = std::make_unique<models::DiracCanaryModel>(base_model_, canary);
     return client;
@@ -210,7 +207,7 @@ CanaryExperiment::AuditedClient CanaryExperiment::MakeAuditedClient(
   if (mislabelled && planted > 0) client.shard.labels.back() = mislabelled_.label;
   models::DiracCanaryOptions canary;
   canary.num_canaries = canaries_;
-  canary.first_canary_row = planted > 0 && !mislabelled ? kept : kNoCanaryRow;
+  canary.first_canary_row = planted > 0 && !mislabelled ? kept : models::kNoCanaryRow;
   if (planted > 0 && canaries_ > 1) canary.canary_of_row = std::move(canary_of_row);
   canary.other_records = options_.canary == CanaryKind::kOpposite ? models::OtherRecords::kOpposite
                                                                   : models::OtherRecords::kBaseModel;

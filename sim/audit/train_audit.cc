@@ -23,7 +23,7 @@
 
 namespace asyncdp::sim::audit {
 namespace {
-std::string ThreatModel(const TrainCanaries& t) {
+std::string TrainAuditThreatModel(const TrainCanaries& t) {
   const std::string who = "client " + std::to_string(t.client);
   if (t.kind == CanaryKind::kDirac) {
     return "Record-level DP of " + who +
@@ -211,7 +211,7 @@ nlohmann::json TrainAuditJson(const Experiment& e, const TrainAuditOutcome& outc
   j["one_run"] = OneRunCountsJson(result, outcome.fdp, t.planted);
   j["audited"] = AuditedJson(e, t, outcome.rounds);
   j["canary"] = CanaryDescription(t.kind);
-  j["threat_model"] = ThreatModel(t);
+  j["threat_model"] = TrainAuditThreatModel(t);
   j["assumptions"] = AssumptionsJson(e, t);
   j["fault_injection"] = FaultInjectionJson(t);
   spdlog::log(violation ? spdlog::level::err : spdlog::level::info, "audit: {}", line);

@@ -16,11 +16,6 @@
 namespace asyncdp::sim::audit {
 namespace {
 
-
-// A first canary row no data set reaches: the other clients' models have the canary parameters but no
-// canary records.
-constexpr int64_t kNoCanaryRow = std::numeric_limits<int64_t>::max() / 4;
-
 // m distinct records of `data` (a partial Fisher–Yates shuffle from stream {seed, client, 2,
 // kAuditCanaries}), each with a label drawn uniformly from the other classes.
 struct MislabelledChoice {
@@ -126,9 +121,9 @@ std::shared_ptr<TrainCanaries> PlantTrainCanaries(const TrainConfig& config, Sam
     std::shared_ptr<const models::Model> base(std::move(model));
     models::DiracCanaryOptions plain;
     plain.num_canaries = m;
-    plain.first_canary_row = kNoCanaryRow;
+    plain.first_canary_row = models::kNoCanaryRow;
     models::DiracCanaryOptions audited = plain;
-    audited.first_canary_row = t->planted > 0 ? kept : kNoCanaryRow;
+    audited.first_canary_row = t->planted > 0 ? kept : models::kNoCanaryRow;
     if (t->planted > 0) audited.canary_of_row = canary_of_row;
     t->audited_model = std::make_unique<models::DiracCanaryModel>(base, audited);
     auto plain_model = std::make_unique<models::DiracCanaryModel>(base, plain);

@@ -18,10 +18,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-std::string BigEndian(uint32_t v) {
-  return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
-          static_cast<char>(v)};
-}
+using testing::BigEndian;
 
 // A well-formed images file: n images of h × w, pixel i = i mod 256.
 std::string ImagesFile(uint32_t n, uint32_t h, uint32_t w) {

@@ -220,11 +220,7 @@ TEST(LoadTest, MalformedLibsvmThroughLoadDatasetKeepsLineAndColumn) {
   }
 }
 
-
-std::string BigEndian(uint32_t v) {
-  return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
-          static_cast<char>(v)};
-}
+using testing::BigEndian;
 
 TEST(LoadTest, AnIdxHeaderClaimingMoreImagesThanLabelsIsRefusedBeforeDecompressing) {
   TempDir dir;

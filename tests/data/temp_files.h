@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -44,6 +45,12 @@ class TempDir {
 };
 
 // `data` as one gzip member (RFC 1952), as gzip(1) would write it.
+// A 32-bit unsigned integer as IDX headers store it (most significant byte first).
+inline std::string BigEndian(uint32_t v) {
+  return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
+          static_cast<char>(v)};
+}
+
 inline std::string GzipBytes(std::string_view data) {
   z_stream zs{};
   // 16 + MAX_WBITS: gzip wrapper; memLevel 8 is zlib's default.

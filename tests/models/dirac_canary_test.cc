@@ -21,8 +21,8 @@ namespace {
 
 using synthetic::ModelCase;
 
-struct Fixture {
-  explicit Fixture(const ModelCase& c, DiracCanaryOptions options = {})
+struct CanaryFixture {
+  explicit CanaryFixture(const ModelCase& c, DiracCanaryOptions options = {})
       : base(MakeModel(c.options, c.num_features, c.num_classes)) {
     data = synthetic::MakeSyntheticData(401, 30, c.num_features, c.num_classes, c.sparse);
     // Three placeholder rows for canaries after the 30 records (features never read).
@@ -47,7 +47,7 @@ struct Fixture {
 class DiracCanaryTest : public ::testing::TestWithParam<ModelCase> {};
 
 TEST_P(DiracCanaryTest, BatchWithoutCanaryIsTheWrappedModelBitForBit) {
-  Fixture f(GetParam());
+  CanaryFixture f(GetParam());
   const std::vector<int64_t> batch = {3, 17, 0, 29, 3, 8};
   const int64_t n = f.base->NumParams();
   std::vector<float> expected(n), got(f.model->NumParams(), 9.0f), expected_norms(6), norms(6);
@@ -63,7 +63,7 @@ TEST_P(DiracCanaryTest, BatchWithoutCanaryIsTheWrappedModelBitForBit) {
 }
 
 TEST_P(DiracCanaryTest, CanaryClippedGradientIsExactlyCOnItsOwnCoordinate) {
-  Fixture f(GetParam());
+  CanaryFixture f(GetParam());
   for (const double clip : {0.05, 1.0, 7.5}) {
     for (int64_t canary = 0; canary < 3; ++canary) {
       const int64_t row[1] = {30 + canary};
@@ -81,7 +81,7 @@ TEST_P(DiracCanaryTest, CanaryClippedGradientIsExactlyCOnItsOwnCoordinate) {
 }
 
 TEST_P(DiracCanaryTest, MixedBatchAddsCPerCanaryOccurrenceAndLeavesOtherRowsUnchanged) {
-  Fixture f(GetParam());
+  CanaryFixture f(GetParam());
   // Canaries 0 (twice) and 2 among ordinary rows; the ordinary rows in their batch order.
   const std::vector<int64_t> batch = {5, 30, 11, 32, 30, 19, 2};
   const std::vector<int64_t> ordinary = {5, 11, 19, 2};
@@ -109,7 +109,7 @@ TEST_P(DiracCanaryTest, MixedBatchAddsCPerCanaryOccurrenceAndLeavesOtherRowsUnch
 }
 
 TEST_P(DiracCanaryTest, EvaluationAndInitialParametersAreTheWrappedModels) {
-  Fixture f(GetParam());
+  CanaryFixture f(GetParam());
   const Evaluation e = f.base->Evaluate(f.base_params, f.data);
   const Evaluation g = f.model->Evaluate(f.params, f.data);
   EXPECT_EQ(e.loss, g.loss);
@@ -131,7 +131,7 @@ TEST(DiracCanaryOptionsTest, RowsMapToTheirCanariesAndAFixedNormIsClipped) {
   options.num_canaries = 5;
   options.canary_of_row = {4, 1};  // rows 30, 31 are canaries 4 and 1; row 32 is an ordinary record
   options.gradient_norm = 2.0;
-  Fixture f(c, options);
+  CanaryFixture f(c, options);
   EXPECT_EQ(f.model->CanaryOfRow(30), 4);
   EXPECT_EQ(f.model->CanaryOfRow(31), 1);
   EXPECT_EQ(f.model->CanaryOfRow(32), -1);
@@ -154,7 +154,7 @@ TEST(DiracCanaryOptionsTest, OppositeRecordsRealiseTheFixedSizeWorstCase) {
   options.num_canaries = 1;
   options.canary_of_row = {0};
   options.other_records = OtherRecords::kOpposite;
-  Fixture f(c, options);
+  CanaryFixture f(c, options);
   const int64_t with[4] = {1, 30, 7, 2};
   const int64_t without[4] = {1, 9, 7, 2};
   std::vector<float> g(f.model->NumParams());

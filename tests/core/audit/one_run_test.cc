@@ -80,8 +80,8 @@ std::vector<double> GaussianCanaryScores(const std::vector<uint8_t>& included, d
   return scores;
 }
 
-std::vector<double> RandomisedResponseScores(const std::vector<uint8_t>& included, double eps,
-                                             uint64_t seed) {
+std::vector<double> RandomisedResponseScoresOf(const std::vector<uint8_t>& included, double eps,
+                                               uint64_t seed) {
   RandomStream stream(StreamKey{seed, 8, 0, StreamPurpose::kTest});
   std::vector<double> scores(included.size());
   for (size_t i = 0; i < included.size(); ++i) {
@@ -128,7 +128,8 @@ TEST(OneRunAuditTest, NearlyTightOnRandomisedResponse) {
   double lowest = 1e9;
   for (int seed = 0; seed < 40; ++seed) {
     const auto included = DrawCanaryInclusion(100 + seed, 0, 2000);
-    const OneRunAuditResult r = OneRunAudit(RandomisedResponseScores(included, 2.0, seed), included, options);
+    const OneRunAuditResult r =
+        OneRunAudit(RandomisedResponseScoresOf(included, 2.0, seed), included, options);
     violations += r.epsilon > 2.0;
     lowest = std::min(lowest, r.epsilon);
   }

@@ -189,7 +189,7 @@ TEST(Proactive, PausedClientsReportTheirWholePlansEpsilonNotTheTally) {
 double Phi(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
 // δ(ε) of the Gaussian mechanism with μ = Δ/σ_noise (Balle & Wang 2018, Theorem 8); k releases compose
 // to μ√k exactly.
-double GaussianDelta(double mu, double epsilon) {
+double MuGaussianDelta(double mu, double epsilon) {
   return Phi(-epsilon / mu + mu / 2.0) - std::exp(epsilon) * Phi(-epsilon / mu - mu / 2.0);
 }
 
@@ -208,8 +208,8 @@ TEST(Proactive, PrivateAccuracyChecksCostTheirShareAndTheirEpsilonHoldsAgainstTh
     // The accountant's ε of the planned checks is an upper bound: the exact profile's δ at it is ≤ δ_check,
     // and it is tight (within 2% of the exact ε).
     const double mu = std::sqrt(static_cast<double>(checks.planned)) / checks.sigma;
-    EXPECT_LE(GaussianDelta(mu, checks.epsilon), checks.delta * (1 + 1e-9));
-    EXPECT_GT(GaussianDelta(mu, checks.epsilon / 1.02), checks.delta);
+    EXPECT_LE(MuGaussianDelta(mu, checks.epsilon), checks.delta * (1 + 1e-9));
+    EXPECT_GT(MuGaussianDelta(mu, checks.epsilon / 1.02), checks.delta);
     EXPECT_LE(checks.epsilon, kCheckBudgetShare * e.proactive.targets[k].epsilon * (1 + 1e-6));
     EXPECT_GT(checks.epsilon,
               0.99 * kCheckBudgetShare * e.proactive.targets[k].epsilon);  // calibrated, not wasted

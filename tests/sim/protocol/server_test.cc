@@ -11,7 +11,7 @@
 namespace asyncdp::sim {
 namespace {
 
-UpdateMessage Update(int64_t client, int64_t round, float value, double step = 1.0) {
+UpdateMessage ScalarUpdate(int64_t client, int64_t round, float value, double step = 1.0) {
   return UpdateMessage{client, round, step, Eigen::VectorXf::Constant(2, value)};
 }
 
@@ -28,11 +28,11 @@ static_assert(sizeof(UpdateMessage) == 4 * sizeof(int64_t) + sizeof(double) + si
 
 TEST(ServerProtocol, EarlyRoundsAreExposedUntilThePrefixCatchesUp) {
   ServerProtocol server(1, Eigen::VectorXf::Zero(2));
-  server.OnUpdate(Update(0, 2, 1.0f));
-  server.OnUpdate(Update(0, 1, 1.0f));
+  server.OnUpdate(ScalarUpdate(0, 2, 1.0f));
+  server.OnUpdate(ScalarUpdate(0, 1, 1.0f));
   EXPECT_EQ(server.delivered_prefix(0), 0);
   EXPECT_EQ(server.early_rounds(0), (std::set<int64_t>{1, 2}));
-  server.OnUpdate(Update(0, 0, 1.0f));
+  server.OnUpdate(ScalarUpdate(0, 0, 1.0f));
   EXPECT_EQ(server.delivered_prefix(0), 3);
   EXPECT_TRUE(server.early_rounds(0).empty());
 }
@@ -73,7 +73,7 @@ TEST(ServerProtocol, GlobalRoundIsTheSmallestDeliveredPrefixOfTheBlockingClients
       } else if (!pending[c].empty()) {
         const int64_t round = pending[c].back();
         pending[c].pop_back();
-        b = server.OnUpdate(Update(c, round, 1));
+        b = server.OnUpdate(ScalarUpdate(c, round, 1));
         unbroadcast_updates = true;
         got[c][round] = true;
         while (prefix[c] < static_cast<int64_t>(got[c].size()) && got[c][prefix[c]]) ++prefix[c];
@@ -114,8 +114,8 @@ TEST(ServerProtocol, GlobalRoundIsTheSmallestDeliveredPrefixOfTheBlockingClients
 
 TEST(ServerProtocol, AppliesEveryUpdateInArrivalOrderAsDescent) {
   ServerProtocol server(2, Eigen::VectorXf::Zero(2));
-  server.OnUpdate(Update(0, 0, 1.0f, 0.5));
-  server.OnUpdate(Update(1, 0, 2.0f, 0.25));
+  server.OnUpdate(ScalarUpdate(0, 0, 1.0f, 0.5));
+  server.OnUpdate(ScalarUpdate(1, 0, 2.0f, 0.25));
   // v̂ ← v̂ − η̄_i·U for each arrival (docs/theory.md §2).
   EXPECT_FLOAT_EQ(server.model()[0], -0.5f - 0.5f);
   EXPECT_EQ(server.updates_applied(), 2);
@@ -123,10 +123,10 @@ TEST(ServerProtocol, AppliesEveryUpdateInArrivalOrderAsDescent) {
 
 TEST(ServerProtocol, BroadcastsRoundKOnlyWhenEveryClientDeliveredRoundsBelowK) {
   ServerProtocol server(3, Eigen::VectorXf::Zero(2));
-  EXPECT_FALSE(server.OnUpdate(Update(0, 0, 1)).has_value());
-  EXPECT_FALSE(server.OnUpdate(Update(1, 0, 1)).has_value());
-  EXPECT_FALSE(server.OnUpdate(Update(0, 1, 1)).has_value());  // client 0 ahead; client 2 still missing
-  const auto b = server.OnUpdate(Update(2, 0, 1));
+  EXPECT_FALSE(server.OnUpdate(ScalarUpdate(0, 0, 1)).has_value());
+  EXPECT_FALSE(server.OnUpdate(ScalarUpdate(1, 0, 1)).has_value());
+  EXPECT_FALSE(server.OnUpdate(ScalarUpdate(0, 1, 1)).has_value());  // client 0 ahead; client 2 still missing
+  const auto b = server.OnUpdate(ScalarUpdate(2, 0, 1));
   ASSERT_TRUE(b.has_value());
   EXPECT_EQ(b->global_round, 1);
   // v̂_1 contains all round-0 updates and client 0's round 1 (the asynchrony the paper allows).
@@ -136,9 +136,9 @@ TEST(ServerProtocol, BroadcastsRoundKOnlyWhenEveryClientDeliveredRoundsBelowK) {
 
 TEST(ServerProtocol, OutOfOrderDeliveryCountsOnlyContiguousPrefix) {
   ServerProtocol server(1, Eigen::VectorXf::Zero(2));
-  EXPECT_FALSE(server.OnUpdate(Update(0, 1, 1)).has_value());  // round 1 before round 0
+  EXPECT_FALSE(server.OnUpdate(ScalarUpdate(0, 1, 1)).has_value());  // round 1 before round 0
   EXPECT_EQ(server.delivered_prefix(0), 0);
-  const auto b = server.OnUpdate(Update(0, 0, 1));
+  const auto b = server.OnUpdate(ScalarUpdate(0, 0, 1));
   ASSERT_TRUE(b.has_value());
   EXPECT_EQ(b->global_round, 2);  // jumps: only the newest k is broadcast
   EXPECT_EQ(server.delivered_prefix(0), 2);
@@ -146,22 +146,22 @@ TEST(ServerProtocol, OutOfOrderDeliveryCountsOnlyContiguousPrefix) {
 
 TEST(ServerProtocol, StoppedClientStopsBlockingOnceItsLastRoundIsIn) {
   ServerProtocol server(2, Eigen::VectorXf::Zero(2));
-  server.OnUpdate(Update(0, 0, 1));
+  server.OnUpdate(ScalarUpdate(0, 0, 1));
   // Client 1 announces it will send one round; the notice overtakes that round's message.
   EXPECT_FALSE(server.OnClientStopped(1, 1).has_value());
   EXPECT_TRUE(server.blocking(1));
-  const auto b = server.OnUpdate(Update(1, 0, 1));
+  const auto b = server.OnUpdate(ScalarUpdate(1, 0, 1));
   ASSERT_TRUE(b.has_value());
   EXPECT_FALSE(server.blocking(1));
   // Client 0 alone now drives the global round.
-  const auto b2 = server.OnUpdate(Update(0, 1, 1));
+  const auto b2 = server.OnUpdate(ScalarUpdate(0, 1, 1));
   ASSERT_TRUE(b2.has_value());
   EXPECT_EQ(b2->global_round, 2);
 }
 
 TEST(ServerProtocol, ExcludingASilentClientReleasesTheGlobalRound) {
   ServerProtocol server(2, Eigen::VectorXf::Zero(2));
-  EXPECT_FALSE(server.OnUpdate(Update(0, 0, 1)).has_value());
+  EXPECT_FALSE(server.OnUpdate(ScalarUpdate(0, 0, 1)).has_value());
   const auto b = server.Exclude(1);
   ASSERT_TRUE(b.has_value());
   EXPECT_EQ(b->global_round, 1);
@@ -175,9 +175,9 @@ TEST(ServerProtocol, ExcludingASilentClientReleasesTheGlobalRound) {
 TEST(ServerProtocol, LastUpdateAfterTheStopNoticeStillFormsTheFinalGlobalRound) {
   // One client, two rounds; its stop notice overtakes round 1 (issue: v̂_T was never formed).
   ServerProtocol server(1, Eigen::VectorXf::Zero(2));
-  ASSERT_TRUE(server.OnUpdate(Update(0, 0, 1)).has_value());
+  ASSERT_TRUE(server.OnUpdate(ScalarUpdate(0, 0, 1)).has_value());
   EXPECT_FALSE(server.OnClientStopped(0, 2).has_value());
-  const auto b = server.OnUpdate(Update(0, 1, 1));
+  const auto b = server.OnUpdate(ScalarUpdate(0, 1, 1));
   ASSERT_TRUE(b.has_value());
   EXPECT_EQ(b->global_round, 2);  // v̂_T with T = 2
   EXPECT_TRUE(server.all_released());
@@ -186,45 +186,45 @@ TEST(ServerProtocol, LastUpdateAfterTheStopNoticeStillFormsTheFinalGlobalRound) 
 TEST(ServerProtocol, AnExcludedClientHeardFromAgainIsReadmittedAndBlocksOnceCaughtUp) {
   ServerProtocol server(2, Eigen::VectorXf::Zero(2));
   server.Exclude(1);
-  for (int64_t r = 0; r < 3; ++r) server.OnUpdate(Update(0, r, 1));
+  for (int64_t r = 0; r < 3; ++r) server.OnUpdate(ScalarUpdate(0, r, 1));
   EXPECT_EQ(server.global_round(), 3);
   // Client 1's round 0 arrives, computed on v̂_0 while the global round went on to 3.
-  UpdateMessage late = Update(1, 0, 1);
+  UpdateMessage late = ScalarUpdate(1, 0, 1);
   late.computed_at = 0;
   server.OnUpdate(late);
   EXPECT_FALSE(server.excluded(1));
   EXPECT_EQ(server.readmissions(1), 1);
   EXPECT_EQ(server.max_update_lag(1), 3);  // applied at 3, computed at 0
   EXPECT_FALSE(server.blocking(1));         // still behind: its catch-up holds nobody up
-  for (int64_t r = 1; r < 4; ++r) server.OnUpdate(Update(1, r, 1));
+  for (int64_t r = 1; r < 4; ++r) server.OnUpdate(ScalarUpdate(1, r, 1));
   EXPECT_TRUE(server.blocking(1));  // prefix 4 > global round 3: a member again
   EXPECT_EQ(server.global_round(), 3);
-  const auto b = server.OnUpdate(Update(0, 3, 1));
+  const auto b = server.OnUpdate(ScalarUpdate(0, 3, 1));
   ASSERT_TRUE(b.has_value());
   EXPECT_EQ(b->global_round, 4);
 }
 
 TEST(ServerProtocol, APausedClientDoesNotBlockAndBlocksAgainAfterResumingAndCatchingUp) {
   ServerProtocol server(2, Eigen::VectorXf::Zero(2));
-  server.OnUpdate(Update(1, 0, 1));
+  server.OnUpdate(ScalarUpdate(1, 0, 1));
   EXPECT_FALSE(server.OnClientPaused(1, 1).has_value());
   EXPECT_FALSE(server.blocking(1));
   EXPECT_TRUE(server.paused(1));
-  for (int64_t r = 0; r < 5; ++r) ASSERT_TRUE(server.OnUpdate(Update(0, r, 1)).has_value());
+  for (int64_t r = 0; r < 5; ++r) ASSERT_TRUE(server.OnUpdate(ScalarUpdate(0, r, 1)).has_value());
   EXPECT_EQ(server.global_round(), 5);  // client 1 paused: nobody waits for it
   server.OnClientResumed(1);
   EXPECT_FALSE(server.paused(1));
   EXPECT_FALSE(server.blocking(1));
-  for (int64_t r = 1; r < 6; ++r) server.OnUpdate(Update(1, r, 1));
+  for (int64_t r = 1; r < 6; ++r) server.OnUpdate(ScalarUpdate(1, r, 1));
   EXPECT_TRUE(server.blocking(1));
   EXPECT_FALSE(server.all_released());
 }
 
 TEST(ServerProtocol, BroadcastSnapshotIsACopyNotAView) {
   ServerProtocol server(1, Eigen::VectorXf::Zero(2));
-  const auto b = server.OnUpdate(Update(0, 0, 1));
+  const auto b = server.OnUpdate(ScalarUpdate(0, 0, 1));
   ASSERT_TRUE(b.has_value());
-  server.OnUpdate(Update(0, 1, 1));
+  server.OnUpdate(ScalarUpdate(0, 1, 1));
   EXPECT_FLOAT_EQ((*b->model)[0], -1.0f);  // unaffected by later updates
   EXPECT_FLOAT_EQ(server.model()[0], -2.0f);
 }

@@ -90,14 +90,6 @@ TEST(MpiRuntimeTest, TrainingRunAuditMatchesTheThreadsRuntime) {
   EXPECT_EQ(got["verdict"], "consistent");
 }
 
-// The lines of a CSV file.
-std::vector<std::string> Lines(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
 // The proactive framework over MPI (experiments/proactive_flow.toml: five clients with accuracy targets and
 // budgets, client 4's too small to join; output.diagnostics on): pause, settle and re-join notices travel to
 // rank 0, the phase records are gathered there, and the run ends with every client stopped at or below target

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "tests/apps/cli_runner.h"
 #include "tests/test_data.h"
@@ -50,6 +51,14 @@ inline std::string Mpirun(int ranks) {
 
 inline nlohmann::json Summary(const std::string& dir) {
   return nlohmann::json::parse(testing::ReadFile(dir + "/summary.json"));
+}
+
+// The lines of a CSV file.
+inline std::vector<std::string> Lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
 }
 
 inline std::string FirstLine(const std::string& path) {

@@ -13,7 +13,6 @@ namespace asyncdp::sim {
 namespace {
 
 using Next = TaskScheduler::Next;
-using Step = TaskScheduler::Step;
 
 // Task 0 blocks its worker until every other task has finished all its steps. The other tasks start
 // queued on both workers (task 2 behind task 0 on worker 0), so they can only finish if the free worker
@@ -28,9 +27,9 @@ TEST(TaskScheduler, AFreeWorkerTakesOverTasksQueuedBehindABusyOne) {
   std::atomic<bool> overlap{false};
   TaskScheduler* self = nullptr;
   TaskScheduler::Hooks hooks;
-  hooks.run = [&](int, int64_t task) -> Step {
+  hooks.run = [&](int, int64_t task) -> TaskScheduler::Step {
     if (running[task].fetch_add(1) != 0) overlap = true;
-    Step step{Next::kYield};
+    TaskScheduler::Step step{Next::kYield};
     if (task == 0) {
       const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
       while (finished_tasks.load() < kTasks - 1) {
@@ -68,7 +67,7 @@ TEST(TaskScheduler, WakesFromOtherTasksAreNeverLost) {
   std::atomic<int64_t> exited{0};
   TaskScheduler* self = nullptr;
   TaskScheduler::Hooks hooks;
-  hooks.run = [&](int, int64_t task) -> Step {
+  hooks.run = [&](int, int64_t task) -> TaskScheduler::Step {
     // Consume this task's wake-ups; each one passes a token to the next task (a ring).
     while (pending[task].load() > 0) {
       pending[task].fetch_sub(1);

@@ -20,7 +20,9 @@ namespace {
 double Sf(double x) { return 0.5 * std::erfc(x / std::sqrt(2.0)); }   // P(N(0,1) > x)
 double Cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }  // P(N(0,1) <= x)
 
-double GaussianDelta(double mu, double eps) { return Cdf(-eps / mu + mu / 2) - std::exp(eps) * Cdf(-eps / mu - mu / 2); }
+double ExactGaussianDelta(double mu, double eps) {
+  return Cdf(-eps / mu + mu / 2) - std::exp(eps) * Cdf(-eps / mu - mu / 2);
+}
 
 // One round of Poisson subsampling at rate q, noise sigma = 1 (sensitivity 1), the worse direction.
 double PoissonRoundDelta(double q, double eps) {
@@ -54,12 +56,12 @@ TEST(PldSmallDeltaTest, GaussianCompositionsStayBetweenTheBoundsAtEveryDelta) {
     const double mu = std::sqrt(static_cast<double>(c.rounds)) / c.sigma;
     const ComposedPld pld({{1.0, c.sigma, c.rounds}}, SamplingModel::kPoisson);
     for (const double delta : {1e-5, 1e-8, 1e-10, 1e-12, 1e-13, 1e-14, 1e-15, 1e-16, 1e-20}) {
-      const double exact = ExactEpsilon([&](double e) { return GaussianDelta(mu, e); }, delta);
+      const double exact = ExactEpsilon([&](double e) { return ExactGaussianDelta(mu, e); }, delta);
       EXPECT_GE(pld.EpsilonUpper(delta), exact * (1 - 1e-9)) << c.rounds << " rounds, delta " << delta;
       EXPECT_LE(pld.EpsilonLower(delta), exact * (1 + 1e-9)) << c.rounds << " rounds, delta " << delta;
     }
     // Where the bounds are resolved they are tight (the accountant's point).
-    const double exact = ExactEpsilon([&](double e) { return GaussianDelta(mu, e); }, 1e-5);
+    const double exact = ExactEpsilon([&](double e) { return ExactGaussianDelta(mu, e); }, 1e-5);
     EXPECT_LT(pld.EpsilonUpper(1e-5), exact * 1.01);
     EXPECT_GT(pld.EpsilonLower(1e-5), exact * 0.99);
   }

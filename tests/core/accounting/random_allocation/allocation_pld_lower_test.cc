@@ -54,7 +54,7 @@ TEST(AllocationPldLowerTest, OneWindowLiesBelowTheDirectlyIntegratedProfileAndCl
     double p0;
   };
   for (const Case& c : {Case{3, 0.8, 1.0}, Case{3, 1.5, 0.5}, Case{6, 1.0, 1.0}, Case{6, 0.8, 0.3}}) {
-    const testing::WindowOracle oracle(c.m, c.sigma, 2.0 / c.sigma);
+    const asyncdp::testing::WindowOracle oracle(c.m, c.sigma, 2.0 / c.sigma);
     const AllocationPldLower lower(c.m, 1, c.sigma, c.p0);
     const AllocationPld upper(c.m, 1, c.sigma, c.p0);
     for (double eps : {0.25, 0.75, 1.5}) {
@@ -89,8 +89,8 @@ TEST(AllocationPldLowerTest, ComposedWindowsLieBelowMonteCarlo) {
       // At the eps where the lower bound gives delta = 0.03 (a delta 10^5 samples resolve to ~2%).
       const double eps = remove ? lower.RemoveEpsilonLower(0.03) : lower.AddEpsilonLower(0.03);
       const double bound = remove ? lower.RemoveDeltaLower(eps) : lower.AddDeltaLower(eps);
-      const testing::MonteCarloDelta mc =
-          testing::AllocationMonteCarlo(c.m, c.windows, c.sigma, c.p0, eps, remove, 100000, ++seed);
+      const asyncdp::testing::MonteCarloDelta mc =
+          asyncdp::testing::AllocationMonteCarlo(c.m, c.windows, c.sigma, c.p0, eps, remove, 100000, ++seed);
       SCOPED_TRACE(::testing::Message()
                    << "m=" << c.m << " E=" << c.windows << " sigma=" << c.sigma << " p0=" << c.p0
                    << (remove ? " remove" : " add") << " eps=" << eps << " mc=" << mc.mean << " +- "

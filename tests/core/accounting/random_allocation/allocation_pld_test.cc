@@ -50,7 +50,7 @@ TEST(AllocationPldTest, OneWindowLiesAboveTheDirectlyIntegratedProfileAndCloseTo
     double p0;
   };
   for (const Case& c : {Case{3, 0.8, 1.0}, Case{3, 1.5, 0.5}, Case{6, 1.0, 1.0}, Case{6, 0.8, 0.3}}) {
-    const testing::WindowOracle oracle(c.m, c.sigma, 2.0 / c.sigma);
+    const asyncdp::testing::WindowOracle oracle(c.m, c.sigma, 2.0 / c.sigma);
     const AllocationPld pld(c.m, 1, c.sigma, c.p0);
     for (double eps : {0.25, 0.75, 1.5}) {
       const double remove = oracle.HockeyStickRemove(eps, c.p0);
@@ -85,8 +85,8 @@ TEST(AllocationPldTest, ComposedWindowsLieAboveMonteCarloAndCloseToIt) {
     for (bool remove : {true, false}) {
       const double eps = remove ? pld.RemoveEpsilon(0.03) : pld.AddEpsilon(0.03);
       const double bound = remove ? pld.RemoveDelta(eps) : pld.AddDelta(eps);
-      const testing::MonteCarloDelta mc =
-          testing::AllocationMonteCarlo(c.m, c.windows, c.sigma, c.p0, eps, remove, 100000, ++seed);
+      const asyncdp::testing::MonteCarloDelta mc =
+          asyncdp::testing::AllocationMonteCarlo(c.m, c.windows, c.sigma, c.p0, eps, remove, 100000, ++seed);
       SCOPED_TRACE(::testing::Message()
                    << "m=" << c.m << " E=" << c.windows << " sigma=" << c.sigma << " p0=" << c.p0
                    << (remove ? " remove" : " add") << " eps=" << eps << " mc=" << mc.mean << " +- "
