@@ -94,9 +94,10 @@ const accounting::WorstClient* Find(const accounting::PopulationReport& report, 
   return it == report.worst.end() ? nullptr : &it->second;
 }
 
-// Each accountant's epsilon (the maximum over clients; HeadlineEpsilons), the client attaining it, and its
-// assumptions.
-void EpsilonsSection(const Experiment& e, const accounting::PopulationReport& report, nlohmann::json& out) {
+// The client attaining each accountant's epsilon (the values themselves: HeadlineEpsilons) and the
+// assumptions each rests on.
+void AccountantsSection(const Experiment& e, const accounting::PopulationReport& report,
+                        nlohmann::json& out) {
   const PrivacySetup& p = e.privacy;
   nlohmann::json worst, assumptions;
   auto put = [&](const char* name, const accounting::WorstClient* w) {
@@ -132,7 +133,6 @@ void EpsilonsSection(const Experiment& e, const accounting::PopulationReport& re
       "holds for every client that ran a round (see proactive.valid) and sampling is Poisson with Gaussian noise; "
       "add_remove neighbours";
   assumptions["public"] = kPublicAssumption;
-  out["epsilon"] = HeadlineJson(HeadlineEpsilons(e, report));
   out["worst_client"] = worst;
   out["assumptions"] = assumptions;
 }
@@ -167,13 +167,12 @@ nlohmann::json PrivacySummaryJson(const Experiment& e, const accounting::Populat
   nlohmann::json out;
   MechanismSection(e, out);
   if (!e.privacy.enabled) {
-    out["epsilon"] = HeadlineJson(HeadlineEpsilons(e, report));
     out["assumptions"] = "dp.enabled = false: no noise, no privacy guarantee";
     return out;
   }
   AccountingSection(e, out);
   out["clients_with_rounds"] = report.clients_with_rounds;
-  EpsilonsSection(e, report, out);
+  AccountantsSection(e, report, out);
   out["proactive"] = ProactiveConditionsJson(report);
   return out;
 }

@@ -13,6 +13,8 @@
 
 namespace asyncdp::sim {
 
+// Everything but "epsilon", which CommonSummaryJson writes from SummaryCore::epsilon (HeadlineEpsilons
+// below).
 nlohmann::json PrivacySummaryJson(const Experiment& e, const accounting::PopulationReport& report);
 
 // The report's headline ε, one per accountant (its "epsilon" object): rdp, pld, pld_lower (a lower bound),
