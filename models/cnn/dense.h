@@ -19,15 +19,19 @@ namespace dense_internal {
 // addresses the NB scalars from one pointer; otherwise one pointer serves three outputs through the
 // addressing mode. With one pointer per output GCC spilled 13 of 24 and reloaded them on every step (perf
 // on an Intel Xeon: 38 loads per 24 multiply-adds).
+// resume: out holds the sums over the depth before this call (a depth block after the first, see
+// BroadcastProduct), and the accumulators start from them instead of init.
 template <typename Scalar, int NB, bool kUnitB>
 inline void BroadcastTile(int64_t depth, const Scalar* vec, const Scalar* s, int64_t sd, int64_t sb,
-                          const Scalar* init, Scalar* out) {
+                          const Scalar* init, bool resume, Scalar* out) {
   using lanes::Broadcast, lanes::Fma, lanes::Load, lanes::Store;
   constexpr int L = Lanes<Scalar>::kCount;
   lanes::Packet<Scalar> acc[NB];
   // Complete unrolling (GCC's default stops at 16 iterations) keeps the accumulators in registers.
 #pragma GCC unroll 32
-  for (int b = 0; b < NB; ++b) acc[b] = init == nullptr ? lanes::Zero<Scalar>() : Broadcast(init[b]);
+  for (int b = 0; b < NB; ++b) {
+    acc[b] = resume ? Load(out + b * L) : init == nullptr ? lanes::Zero<Scalar>() : Broadcast(init[b]);
+  }
   if constexpr (kUnitB) {
     for (int64_t d = 0; d < depth; ++d) {
       const auto v = Load(vec + d * L);
@@ -55,23 +59,44 @@ inline void BroadcastTile(int64_t depth, const Scalar* vec, const Scalar* s, int
   for (int b = 0; b < NB; ++b) Store(out + b * L, acc[b]);
 }
 
+// The forward product (sb = 1) reads W's columns d = 0, 1, ... for one tile of outputs at a time: with W
+// larger than the caches (AlexNet's 4096 × 384, 6.3 MB) each step lands on another page, and every tile
+// walks all of W's pages again (1,536 pages of 4 KiB per tile: the TLB, not the arithmetic, set the pace —
+// 34.6 GFLOP/s on AVX2 against 75 for the input gradient, which reads W down its columns). So the depth is
+// cut into blocks of about kDepthBlockBytes of W, and every tile runs over one block before the next:
+// a block's pages and lines stay in the TLB and L2 for all of its tiles. Each accumulator is stored after a
+// block and reloaded for the next (exactly), so every output's multiply-adds run in the same order as in
+// one pass, and the bits are the same.
+inline constexpr int64_t kDepthBlockBytes = int64_t{128} << 10;
+
 template <typename Scalar>
 void BroadcastProduct(int64_t n, int64_t depth, const Scalar* vec, const Scalar* s, int64_t sd, int64_t sb,
                       const Scalar* init, Scalar* out) {
   constexpr int L = Lanes<Scalar>::kCount;
-  auto blocks = [&]<int kBlock, bool kUnitB>() {
+  auto blocks = [&]<int kBlock, bool kUnitB>(int64_t d0, int64_t dn) {
     for (int64_t b = 0; b < n; b += kBlock) {
       lanes::Dispatch<kBlock>(static_cast<int>(std::min<int64_t>(kBlock, n - b)), [&]<int NB>() {
-        BroadcastTile<Scalar, NB, kUnitB>(depth, vec, s + b * sb, sd, sb,
-                                          init == nullptr ? nullptr : init + b, out + b * L);
+        BroadcastTile<Scalar, NB, kUnitB>(dn, vec + d0 * L, s + d0 * sd + b * sb, sd, sb,
+                                          init == nullptr ? nullptr : init + b, /*resume=*/d0 > 0, out + b * L);
       });
     }
   };
   // Each output's multiply-adds run in the same order whatever the block, so both give the same bits.
   if (sb == 1) {
-    blocks.template operator()<lanes::kFewRegisters ? 12 : 24, true>();
+    // A matrix of at most two blocks (LeNet's largest, 400 × 120 floats, is 188 KiB: 47 pages, within the
+    // first-level TLB) runs in one pass.
+    const int64_t column_bytes = std::max<int64_t>(1, sd) * static_cast<int64_t>(sizeof(Scalar));
+    const int64_t block = depth * column_bytes <= 2 * kDepthBlockBytes
+                              ? std::max<int64_t>(1, depth)
+                              : std::max<int64_t>(1, kDepthBlockBytes / column_bytes);
+    int64_t d0 = 0;
+    do {  // at least once: a depth of 0 still writes init
+      const int64_t dn = std::min(block, depth - d0);
+      blocks.template operator()<lanes::kFewRegisters ? 12 : 24, true>(d0, dn);
+      d0 += dn;
+    } while (d0 < depth);
   } else {
-    blocks.template operator()<12, false>();
+    blocks.template operator()<12, false>(0, depth);
   }
 }
 
@@ -170,7 +195,12 @@ void DenseClippedSum(const DenseGeometry& g, const Scalar* in, const Scalar* fac
     Scalar sums[L];
     lanes::HorizontalSums<Scalar>(block.packet, sums);
     for (int q = 0; q < L; ++q) bias_grad[o + q] = accumulate ? bias_grad[o + q] + sums[q] : sums[q];
+    // GCC 12's AVX-512 unpack intrinsics merge into _mm512_undefined_ps(): a false -Wuninitialized where
+    // they are inlined at -O2 (the tests), an error under CI's -Werror.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
     Eigen::internal::ptranspose(block);
+#pragma GCC diagnostic pop
     for (int l = 0; l < L; ++l) Store(scratch + l * ld + o, block.packet[l]);  // transpose: [l][o]
   }
   for (; o < out; ++o) {
@@ -185,11 +215,15 @@ void DenseClippedSum(const DenseGeometry& g, const Scalar* in, const Scalar* fac
   constexpr int kVectors = lanes::kFewRegisters ? 2 : 4;
   constexpr int kInputs = 6;
   Scalar* weight_grad = grad + g.weight_offset;
-  for (int64_t o = 0; o < out; o += kVectors * L) {
-    const int vectors = static_cast<int>(std::min<int64_t>(kVectors, (out - o + L - 1) / L));
-    lanes::Dispatch<kVectors>(vectors, [&]<int OV>() {
-      for (int64_t f = 0; f < g.in_features; f += kInputs) {
-        lanes::Dispatch<kInputs>(static_cast<int>(std::min<int64_t>(kInputs, g.in_features - f)), [&]<int FB>() {
+  // Inputs outer, outputs inner: the tiles of FB inputs read and write FB whole columns of the weight
+  // gradient in turn, one contiguous stretch of memory (outputs outer walked every column, a page apart
+  // for AlexNet's 384 outputs, once per tile of outputs: the forward product's TLB problem, BroadcastProduct).
+  // Each tile's sums are its own, so the order of the tiles changes no bit.
+  for (int64_t f = 0; f < g.in_features; f += kInputs) {
+    lanes::Dispatch<kInputs>(static_cast<int>(std::min<int64_t>(kInputs, g.in_features - f)), [&]<int FB>() {
+      for (int64_t o = 0; o < out; o += kVectors * L) {
+        const int vectors = static_cast<int>(std::min<int64_t>(kVectors, (out - o + L - 1) / L));
+        lanes::Dispatch<kVectors>(vectors, [&]<int OV>() {
           dense_internal::OuterTile<Scalar, OV, FB>(scratch + o, ld, in + f * L, out, out - o, accumulate,
                                                     weight_grad + o + f * out);
         });
