@@ -61,10 +61,10 @@ inline void BroadcastTile(int64_t depth, const Scalar* vec, const Scalar* s, int
 
 // The forward product (sb = 1) reads W's columns d = 0, 1, ... for one tile of outputs at a time: with W
 // larger than the caches (AlexNet's 4096 × 384, 6.3 MB) each step lands on another page, and every tile
-// walks all of W's pages again (1,536 pages of 4 KiB per tile: the TLB, not the arithmetic, set the pace —
-// 34.6 GFLOP/s on AVX2 against 75 for the input gradient, which reads W down its columns). So the depth is
-// cut into blocks of about kDepthBlockBytes of W, and every tile runs over one block before the next:
-// a block's pages and lines stay in the TLB and L2 for all of its tiles. Each accumulator is stored after a
+// walks all of W's pages again (1,536 pages of 4 KiB per tile; an AVX2 build on an AMD EPYC Zen 4 ran it at
+// 35-55 GFLOP/s against 75 for the input gradient, which reads W down its columns: BENCHMARKS.md, "AMD EPYC
+// Zen 4"). So the depth is cut into blocks of about kDepthBlockBytes of W, and every tile runs over one
+// block before the next: a block's pages and lines stay in the TLB and L2 for all of its tiles. Each accumulator is stored after a
 // block and reloaded for the next (exactly), so every output's multiply-adds run in the same order as in
 // one pass, and the bits are the same.
 inline constexpr int64_t kDepthBlockBytes = int64_t{128} << 10;
