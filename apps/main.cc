@@ -11,6 +11,7 @@
 
 #include "apps/allocator_tuning.h"
 #include "apps/commands.h"
+#include "apps/cpu_support.h"
 #include "apps/mpi_launch.h"
 #if ASYNCDP_WITH_MPI
 #include "apps/mpi_session.h"
@@ -18,6 +19,12 @@
 #include "core/error.h"
 
 int main(int argc, char** argv) {
+  // A CPU that lacks an extension this build uses was refused as the program loaded (exit code 2,
+  // apps/cpu_support.h); the call also links that check into the program.
+  if (const char* why = asyncdp::apps::UnsupportedCpu()) {
+    std::fputs(why, stderr);
+    return 2;
+  }
   asyncdp::apps::TuneAllocator();  // before the first large allocation (apps/allocator_tuning.h)
   CLI::App app{"asyncdp: asynchronous DP-SGD simulator with an embedded privacy accountant", "asyncdp"};
   app.set_version_flag("--version", std::string("asyncdp ") + ASYNCDP_VERSION);

@@ -14,6 +14,7 @@ packages=(
   python3-pandas python3-hypothesis   # DataFrames (the Python package, run_experiments.sh's tables); property tests
   libopenmpi-dev openmpi-bin   # the MPI runtime (protocol.runtime = "mpi", docs/mpi.md); optional at build time
   dataset-fashion-mnist
+  qemu-user   # an older CPU for the test that a native build refuses it cleanly (scripts/check-cpu-refusal.sh)
 )
 if [ "${1:-}" = "--clang" ]; then
   packages+=(clang libclang-rt-14-dev)

@@ -4,9 +4,13 @@
 #include <spdlog/spdlog.h>
 
 #include "apps/allocator_tuning.h"
+#include "apps/cpu_support.h"
 #include "python/src/bindings.h"
 
 PYBIND11_MODULE(_asyncdp, m) {
+  // A CPU without an extension the module was compiled for ended the process as the module loaded, with the
+  // reason on stderr (apps/cpu_support.h), not SIGILL; the call links that check into the module.
+  if (const char* why = asyncdp::apps::UnsupportedCpu()) throw pybind11::import_error(why);
   m.doc() = "asyncdp's compiled core; use the `asyncdp` package instead of this module.";
   m.attr("__version__") = ASYNCDP_VERSION;
   // The CLI's allocator settings (apps/allocator_tuning.h): without them the in-process accounting of a
