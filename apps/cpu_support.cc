@@ -9,28 +9,44 @@ namespace asyncdp::apps {
 namespace {
 
 const char* const kCpuFeatureNames[kCpuFeatureCount] = {
-    "sse4.2", "popcnt",   "avx",      "avx2",       "fma",        "bmi",        "bmi2",      "avx512f",
+    "sse4.2",   "popcnt",   "avx",      "avx2",     "fma",        "bmi",        "bmi2",      "avx512f",
     "avx512dq", "avx512cd", "avx512bw", "avx512vl", "avx512ifma", "avx512vbmi", "avx512vnni"};
 
 // __builtin_cpu_supports takes a string literal, so one case per feature.
 bool CpuHas(int feature) {
   switch (feature) {
-    case kSse42: return __builtin_cpu_supports("sse4.2");
-    case kPopcnt: return __builtin_cpu_supports("popcnt");
-    case kAvx: return __builtin_cpu_supports("avx");
-    case kAvx2: return __builtin_cpu_supports("avx2");
-    case kFma: return __builtin_cpu_supports("fma");
-    case kBmi: return __builtin_cpu_supports("bmi");
-    case kBmi2: return __builtin_cpu_supports("bmi2");
-    case kAvx512f: return __builtin_cpu_supports("avx512f");
-    case kAvx512dq: return __builtin_cpu_supports("avx512dq");
-    case kAvx512cd: return __builtin_cpu_supports("avx512cd");
-    case kAvx512bw: return __builtin_cpu_supports("avx512bw");
-    case kAvx512vl: return __builtin_cpu_supports("avx512vl");
-    case kAvx512ifma: return __builtin_cpu_supports("avx512ifma");
-    case kAvx512vbmi: return __builtin_cpu_supports("avx512vbmi");
-    case kAvx512vnni: return __builtin_cpu_supports("avx512vnni");
-    default: return true;
+    case kSse42:
+      return __builtin_cpu_supports("sse4.2");
+    case kPopcnt:
+      return __builtin_cpu_supports("popcnt");
+    case kAvx:
+      return __builtin_cpu_supports("avx");
+    case kAvx2:
+      return __builtin_cpu_supports("avx2");
+    case kFma:
+      return __builtin_cpu_supports("fma");
+    case kBmi:
+      return __builtin_cpu_supports("bmi");
+    case kBmi2:
+      return __builtin_cpu_supports("bmi2");
+    case kAvx512f:
+      return __builtin_cpu_supports("avx512f");
+    case kAvx512dq:
+      return __builtin_cpu_supports("avx512dq");
+    case kAvx512cd:
+      return __builtin_cpu_supports("avx512cd");
+    case kAvx512bw:
+      return __builtin_cpu_supports("avx512bw");
+    case kAvx512vl:
+      return __builtin_cpu_supports("avx512vl");
+    case kAvx512ifma:
+      return __builtin_cpu_supports("avx512ifma");
+    case kAvx512vbmi:
+      return __builtin_cpu_supports("avx512vbmi");
+    case kAvx512vnni:
+      return __builtin_cpu_supports("avx512vnni");
+    default:
+      return true;
   }
 }
 

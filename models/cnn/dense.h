@@ -64,9 +64,9 @@ inline void BroadcastTile(int64_t depth, const Scalar* vec, const Scalar* s, int
 // walks all of W's pages again (1,536 pages of 4 KiB per tile; an AVX2 build on an AMD EPYC Zen 4 ran it at
 // 35-55 GFLOP/s against 75 for the input gradient, which reads W down its columns: BENCHMARKS.md, "AMD EPYC
 // Zen 4"). So the depth is cut into blocks of about kDepthBlockBytes of W, and every tile runs over one
-// block before the next: a block's pages and lines stay in the TLB and L2 for all of its tiles. Each accumulator is stored after a
-// block and reloaded for the next (exactly), so every output's multiply-adds run in the same order as in
-// one pass, and the bits are the same.
+// block before the next: a block's pages and lines stay in the TLB and L2 for all of its tiles. Each
+// accumulator is stored after a block and reloaded for the next (exactly), so every output's multiply-adds
+// run in the same order as in one pass, and the bits are the same.
 inline constexpr int64_t kDepthBlockBytes = int64_t{128} << 10;
 
 template <typename Scalar>
@@ -195,12 +195,7 @@ void DenseClippedSum(const DenseGeometry& g, const Scalar* in, const Scalar* fac
     Scalar sums[L];
     lanes::HorizontalSums<Scalar>(block.packet, sums);
     for (int q = 0; q < L; ++q) bias_grad[o + q] = accumulate ? bias_grad[o + q] + sums[q] : sums[q];
-    // GCC 12's AVX-512 unpack intrinsics merge into _mm512_undefined_ps(): a false -Wuninitialized where
-    // they are inlined at -O2 (the tests), an error under CI's -Werror.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
     Eigen::internal::ptranspose(block);
-#pragma GCC diagnostic pop
     for (int l = 0; l < L; ++l) Store(scratch + l * ld + o, block.packet[l]);  // transpose: [l][o]
   }
   for (; o < out; ++o) {
@@ -216,8 +211,8 @@ void DenseClippedSum(const DenseGeometry& g, const Scalar* in, const Scalar* fac
   constexpr int kInputs = 6;
   Scalar* weight_grad = grad + g.weight_offset;
   // Inputs outer, outputs inner: the tiles of FB inputs read and write FB whole columns of the weight
-  // gradient in turn, one contiguous stretch of memory (outputs outer walked every column, a page apart
-  // for AlexNet's 384 outputs, once per tile of outputs: the forward product's TLB problem, BroadcastProduct).
+  // gradient in turn, one contiguous stretch of memory (outputs outer walked every column, 1,536 B apart for
+  // AlexNet's 384 outputs, once per tile of outputs: the forward product's page walk, BroadcastProduct).
   // Each tile's sums are its own, so the order of the tiles changes no bit.
   for (int64_t f = 0; f < g.in_features; f += kInputs) {
     lanes::Dispatch<kInputs>(static_cast<int>(std::min<int64_t>(kInputs, g.in_features - f)), [&]<int FB>() {

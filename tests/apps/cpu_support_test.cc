@@ -123,7 +123,8 @@ TEST(CpuSupport, ACpuLackingEverythingMissesExactlyWhatTheBuildUses) {
   EXPECT_TRUE(Missing([](int) { return true; }).empty());
   // One extension absent: only it is named (when the build uses it).
   const std::vector<std::string> no_avx2 = Missing([](int f) { return f != kAvx2; });
-  EXPECT_EQ(no_avx2, CpuFeatureBuiltFor(kAvx2) ? std::vector<std::string>{"avx2"} : std::vector<std::string>{});
+  EXPECT_EQ(no_avx2,
+            CpuFeatureBuiltFor(kAvx2) ? std::vector<std::string>{"avx2"} : std::vector<std::string>{});
   // Never more than the room given.
   const char* one[1];
   EXPECT_LE(MissingCpuFeatures([](int) { return false; }, one, 1), 1);
@@ -139,7 +140,8 @@ TEST(CpuSupport, TheMessageNamesWhatIsMissingAndTheCure) {
   EXPECT_EQ(message.back(), '\n');
   // A small buffer truncates and stays NUL-terminated.
   char small[16];
-  EXPECT_EQ(std::string(UnsupportedCpuMessage(missing, 2, small, static_cast<int>(sizeof small))).size(), 15u);
+  EXPECT_EQ(std::string(UnsupportedCpuMessage(missing, 2, small, static_cast<int>(sizeof small))).size(),
+            15u);
 }
 
 TEST(CpuSupport, TheCpuThatBuiltTheTestsRunsThem) {

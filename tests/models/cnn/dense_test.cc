@@ -1,8 +1,8 @@
 // The dense layer's kernels (dense.h: forward product, input gradient, clipped sum) against their defining
 // sums evaluated one output and one lane at a time, in the kernel's order (the multiply-adds over the depth,
-// fused where the packets fuse), so the comparison is bit for bit. The shapes include weight matrices larger than the forward product's
-// depth block (kDepthBlockBytes), with a partial last block, and output counts that leave remainder tiles:
-// cutting the depth into blocks must not change a single bit.
+// fused where the packets fuse), so the comparison is bit for bit. The shapes include weight matrices
+// larger than the forward product's depth block (kDepthBlockBytes), with a partial last block, and output
+// counts that leave remainder tiles: cutting the depth into blocks must not change a single bit.
 #include "models/cnn/dense.h"
 
 #include <gtest/gtest.h>
@@ -53,10 +53,13 @@ void CheckProducts(const Shape& shape) {
   g.out_features = shape.out_features;
   g.weight_offset = 5;  // not at the start of the vector
   g.bias_offset = g.weight_offset + int64_t{g.in_features} * g.out_features;
-  const std::vector<Scalar> params = Random<Scalar>(static_cast<size_t>(g.bias_offset + g.out_features + 3), 1);
+  const std::vector<Scalar> params =
+      Random<Scalar>(static_cast<size_t>(g.bias_offset + g.out_features + 3), 1);
   const std::vector<Scalar> in = Random<Scalar>(static_cast<size_t>(g.in_features) * L, 2);
   const std::vector<Scalar> out_grad = Random<Scalar>(static_cast<size_t>(g.out_features) * L, 3);
-  auto w = [&](int64_t o, int64_t f) { return params[static_cast<size_t>(g.weight_offset + o + f * g.out_features)]; };
+  auto w = [&](int64_t o, int64_t f) {
+    return params[static_cast<size_t>(g.weight_offset + o + f * g.out_features)];
+  };
 
   std::vector<Scalar> out(static_cast<size_t>(g.out_features) * L);
   DenseForward(g, params.data(), in.data(), out.data());
@@ -64,7 +67,8 @@ void CheckProducts(const Shape& shape) {
   for (int64_t o = 0; o < g.out_features; ++o) {
     for (int l = 0; l < L; ++l) {
       Scalar acc = params[static_cast<size_t>(g.bias_offset + o)];
-      for (int64_t f = 0; f < g.in_features; ++f) acc = MultiplyAdd(in[static_cast<size_t>(f * L + l)], w(o, f), acc);
+      for (int64_t f = 0; f < g.in_features; ++f)
+        acc = MultiplyAdd(in[static_cast<size_t>(f * L + l)], w(o, f), acc);
       if (!SameBits(acc, out[static_cast<size_t>(o * L + l)])) ++mismatches;
     }
   }
@@ -113,7 +117,8 @@ void CheckProducts(const Shape& shape) {
     for (int64_t o = 0; o < g.out_features; ++o) {
       double sum = 0;
       for (int l = 0; l < L; ++l) {
-        sum += static_cast<double>(out_grad[static_cast<size_t>(o * L + l)]) * factors[static_cast<size_t>(l)];
+        sum +=
+            static_cast<double>(out_grad[static_cast<size_t>(o * L + l)]) * factors[static_cast<size_t>(l)];
       }
       const auto at = static_cast<size_t>(g.bias_offset + o);
       const double expected = (accumulate ? static_cast<double>(earlier[at]) : 0.0) + sum;
