@@ -50,20 +50,15 @@ bool CpuHas(int feature) {
   }
 }
 
-char g_message[1024];
-const char* g_unsupported = nullptr;
-
 // Priority 101, the first the compilers allow to programs: before every C++ static initialiser of the
 // program (or module), which the native files compile and which could hold an instruction the CPU lacks.
 __attribute__((constructor(101))) void CheckCpuAtLoad() {
   __builtin_cpu_init();  // the query's data may not be set up yet this early
-  const char* missing[kCpuFeatureCount];
-  const int count = MissingCpuFeatures(CpuHas, missing, kCpuFeatureCount);
-  if (count == 0) return;
-  g_unsupported = UnsupportedCpuMessage(missing, count, g_message, static_cast<int>(sizeof g_message));
+  const char* message = UnsupportedCpu();
+  if (message == nullptr) return;
   size_t length = 0;
-  while (g_unsupported[length] != '\0') ++length;
-  if (write(STDERR_FILENO, g_unsupported, length) < 0) {
+  while (message[length] != '\0') ++length;
+  if (write(STDERR_FILENO, message, length) < 0) {
     // Nothing more to say where stderr is closed; the exit code still tells.
   }
   _exit(2);
@@ -103,6 +98,12 @@ const char* UnsupportedCpuMessage(const char* const* missing, int count, char* b
   return buffer;
 }
 
-const char* UnsupportedCpu() { return g_unsupported; }
+const char* UnsupportedCpu() {
+  static char message[1024];
+  const char* missing[kCpuFeatureCount];
+  const int count = MissingCpuFeatures(CpuHas, missing, kCpuFeatureCount);
+  if (count == 0) return nullptr;
+  return UnsupportedCpuMessage(missing, count, message, static_cast<int>(sizeof message));
+}
 
 }  // namespace asyncdp::apps

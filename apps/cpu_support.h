@@ -56,8 +56,9 @@ int MissingCpuFeatures(CpuHasFeature has, const char** missing, int capacity);
 // The error for those features, NUL-terminated in buffer (truncated to size); returns buffer.
 const char* UnsupportedCpuMessage(const char* const* missing, int count, char* buffer, int size);
 
-// Null: this CPU runs this build (on one that does not, the load-time check has ended the process). The CLI's
-// main and the Python module's init call it, which also links the check into them.
+// Null when this CPU has every extension the build uses; otherwise the error (in a static buffer). The
+// load-time check asks it; so do the CLI's main and the Python module's init, which links that check into
+// them (where a CPU lacks an extension, the process has ended before they run).
 const char* UnsupportedCpu();
 
 }  // namespace asyncdp::apps
