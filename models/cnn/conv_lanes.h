@@ -28,9 +28,10 @@ namespace asyncdp::models::cnn {
 template <typename Scalar>
 void ConvForward(const ConvGeometry& g, const Scalar* params, const Scalar* x, Scalar* z) {
   constexpr int L = Lanes<Scalar>::kCount;
-  // 6 channels × 4 columns = 24 accumulators (+ 4 inputs and a broadcast) with 32 registers; 3 × 4 with 16.
-  constexpr int kChannelBlock = lanes::kFewRegisters ? 3 : 6;
-  constexpr int kColumnBlock = 4;
+  // 6 channels × 4 columns = 24 accumulators (+ 4 inputs and a broadcast) with 32 registers; 4 × 3 with 16
+  // (12 + 3 + 1: every register, no spill; 3 × 4 needed 17, and GCC spilled accumulators to the stack).
+  constexpr int kChannelBlock = lanes::kFewRegisters ? 4 : 6;
+  constexpr int kColumnBlock = lanes::kFewRegisters ? 3 : 4;
   const ConvLanesShape<Scalar> s(g);
   const int64_t patch = g.patch_size();
   const Scalar* w = params + g.weight_offset;
