@@ -72,8 +72,9 @@ inline void ForwardTile(int in_channels, int k_runtime, int64_t patch, const Sca
         }
       };
       if constexpr (lanes::kFewRegisters) {
-        // One tap per iteration: unrolled, GCC interleaves the taps' loads and spills accumulators of the
-        // 16 registers' tile to the stack (perf, AMD EPYC Zen 3).
+        // Asks for one tap at a time (unrolled, the 3 × 4 tile's taps interleaved and spilled accumulators to
+        // the stack; perf, AMD EPYC Zen 3). GCC 12 still lays K = 5's taps out in line, but the 4 × 3 tile
+        // then fits the 16 registers without a spill.
 #pragma GCC unroll 1
         for (int kj = 0; kj < k; ++kj) tap(kj);
       } else {
