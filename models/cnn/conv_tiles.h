@@ -157,12 +157,28 @@ inline void InputGradTile(int out_channels, int ki_begin, int ki_end, int row, c
   for (int co = 0; co < out_channels; ++co) {
     for (int ki = ki_begin; ki < ki_end; ++ki) {
       const Scalar* dr = delta + co * out_plane + (row - ki) * out_row + j0 * L;
-      lanes::Packet<Scalar> d[JB];
-      for (int j = 0; j < JB; ++j) d[j] = Load(dr + j * L);
       const Scalar* wr = w + co * patch + ki * K;
-      for (int kj = 0; kj < K; ++kj) {
-        const auto wv = Broadcast(wr[kj]);
-        for (int j = 0; j < JB; ++j) acc[j + kj] = Fma(d[j], wv, acc[j + kj]);
+      if constexpr (lanes::kFewRegisters) {
+        // 16 registers: the δ packets are read where the FMAs use them (memory operands), so the tile needs
+        // JB + K − 1 accumulators and one broadcast, and JB can be as wide as hides the FMA latency: a middle
+        // accumulator takes K dependent FMAs per (co, ki), 4K cycles, which JB·K FMAs fill only for JB ≥ 8
+        // (with δ in registers, 5 columns fit and the tile waited on that chain; see InputGradFixedKernel).
+        // The empty asm with a memory clobber after each tap tells GCC that memory may have changed, so it
+        // reads δ again instead of keeping JB packets in registers beside the accumulators (and spilling).
+#pragma GCC unroll 8
+        for (int kj = 0; kj < K; ++kj) {
+          const auto wv = Broadcast(wr[kj]);
+#pragma GCC unroll 16
+          for (int j = 0; j < JB; ++j) acc[j + kj] = Fma(Load(dr + j * L), wv, acc[j + kj]);
+          asm volatile("" ::: "memory");
+        }
+      } else {
+        lanes::Packet<Scalar> d[JB];
+        for (int j = 0; j < JB; ++j) d[j] = Load(dr + j * L);
+        for (int kj = 0; kj < K; ++kj) {
+          const auto wv = Broadcast(wr[kj]);
+          for (int j = 0; j < JB; ++j) acc[j + kj] = Fma(d[j], wv, acc[j + kj]);
+        }
       }
     }
   }
@@ -176,8 +192,11 @@ template <typename Scalar, int K>
 void InputGradFixedKernel(const ConvGeometry& g, const ConvLanesShape<Scalar>& s, const Scalar* w,
                           const Scalar* delta, Scalar* dx) {
   constexpr int L = Lanes<Scalar>::kCount;
-  // JB + K − 1 accumulators and JB δ packets: 8 columns with 32 registers, 5 with 16 (9 + 5 + 1 for K = 5).
-  constexpr int kColumns = lanes::kFewRegisters ? 5 : 8;
+  // 32 registers: JB + K − 1 accumulators, JB δ packets and a broadcast, 8 columns (12 + 8 + 1 for K = 5).
+  // 16: δ from memory (InputGradTile), so JB + K − 1 accumulators and a broadcast with one register to
+  // spare: 15 − K columns (10 for K = 5, 12 for K = 3), split evenly over a row (16 = 8 + 8, not 10 + 6:
+  // a tile narrower than 8 columns waits on its FMA chain as long as a full one).
+  constexpr int kColumns = lanes::kFewRegisters ? 15 - K : 8;
   const int64_t patch = g.patch_size();
   const int64_t dx_plane = int64_t{g.in_height} * g.in_width * L;
   for (int ci = 0; ci < g.in_channels; ++ci) {
@@ -187,11 +206,16 @@ void InputGradFixedKernel(const ConvGeometry& g, const ConvLanesShape<Scalar>& s
       const int ki_end = std::min(K, row + 1);
       if (ki_begin >= ki_end) continue;
       Scalar* dx_row = dx + ci * dx_plane + int64_t{y} * g.in_width * L;
-      for (int j0 = 0; j0 < g.out_width; j0 += kColumns) {
-        lanes::Dispatch<kColumns>(std::min(kColumns, g.out_width - j0), [&]<int JB>() {
+      auto tile = [&](int j0, int columns) {
+        lanes::Dispatch<kColumns>(columns, [&]<int JB>() {
           InputGradTile<Scalar, K, JB>(g.out_channels, ki_begin, ki_end, row, delta, s.out_plane, s.out_row,
                                        w + ci * K * K, patch, j0, g.padding, g.in_width, dx_row);
         });
+      };
+      if constexpr (lanes::kFewRegisters) {
+        ForEachBalancedBlock(g.out_width, kColumns, tile);
+      } else {
+        for (int j0 = 0; j0 < g.out_width; j0 += kColumns) tile(j0, std::min(kColumns, g.out_width - j0));
       }
     }
   }
