@@ -215,6 +215,8 @@ void InputGradFixedKernel(const ConvGeometry& g, const ConvLanesShape<Scalar>& s
       if constexpr (lanes::kFewRegisters) {
         ForEachBalancedBlock(g.out_width, kColumns, tile);
       } else {
+        // Blocks of 8 from the left, as before: where a tile ends decides how a column's sum is split (the
+        // bits), and the 32-register path's bits are kept.
         for (int j0 = 0; j0 < g.out_width; j0 += kColumns) tile(j0, std::min(kColumns, g.out_width - j0));
       }
     }
