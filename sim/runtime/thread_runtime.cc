@@ -281,7 +281,8 @@ class ThreadRun {
     LockBriefly(server_mutex_);
     std::lock_guard lock(server_mutex_, std::adopt_lock);
     if (over_.load(std::memory_order_relaxed)) return false;
-    inbox_.push_back(Arrival{Seconds(), std::move(event)});
+    // The arrival time matters only to silence (exclude_after); without it no clock is read per message.
+    inbox_.push_back(Arrival{options_.exclude_after > 0.0 ? Seconds() : 0.0, std::move(event)});
     if (draining_) return false;
     draining_ = true;
     return true;
@@ -322,8 +323,8 @@ class ThreadRun {
   // Called once per global round as it forms, while v̂ is exactly v̂_k.
   void OnGlobalRound() {
     // A new model is new work: every client gets a fresh exclude_after to respond.
-    liveness_.ModelFormed(Seconds());
     clock_.time = Seconds();
+    liveness_.ModelFormed(clock_.time);
     AddTicks(observer_ticks_, [&] { observer_.OnGlobalRound(server_, clock_); });
   }
 
