@@ -99,10 +99,20 @@ inline void WeightGradTile(int rows, int out_width, const Scalar* delta, int64_t
   for (int c = 0; c < CB; ++c) {
     for (int t = 0; t < TB; ++t) acc[c][t] = accumulate ? Load(grad + (c * patch + t) * L) : lanes::Zero<Scalar>();
   }
-  // One position: its TB x packets (from xp) times each of the CB δ packets (from dp, a plane apart).
+  // One position: its TB x packets (from xp) times each of the CB δ packets (from dp, a plane apart). With
+  // more than 16 accumulators (32 registers: 4 × 5 + 5 x + 1 δ = 26) the x packets are pinned to registers:
+  // GCC otherwise folded each into the CB FMAs that use it, 24 loads per 20 FMAs, and the tile ran at the
+  // rate of the loads (one 512-bit load a cycle on Zen 4; perf annotate, BENCHMARKS.md). The FMAs and their
+  // order are the same either way, so are the bits.
   auto position = [&](const Scalar* xp, const Scalar* dp) __attribute__((always_inline)) {
     lanes::Packet<Scalar> xv[TB];
-    for (int t = 0; t < TB; ++t) xv[t] = Load(xp + t * L);
+    for (int t = 0; t < TB; ++t) {
+      if constexpr (CB * TB > 16) {
+        xv[t] = lanes::LoadToRegister(xp + t * L);
+      } else {
+        xv[t] = Load(xp + t * L);
+      }
+    }
     for (int c = 0; c < CB; ++c) {
       const auto d = Load(dp + c * out_plane);
       for (int t = 0; t < TB; ++t) acc[c][t] = Fma(d, xv[t], acc[c][t]);
