@@ -99,15 +99,18 @@ inline void WeightGradTile(int rows, int out_width, const Scalar* delta, int64_t
   for (int c = 0; c < CB; ++c) {
     for (int t = 0; t < TB; ++t) acc[c][t] = accumulate ? Load(grad + (c * patch + t) * L) : lanes::Zero<Scalar>();
   }
-  // One position: its TB x packets (from xp) times each of the CB δ packets (from dp, a plane apart). With
-  // more than 16 accumulators (32 registers: 4 × 5 + 5 x + 1 δ = 26) the x packets are pinned to registers:
-  // GCC otherwise folded each into the CB FMAs that use it, 24 loads per 20 FMAs, and the tile ran at the
-  // rate of the loads (one 512-bit load a cycle on Zen 4; perf annotate, BENCHMARKS.md). The FMAs and their
-  // order are the same either way, so are the bits.
+  // One position: its TB x packets (from xp) times each of the CB δ packets (from dp, a plane apart).
+  // Pinned: each position's x packets are loaded afresh into registers (lanes::LoadToRegister), TB + CB
+  // loads per CB·TB FMAs. With more than 16 accumulators (32 registers: 4 × 5 + 5 x + 1 δ = 26) GCC
+  // otherwise folded each x packet into the CB FMAs that use it, 24 loads per 20 FMAs, and the tile ran at
+  // the rate of the loads (one 512-bit load a cycle on Zen 4; perf annotate, BENCHMARKS.md). On 16
+  // registers (2 × 5 + 5 x + 1 δ = 16) the sliding window below needed 17 and spilled a packet at every
+  // position. The FMAs and their order are the same on every path, so are the bits.
+  constexpr bool kPinned = CB * TB > 16 || lanes::kFewRegisters;
   auto position = [&](const Scalar* xp, const Scalar* dp) __attribute__((always_inline)) {
     lanes::Packet<Scalar> xv[TB];
     for (int t = 0; t < TB; ++t) {
-      if constexpr (CB * TB > 16) {
+      if constexpr (kPinned) {
         xv[t] = lanes::LoadToRegister(xp + t * L);
       } else {
         xv[t] = Load(xp + t * L);
@@ -118,7 +121,7 @@ inline void WeightGradTile(int rows, int out_width, const Scalar* delta, int64_t
       for (int t = 0; t < TB; ++t) acc[c][t] = Fma(d, xv[t], acc[c][t]);
     }
   };
-  if constexpr (CB * TB <= 16) {
+  if constexpr (!kPinned) {
     // A loop per row: consecutive positions share TB − 1 of their x packets, which GCC keeps in registers
     // (a sliding window: one x load per position).
     for (int i = 0; i < rows; ++i) {
