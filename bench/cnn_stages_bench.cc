@@ -61,10 +61,26 @@ struct Fixture {
   std::vector<int64_t> rows;
 };
 
+// A CIFAR-10 network of 3 × 3 convolutions (32, 64, 128 channels, each followed by 2 × 2 pooling; one
+// hidden layer of 128), the shape of the small CNNs DP-SGD papers train on CIFAR-10: LeNet and AlexNet
+// have 5 × 5 kernels only, so this is the row of the K = 3 kernels.
+CnnArchitecture Cnn3x3Architecture() {
+  CnnArchitecture architecture;
+  architecture.name = "cnn3x3";
+  architecture.input = {.channels = 3, .height = 32, .width = 32};
+  architecture.convs = {{.out_channels = 32, .kernel = 3, .padding = 1},
+                        {.out_channels = 64, .kernel = 3, .padding = 1},
+                        {.out_channels = 128, .kernel = 3, .padding = 1}};
+  architecture.hidden = {128};
+  architecture.classes = 10;
+  return architecture;
+}
+
 Fixture& FixtureFor(const std::string& net) {
   static Fixture lenet(asyncdp::models::LeNet5Architecture());
   static Fixture alexnet(asyncdp::models::AlexNetCifarArchitecture());
-  return net == "lenet" ? lenet : alexnet;
+  static Fixture cnn3x3(Cnn3x3Architecture());
+  return net == "lenet" ? lenet : net == "alexnet" ? alexnet : cnn3x3;
 }
 
 void RunStage(benchmark::State& state, const std::function<void()>& stage, double flops_per_example) {
@@ -171,6 +187,7 @@ void RegisterStages(const std::string& net) {
 const bool registered = [] {
   RegisterStages("lenet");
   RegisterStages("alexnet");
+  RegisterStages("cnn3x3");
   return true;
 }();
 
