@@ -49,8 +49,13 @@ void ConvForward(const ConvGeometry& g, const Scalar* params, const Scalar* x, S
                                                             s.in_row, z + co * s.out_plane + i * s.out_row + j * L,
                                                             s.out_plane);
             };
+            // 5 × 5 (LeNet, AlexNet) and 3 × 3 (the VGG-style CIFAR networks) with the tap loop unrolled at
+            // compile time; the runtime-k loop spilled accumulators around it (BENCHMARKS.md, the
+            // 3 × 3 row). Same multiply-adds in the same order either way.
             if (g.kernel == 5) {
               tile.template operator()<5>();
+            } else if (g.kernel == 3) {
+              tile.template operator()<3>();
             } else {
               tile.template operator()<0>();
             }
