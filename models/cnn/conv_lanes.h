@@ -70,38 +70,52 @@ void ConvForward(const ConvGeometry& g, const Scalar* params, const Scalar* x, S
 template <typename Scalar>
 void ConvWeightGradients(const ConvGeometry& g, const Scalar* x, const Scalar* delta, Scalar* grads) {
   constexpr int L = Lanes<Scalar>::kCount;
-  // 4 channels × 5 taps = 20 accumulators (+ 5 inputs and a δ) with 32 registers; 2 × 5 with 16.
-  constexpr int kChannelBlock = lanes::kFewRegisters ? 2 : 4;
-  constexpr int kTapBlock = 5;
   const ConvLanesShape<Scalar> s(g);
   const int64_t patch = g.patch_size();
   const int k = g.kernel;
-  // Output rows in tiles of at most 64 KiB of a channel block's δ (L2-resident working sets on large
-  // images; measured no slower than untiled on LeNet and AlexNet, faster than 8–16 KiB tiles); a tile
-  // after the first adds to G.
-  constexpr int64_t kTileBytes = 65536;
-  const int tile_rows = static_cast<int>(std::clamp<int64_t>(
-      kTileBytes / (int64_t{kChannelBlock} * s.out_row * int64_t{sizeof(Scalar)}), 1, g.out_height));
-  for (int i0 = 0; i0 < g.out_height; i0 += tile_rows) {
-    const int rows = std::min(tile_rows, g.out_height - i0);
-    ForEachBalancedBlock(g.out_channels, kChannelBlock, [&](int co, int cb) {
-      lanes::Dispatch<kChannelBlock>(cb, [&]<int CB>() {
-        const Scalar* d = delta + co * s.out_plane + i0 * s.out_row;
-        for (int ci = 0; ci < g.in_channels; ++ci) {
-          for (int ki = 0; ki < k; ++ki) {
-            const Scalar* xr = x + ci * s.in_plane + (i0 + ki) * s.in_row;
-            for (int kj = 0; kj < k; kj += kTapBlock) {
-              const int64_t t = (int64_t{ci} * k + ki) * k + kj;
-              lanes::Dispatch<kTapBlock>(std::min(kTapBlock, k - kj), [&]<int TB>() {
-                conv_internal::WeightGradTile<Scalar, CB, TB>(rows, g.out_width, d, s.out_plane, xr + kj * L,
-                                                              s.in_row, patch, i0 > 0,
-                                                              grads + (t + co * patch) * L);
-              });
+  // Tiles of up to kChannelBlock channels × kTapBlock taps (consecutive kj of one (ci, ki)).
+  auto run = [&]<int kChannelBlock, int kTapBlock>() {
+    // Output rows in tiles of at most 64 KiB of a channel block's δ (L2-resident working sets on large
+    // images; measured no slower than untiled on LeNet and AlexNet, faster than 8–16 KiB tiles); a tile
+    // after the first adds to G, so each G entry still sums its positions in order (the same bits whatever
+    // the blocks).
+    constexpr int64_t kTileBytes = 65536;
+    const int tile_rows = static_cast<int>(std::clamp<int64_t>(
+        kTileBytes / (int64_t{kChannelBlock} * s.out_row * int64_t{sizeof(Scalar)}), 1, g.out_height));
+    for (int i0 = 0; i0 < g.out_height; i0 += tile_rows) {
+      const int rows = std::min(tile_rows, g.out_height - i0);
+      ForEachBalancedBlock(g.out_channels, kChannelBlock, [&](int co, int cb) {
+        lanes::Dispatch<kChannelBlock>(cb, [&]<int CB>() {
+          const Scalar* d = delta + co * s.out_plane + i0 * s.out_row;
+          for (int ci = 0; ci < g.in_channels; ++ci) {
+            for (int ki = 0; ki < k; ++ki) {
+              const Scalar* xr = x + ci * s.in_plane + (i0 + ki) * s.in_row;
+              for (int kj = 0; kj < k; kj += kTapBlock) {
+                const int64_t t = (int64_t{ci} * k + ki) * k + kj;
+                lanes::Dispatch<kTapBlock>(std::min(kTapBlock, k - kj), [&]<int TB>() {
+                  conv_internal::WeightGradTile<Scalar, CB, TB>(rows, g.out_width, d, s.out_plane, xr + kj * L,
+                                                                s.in_row, patch, i0 > 0,
+                                                                grads + (t + co * patch) * L);
+                });
+              }
             }
           }
-        }
+        });
       });
-    });
+    }
+  };
+  if constexpr (lanes::kFewRegisters) {
+    // 16 registers: 2 channels × 5 taps = 10 accumulators (+ 5 inputs and a δ); for 3 × 3 kernels 4 × 3 =
+    // 12 (+ 3 + 1). 2 × 3 left 6 accumulators, one FMA each per position: their 4-cycle chains, not the
+    // two FMA ports, set the pace (AVX2 build, BM_CnnStage/cnn3x3: 54–58 GFLOP/s; BENCHMARKS.md).
+    if (k == 3) {
+      run.template operator()<4, 3>();
+    } else {
+      run.template operator()<2, 5>();
+    }
+  } else {
+    // 32 registers: 4 channels × 5 taps = 20 accumulators (+ 5 inputs and a δ).
+    run.template operator()<4, 5>();
   }
   // Bias: Σ over positions of δ.
   const int64_t positions = g.positions();
