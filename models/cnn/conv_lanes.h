@@ -93,8 +93,8 @@ void ConvWeightGradients(const ConvGeometry& g, const Scalar* x, const Scalar* d
               for (int kj = 0; kj < k; kj += kTapBlock) {
                 const int64_t t = (int64_t{ci} * k + ki) * k + kj;
                 lanes::Dispatch<kTapBlock>(std::min(kTapBlock, k - kj), [&]<int TB>() {
-                  conv_internal::WeightGradTile<Scalar, CB, TB>(rows, g.out_width, d, s.out_plane, xr + kj * L,
-                                                                s.in_row, patch, i0 > 0,
+                  conv_internal::WeightGradTile<Scalar, CB, TB>(rows, g.out_width, d, s.out_plane,
+                                                                xr + kj * L, s.in_row, patch, i0 > 0,
                                                                 grads + (t + co * patch) * L);
                 });
               }
