@@ -24,6 +24,39 @@ uint32_t Bits(float v) {
   return b;
 }
 
+// LoadToRegister's asm hands the packet through a register operand: every lane, NaN payloads and signed
+// zeros included, must come back as loaded, in float and double, from aligned and unaligned addresses, and
+// an FMA on it must give what an FMA on a plain load gives.
+TEST(LanesTest, LoadToRegisterGivesTheLoadedPacketBitForBit) {
+  RandomStream stream({.seed = 5, .purpose = StreamPurpose::kTest});
+  alignas(64) float f[3 * kLanesF];
+  for (float& x : f) x = static_cast<float>(stream.NextNormal());
+  f[1] = -0.0f;
+  f[2] = std::numeric_limits<float>::quiet_NaN();
+  f[3] = std::numeric_limits<float>::infinity();
+  for (int offset : {0, 1, 3}) {
+    alignas(64) float plain[kLanesF], pinned[kLanesF], fma_plain[kLanesF], fma_pinned[kLanesF];
+    const auto a = lanes::Load(f + offset);
+    const auto b = lanes::LoadToRegister(f + offset);
+    lanes::Store(plain, a);
+    lanes::Store(pinned, b);
+    const auto w = lanes::Load(f + kLanesF);
+    lanes::Store(fma_plain, lanes::Fma(a, w, lanes::Load(f + 2 * kLanesF)));
+    lanes::Store(fma_pinned, lanes::Fma(b, w, lanes::Load(f + 2 * kLanesF)));
+    for (int l = 0; l < kLanesF; ++l) {
+      EXPECT_EQ(Bits(pinned[l]), Bits(f[offset + l])) << "offset " << offset << " lane " << l;
+      EXPECT_EQ(Bits(plain[l]), Bits(pinned[l]));
+      EXPECT_EQ(Bits(fma_plain[l]), Bits(fma_pinned[l]));
+    }
+  }
+  constexpr int kLanesD = Lanes<double>::kCount;
+  alignas(64) double d[kLanesD + 1];
+  for (double& x : d) x = stream.NextNormal();
+  alignas(64) double out[kLanesD];
+  lanes::Store(out, lanes::LoadToRegister(d + 1));
+  for (int l = 0; l < kLanesD; ++l) EXPECT_EQ(std::memcmp(&out[l], &d[1 + l], sizeof(double)), 0) << l;
+}
+
 TEST(LanesTest, HorizontalSumsAreBitForBitTheSumsOneAtATime) {
   RandomStream stream({.seed = 3, .purpose = StreamPurpose::kTest});
   float data[kLanesF * kLanesF];
