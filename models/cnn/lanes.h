@@ -63,6 +63,19 @@ inline Packet<Scalar> LoadToRegister(const Scalar* p) {
   return v;
 }
 
+// The same pointer, through an asm GCC cannot see into or merge with another (volatile): loads through it
+// are new loads, neither merged with nor hoisted beside those through `p` elsewhere, and no memory is
+// clobbered. The 16-register input-gradient tile reads each δ packet through one per tap, so each is a
+// memory operand of one FMA (conv_tiles.h). A memory clobber did that too, but made GCC keep the tile's
+// accumulators in memory, a load and a store around every FMA (objdump, AVX2 build).
+template <typename T>
+inline T* Opaque(T* p) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  asm volatile("" : "+r"(p));
+#endif
+  return p;
+}
+
 template <typename Scalar>
 inline void Store(Scalar* p, const Packet<Scalar>& v) {
   Eigen::internal::pstoreu(p, v);

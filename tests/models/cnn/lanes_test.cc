@@ -57,6 +57,27 @@ TEST(LanesTest, LoadToRegisterGivesTheLoadedPacketBitForBit) {
   for (int l = 0; l < kLanesD; ++l) EXPECT_EQ(std::memcmp(&out[l], &d[1 + l], sizeof(double)), 0) << l;
 }
 
+// Opaque only hides where the pointer came from: it is the same address, const or not, and loads through
+// it see every store made before it (the input-gradient tile reads δ through one per tap).
+TEST(LanesTest, OpaqueIsTheSamePointerAndSeesEarlierStores) {
+  alignas(64) float f[2 * kLanesF];
+  for (int i = 0; i < 2 * kLanesF; ++i) f[i] = static_cast<float>(i) + 0.5f;
+  const float* c = f;
+  EXPECT_EQ(lanes::Opaque(c), c);
+  EXPECT_EQ(lanes::Opaque(f + 3), f + 3);
+  float sum = 0.0f;
+  for (int round = 0; round < 3; ++round) {
+    f[1] = static_cast<float>(round) * 10.0f;  // a store before each read through a fresh Opaque pointer
+    const float* q = lanes::Opaque(c);
+    alignas(64) float out[kLanesF];
+    lanes::Store(out, lanes::Load(q));
+    EXPECT_EQ(out[1], static_cast<float>(round) * 10.0f) << round;
+    EXPECT_EQ(out[0], 0.5f);
+    sum += out[1];
+  }
+  EXPECT_EQ(sum, 30.0f);
+}
+
 TEST(LanesTest, HorizontalSumsAreBitForBitTheSumsOneAtATime) {
   RandomStream stream({.seed = 3, .purpose = StreamPurpose::kTest});
   float data[kLanesF * kLanesF];
