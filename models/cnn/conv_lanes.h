@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/check.h"
 #include "models/cnn/architecture.h"
 #include "models/cnn/conv_tiles.h"
 #include "models/cnn/lanes.h"
@@ -28,6 +29,7 @@ namespace asyncdp::models::cnn {
 template <typename Scalar>
 void ConvForward(const ConvGeometry& g, const Scalar* params, const Scalar* x, Scalar* z) {
   constexpr int L = Lanes<Scalar>::kCount;
+  ASYNCDP_CHECK(g.in_channels >= 1);  // ForwardTile's channel loop is a do-while (ComputeGeometry's shapes)
   // 6 channels × 4 columns = 24 accumulators (+ 4 inputs and a broadcast) with 32 registers; 4 × 3 with 16
   // (12 + 3 + 1: every register, no spill; 3 × 4 needed 17, and GCC spilled accumulators to the stack).
   constexpr int kChannelBlock = lanes::kFewRegisters ? 4 : 6;
@@ -70,6 +72,7 @@ void ConvForward(const ConvGeometry& g, const Scalar* params, const Scalar* x, S
 template <typename Scalar>
 void ConvWeightGradients(const ConvGeometry& g, const Scalar* x, const Scalar* delta, Scalar* grads) {
   constexpr int L = Lanes<Scalar>::kCount;
+  ASYNCDP_CHECK(g.out_height >= 1 && g.out_width >= 1);  // WeightGradTile's position loop is a do-while
   const ConvLanesShape<Scalar> s(g);
   const int64_t patch = g.patch_size();
   const int k = g.kernel;
@@ -136,6 +139,7 @@ void ConvWeightGradients(const ConvGeometry& g, const Scalar* x, const Scalar* d
 // dx (unpadded input gradient, overwritten) from δ.
 template <typename Scalar>
 void ConvInputGradient(const ConvGeometry& g, const Scalar* params, const Scalar* delta, Scalar* dx) {
+  ASYNCDP_CHECK(g.out_channels >= 1);  // InputGradTile's c_out loop is a do-while
   const ConvLanesShape<Scalar> s(g);
   std::fill(dx, dx + g.input_size() * Lanes<Scalar>::kCount, Scalar{0});
   const Scalar* w = params + g.weight_offset;

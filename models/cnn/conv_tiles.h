@@ -57,7 +57,7 @@ inline void ForwardTile(int in_channels, int k_runtime, int64_t patch, const Sca
     const auto b = Broadcast(bias[c]);
     for (int j = 0; j < JB; ++j) acc[c][j] = b;
   }
-  // A do-while: every convolution has at least one input channel (ComputeGeometry requires it). With a
+  // A do-while: every convolution has at least one input channel (ConvForward checks). With a
   // zero-trip path GCC kept the accumulators' array on the stack where the paths join: 24 stores at the
   // start and 24 stores and loads at the end of every native 6 × 4 tile (objdump, AMD EPYC Zen 4): 72
   // stack operations beside the 600 FMAs of a LeNet conv1 tile (one input channel, 5 × 5 taps, 24 packets).
@@ -154,7 +154,7 @@ inline void WeightGradTile(int rows, int out_width, const Scalar* delta, int64_t
     const int positions = rows * out_width;
     int j = 0;
     int p = 0;
-    do {  // positions >= 1 (a convolution's output is at least 2 x 2): no zero-trip path (see ForwardTile)
+    do {  // positions >= 1 (ConvWeightGradients checks): no zero-trip path (see ForwardTile)
       position(xr, dr);
       dr += L;
       xr += L;
@@ -182,8 +182,9 @@ inline void InputGradTile(int out_channels, int ki_begin, int ki_end, int row, c
   constexpr int kWidth = JB + K - 1;
   lanes::Packet<Scalar> acc[kWidth];
   for (int a = 0; a < kWidth; ++a) acc[a] = lanes::Zero<Scalar>();
-  // out_channels >= 1 and ki_begin < ki_end (InputGradFixedKernel skips empty rows): do-whiles with no
-  // zero-trip path, which made GCC store and reload the accumulators around every c_out (see ForwardTile).
+  // out_channels >= 1 (ConvInputGradient checks) and ki_begin < ki_end (InputGradFixedKernel skips empty
+  // rows): do-whiles, since the loops' zero-trip paths made GCC store and reload the accumulators around
+  // every c_out (see ForwardTile).
   int co = 0;
   do {
     int ki = ki_begin;
