@@ -11,9 +11,9 @@ filter=${1:-'*Runtime*:*Client*:*Metrics*:*ComputePool*:*TaskScheduler*'}
 jobs=${ASYNCDP_JOBS:-$(nproc)}
 cmake --preset tsan >/dev/null
 # The MPI runtime's own threads (clients, each rank's MPI loop, the server) run inside ranks started by
-# mpirun: the instrumented asyncdp binary and its end-to-end tests, only when CMake found MPI. One build of
-# every target: built after the simulator tests' run, asyncdp and the MPI tests compiled on one core for
-# 50 s (the MPI tests wait for asyncdp), beside nothing.
+# mpirun: the instrumented asyncdp binary and its end-to-end tests, only when CMake found MPI. All targets
+# in one build: built after the simulator tests had run, asyncdp and the MPI tests kept one core busy for
+# 50 s with nothing beside them (the MPI tests wait for asyncdp).
 targets=(asyncdp_sim_tests)
 with_mpi=false
 if cmake --build build/tsan --target help | grep -q '^asyncdp_mpi_tests'; then
