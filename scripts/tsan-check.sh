@@ -50,8 +50,9 @@ for ((shard = 0; shard < jobs; ++shard)); do
   fi
 done
 [ "$failed" -eq 0 ] || exit 1
-# The MPI tests one at a time (they are RUN_SERIAL in ctest too: each mpirun starts up to 6 ranks on the
-# machine's cores). They pass the Open MPI suppressions (scripts/sanitizers/openmpi.tsan.supp) to the ranks.
+# The MPI tests one at a time (they are RUN_SERIAL in ctest too: each mpirun starts several ranks, 3 or 4
+# in most, on the machine's cores). They pass the Open MPI suppressions (scripts/sanitizers/openmpi.tsan.supp)
+# to the ranks.
 if [ "$with_mpi" = true ]; then
   ./build/tsan/tests/asyncdp_mpi_tests --gtest_brief=1
 fi
