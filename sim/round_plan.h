@@ -47,11 +47,13 @@ struct RoundPlan {
 };
 
 // Builds the plan for a client with n_records records: T from schedule.rounds, or the smallest T with
-// Σ s_i ≥ K where K = schedule.iterations or round(epochs·N_c). Sample sizes are capped at n_records.
-// Noise multipliers start at 0.
+// Σ s_i ≥ K where K = schedule.iterations or round(epochs·N_c), at least 1. A round whose s_i exceeds
+// n_records is refused (ConfigError on schedule.sample_size or schedule.sample_size_list): it cannot be
+// drawn from the client's records, and a clamped s would run and account another plan. Noise multipliers
+// start at 0 (SetNoise).
 RoundPlan MakeRoundPlan(const ScheduleConfig& schedule, int64_t n_records);
 
-// s_i of round i as the schedule configures it, before the cap at N_c: the one definition that
+// s_i of round i as the schedule configures it, before the check against N_c: the one definition that
 // MakeRoundPlan and the configuration check of the implied round count (config_io.cc) both use. Linear
 // sizes are rounded to nearest and never below 1.
 int64_t SampleSizeAt(const ScheduleConfig& schedule, int64_t round);

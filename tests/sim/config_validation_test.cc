@@ -241,7 +241,7 @@ TEST(ConfigValidation, AnIterationCountWhosePlanWouldExceedTheRoundLimitIsRefuse
   config.schedule.iterations = 1'000'000'000;
   EXPECT_NO_THROW(ValidateConfig(config));
   // One definition of s_i (SampleSizeAt) for this check and the plan: a fractional slope rounds to nearest
-  // in both, and the plan's sizes are SampleSizeAt's (below the cap at N_c).
+  // in both, and the plan's sizes are SampleSizeAt's (all below N_c here).
   config.schedule.sample_size = 2;
   config.schedule.sample_size_slope = 0.3;
   config.schedule.iterations = 1000;
