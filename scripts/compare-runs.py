@@ -24,7 +24,7 @@ import sys
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 # Wall-clock measurements and build identity: never equal between two runs.
-TIMING = re.compile(r"(seconds|_per_second|wall|overhead|asyncdp_version|git|build|elapsed|compute_threads)", re.I)
+TIMING = re.compile(r"(seconds|_per_second|wall|overhead|asyncdp_version|git|build|elapsed|compute_threads|cpu_share)", re.I)
 SHRINK = [("data.rows_per_client", 300), ("data.eval_rows", 400), ("eval.points", 2), ("clients.count", 2000),
           ("checkin.steps", 2000), ("checkin.windows", 1)]
 

@@ -28,11 +28,13 @@ std::string ThreatModel(const Experiment& e) {
               ? " (secure noise: drawn from OS entropy, never written out)"
               : " (reproducible mode: it is derived from the seed, which the outputs record, so the guarantee "
                 "holds only against a party that does not know the seed)";
-  text += ". Not covered: timing (wall_seconds, run_seconds, compute_seconds, eval_seconds, protocol_overhead, "
-          "grads_per_second, and in the threads and MPI runtimes the arrival order behind staleness, exclusions and "
-          "global_rounds: they depend on realised batch sizes; public by assumption), the non-private "
-          "\"diagnostics\" and diag_* columns (only with output.diagnostics = true), and N_c, s_i, T, delta "
-          "(public)";
+  text +=
+      ". Not covered: timing (wall_seconds, run_seconds, compute_seconds, eval_seconds, protocol_overhead, "
+      "cpu_share, grads_per_second, and in the threads and MPI runtimes the arrival order behind staleness, "
+      "exclusions and "
+      "global_rounds: they depend on realised batch sizes; public by assumption), the non-private "
+      "\"diagnostics\" and diag_* columns (only with output.diagnostics = true), and N_c, s_i, T, delta "
+      "(public)";
   if (e.proactive.options.enabled) {
     const bool private_checks =
         !e.proactive.check_plans.empty() && e.proactive.check_plans.front().private_checks;

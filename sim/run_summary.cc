@@ -148,6 +148,8 @@ void TimingSection(const RunFacts& run, nlohmann::json& s) {
   s["compute_seconds"] = report.compute_seconds;
   s["eval_seconds"] = report.observer_seconds;
   s["protocol_overhead"] = ProtocolOverhead(report);
+  const std::optional<double> cpu_share = CpuShare(report);
+  s["cpu_share"] = cpu_share ? nlohmann::json(*cpu_share) : nlohmann::json(nullptr);
   s["compute_threads"] = report.cores;
   s["grads_per_second"] = report.wall_seconds > 0 ? static_cast<double>(total_planned) / report.wall_seconds : 0.0;
 }

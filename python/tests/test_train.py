@@ -17,7 +17,7 @@ TABLE3 = SOURCE_DIR / "experiments" / "table3_strongly_convex.toml"
 # Wall-clock measurements differ between any two runs, and compute_threads with them (protocol.worker_threads
 # = 0 starts the compute pool only when the first rounds measure long); everything else must match exactly.
 TIMING_KEYS = {"wall_seconds", "run_seconds", "compute_seconds", "eval_seconds", "accounting_seconds",
-               "protocol_overhead", "grads_per_second", "compute_threads"}
+               "protocol_overhead", "grads_per_second", "compute_threads", "cpu_share"}
 
 
 def small_overrides(a9a, seed=5):

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "sim/protocol/messages.h"
@@ -96,6 +97,16 @@ struct RuntimeReport {
 inline double ProtocolOverhead(const RuntimeReport& report) {
   const double available = static_cast<double>(report.cores) * report.wall_seconds - report.observer_seconds;
   return available > 0.0 ? 1.0 - report.compute_seconds / available : 0.0;
+}
+
+// How much of the machine the run got: the workers' CPU time over cores × wall (threads runtime; none where
+// the worker clocks are not read). Near 1 the workers had their cores throughout and ProtocolOverhead
+// measures the protocol; well below 1 another process held the cores for part of the run, and the overhead
+// counts that wait too (BENCHMARKS.md reads the threads runtime's overhead only beside it).
+inline std::optional<double> CpuShare(const RuntimeReport& report) {
+  const double available = static_cast<double>(report.cores) * report.wall_seconds;
+  if (report.worker_cpu_seconds <= 0.0 || available <= 0.0) return std::nullopt;
+  return report.worker_cpu_seconds / available;
 }
 
 }  // namespace asyncdp::sim

@@ -12,8 +12,8 @@ namespace asyncdp::sim::testing {
 // Keys of summary.json that measure the machine, not the computation (timings and the thread count): the
 // only ones two runs of one configuration may disagree on.
 inline const std::vector<std::string> kTimingSummaryKeys = {
-    "wall_seconds", "run_seconds",       "compute_seconds",  "eval_seconds",   "accounting_seconds",
-    "compute_threads", "protocol_overhead", "grads_per_second"};
+    "wall_seconds",    "run_seconds",       "compute_seconds",  "eval_seconds", "accounting_seconds",
+    "compute_threads", "protocol_overhead", "grads_per_second", "cpu_share"};
 
 // The LIBSVM a9a training and test files shipped in datasets/ (123 features).
 inline void UseA9a(TrainConfig& c) {

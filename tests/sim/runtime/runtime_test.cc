@@ -140,6 +140,8 @@ TEST(VirtualRuntime, AutoWorkerThreadsSwitchingToThePoolMidRunChangesNothing) {
   EXPECT_EQ(inline_only.summary["compute_threads"], 1);
   const int cores = static_cast<int>(std::min<unsigned>(3, std::max(1u, std::thread::hardware_concurrency())));
   EXPECT_EQ(automatic.summary["compute_threads"], cores);
+  // The virtual runtime reads no worker clocks: no cpu_share, rather than a made-up one.
+  EXPECT_TRUE(automatic.summary["cpu_share"].is_null());
 }
 
 TEST(VirtualRuntime, DifferentSeedsGiveDifferentRuns) {

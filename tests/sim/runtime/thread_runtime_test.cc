@@ -37,6 +37,13 @@ TEST(ThreadRuntime, TenThousandClientsCompleteOnTwoWorkers) {
   const TrainResult r = RunTraining(c, {.progress = false});
   EXPECT_FALSE(r.summary["stalled"].get<bool>());
   EXPECT_EQ(r.summary["compute_threads"].get<int>(), 2);
+  // The workers' CPU time over 2 × run_seconds: each worker's clock runs inside the run's wall interval, so
+  // the share is in (0, 1] (a little slack for the clocks' granularity).
+  ASSERT_TRUE(r.summary["cpu_share"].is_number());
+  EXPECT_GT(r.summary["cpu_share"].get<double>(), 0.0);
+  EXPECT_LE(r.summary["cpu_share"].get<double>(), 1.01);
+  EXPECT_DOUBLE_EQ(r.summary["cpu_share"].get<double>(),
+                   r.runtime.worker_cpu_seconds / (2.0 * r.runtime.wall_seconds));
   EXPECT_EQ(r.runtime.updates, 10000 * 3);
   EXPECT_EQ(r.summary["global_rounds"].get<int64_t>(), 3);
   for (const auto& rounds : r.summary["rounds_per_client"]) ASSERT_EQ(rounds.get<int64_t>(), 3);
