@@ -43,7 +43,7 @@ void RunAndReport(benchmark::State& state, const TrainConfig& config) {
     grads += static_cast<double>(r.runtime.gradients);
     overhead += ProtocolOverhead(r.runtime);
     worker_cpu += r.runtime.worker_cpu_seconds;
-    cpu_share += r.runtime.worker_cpu_seconds / (r.runtime.wall_seconds * r.runtime.cores);
+    cpu_share += CpuShare(r.runtime).value_or(0.0);
     benchmark::DoNotOptimize(r.final_model.data());
   }
   state.counters["rounds_per_second"] = benchmark::Counter(rounds, benchmark::Counter::kIsRate);

@@ -35,8 +35,8 @@ fuzz_one() {
     -artifact_prefix="$out/findings/$target-" "$work" "$seeds" 2>"$out/$target.log"
 }
 # The targets run `jobs` at a time, each on a core of its own, so every target still gets its whole time
-# limit and the stage takes about 1/jobs of the serial time. Each target's result is read in the list's
-# order; the first failure is reported with its log's last lines.
+# limit and the stage takes about 1/jobs of the serial time. The results are read in the list's order;
+# every failing target is reported with its log's last lines.
 limit_label=${ASYNCDP_FUZZ_RUNS:+$ASYNCDP_FUZZ_RUNS inputs}
 limit_label=${limit_label:-$seconds s}
 pids=() status=()

@@ -31,8 +31,7 @@ std::string ThreatModel(const Experiment& e) {
   text +=
       ". Not covered: timing (wall_seconds, run_seconds, compute_seconds, eval_seconds, protocol_overhead, "
       "cpu_share, grads_per_second, and in the threads and MPI runtimes the arrival order behind staleness, "
-      "exclusions and "
-      "global_rounds: they depend on realised batch sizes; public by assumption), the non-private "
+      "exclusions and global_rounds: they depend on realised batch sizes; public by assumption), the non-private "
       "\"diagnostics\" and diag_* columns (only with output.diagnostics = true), and N_c, s_i, T, delta "
       "(public)";
   if (e.proactive.options.enabled) {
