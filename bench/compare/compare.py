@@ -59,7 +59,10 @@ re-executes itself with OpenBLAS first on LD_LIBRARY_PATH (as many threads as --
 reference BLAS, and it prints the BLAS library torch actually loaded, the kernel set OpenBLAS chose
 (openblas_get_corename) and the CPU model. Hosts that set OPENBLAS_CORETYPE or OPENBLAS_L2_SIZE pin OpenBLAS
 to another CPU's kernels; the torch side runs without them (the header says what was unset), the asyncdp
-processes with them (Eigen ignores them).
+processes with them (Eigen ignores them). Where OpenBLAS by itself falls back to kernels older than AVX2
+on a CPU with AVX2 or AVX-512 (a CPU its table does not know: 0.3.21 chose Prescott on an Intel Xeon of
+family 6 model 207), the torch side gets OPENBLAS_CORETYPE set to the kernels the CPU's flags allow
+(Cooperlake, SkylakeX or Haswell), and the header says so.
 
 Usage: /usr/bin/python3 bench/compare/compare.py [--opacus /path/to/opacus] [--build build/release]
            [--threads 1] [--check]
@@ -476,6 +479,45 @@ def check_clipped_sums(torch, a9a, opacus=None):
 # re-exec) and given back to the asyncdp processes, whose Eigen kernels never read them.
 OPENBLAS_OVERRIDES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 SAVED_PREFIX = "ASYNCDP_COMPARE_SAVED_"
+FORCED_CORE = "ASYNCDP_COMPARE_FORCED_CORE"
+
+# OpenBLAS's fallback kernel sets, older than AVX2. On a CPU its table does not know, OpenBLAS picks one of
+# these whatever the CPU can do: 0.3.21 (Debian 12) chose Prescott (SSE3) on an Intel Xeon of family 6
+# model 207 (Emerald Rapids, AVX-512; 2026-12-04), which would slow torch and inflate every ratio.
+PRE_AVX2_CORES = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Katmai", "Coppermine", "Northwood",
+                  "Banias", "Atom", "Sandybridge"}
+
+
+def cpu_flags():
+    """The flags of /proc/cpuinfo's first CPU (empty where there is none)."""
+    try:
+        with open("/proc/cpuinfo") as info:
+            return next((line.split(":", 1)[1].split() for line in info if line.startswith("flags")), [])
+    except OSError:
+        return []
+
+
+def best_openblas_core(flags):
+    """The OpenBLAS kernel set CPU flags `flags` allow (an OPENBLAS_CORETYPE name), or None."""
+    if "avx512f" in flags:
+        return "Cooperlake" if "avx512_bf16" in flags else "SkylakeX"
+    if "avx2" in flags and "fma" in flags:
+        return "Haswell"
+    return None
+
+
+def detected_openblas_core(directory, env):
+    """The kernel set OpenBLAS in `directory` chooses by itself under `env` (a fresh interpreter, so this
+    process loads no BLAS before its re-exec), or None."""
+    probe = ("import ctypes, sys; f = ctypes.CDLL(sys.argv[1]).openblas_get_corename; "
+             "f.restype = ctypes.c_char_p; print(f().decode())")
+    library = os.path.join(directory, "libopenblas.so.0")
+    try:
+        out = subprocess.run([sys.executable, "-c", probe, library], env=env, capture_output=True, text=True,
+                             timeout=60, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
 
 
 def reexec_with_openblas(threads, keep_overrides=False):
@@ -492,6 +534,14 @@ def reexec_with_openblas(threads, keep_overrides=False):
         if os.path.exists(os.path.join(directory, "libblas.so.3")):
             env.update(ASYNCDP_COMPARE_BLAS=directory, OPENBLAS_NUM_THREADS=str(threads),
                        LD_LIBRARY_PATH=directory + os.pathsep + os.environ.get("LD_LIBRARY_PATH", ""))
+            if "OPENBLAS_CORETYPE" not in env:
+                # OpenBLAS's own choice, unless it fell back to kernels older than this CPU's: then the
+                # kernels the CPU's flags allow (named in the header), so torch is not slowed by a table
+                # that predates the CPU.
+                detected, best = detected_openblas_core(directory, env), best_openblas_core(cpu_flags())
+                if detected in PRE_AVX2_CORES and best is not None:
+                    env["OPENBLAS_CORETYPE"] = best
+                    env[FORCED_CORE] = f"OPENBLAS_CORETYPE={best} for torch: OpenBLAS chose {detected} by itself"
             break
     else:
         log("compare: OpenBLAS not installed (apt-get install libopenblas0-pthread); torch uses the system BLAS")
@@ -500,7 +550,9 @@ def reexec_with_openblas(threads, keep_overrides=False):
 
 def asyncdp_environment():
     """The environment the asyncdp processes run in: the caller's, OPENBLAS_OVERRIDES included."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(SAVED_PREFIX)}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(SAVED_PREFIX) and k != FORCED_CORE}
+    if FORCED_CORE in os.environ:
+        env.pop("OPENBLAS_CORETYPE", None)  # set for torch only
     for name in OPENBLAS_OVERRIDES:
         if SAVED_PREFIX + name in os.environ:
             env[name] = os.environ[SAVED_PREFIX + name]
@@ -512,9 +564,11 @@ def overrides_text():
     unset = [f"{name}={os.environ[SAVED_PREFIX + name]}" for name in OPENBLAS_OVERRIDES
              if SAVED_PREFIX + name in os.environ]
     kept = [f"{name}={os.environ[name]}" for name in OPENBLAS_OVERRIDES if name in os.environ]
-    if kept:
+    forced = os.environ.get(FORCED_CORE)
+    if kept and not forced:
         return "KEPT for torch (--keep-openblas-overrides): " + ", ".join(kept)
-    return "unset for torch: " + ", ".join(unset) if unset else "no OpenBLAS overrides were set"
+    text = "unset for torch: " + ", ".join(unset) if unset else "no OpenBLAS overrides were set"
+    return f"{text}; {forced}" if forced else text
 
 
 def cpu_model():
