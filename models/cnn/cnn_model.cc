@@ -16,15 +16,22 @@
 namespace asyncdp::models {
 namespace {
 
-// Scratch and partial sum of one concurrently processed chunk.
+// What one thread works in while it computes a chunk: the groups' buffers and the chunk's row indices.
+// Owned by a thread, not by a chunk, so they stay in that core's caches from chunk to chunk; every buffer a
+// chunk reads is written by that chunk first (or is a zero border never written), so which thread's
+// scratch a chunk uses does not change its result.
+struct ThreadScratch {
+  ThreadScratch(const CnnGeometry& geometry, int64_t chunk) : scratch(geometry, chunk), rows(chunk) {}
+  cnn::ChunkScratch<float> scratch;
+  std::vector<int64_t> rows;  // row indices of the chunk (Evaluate)
+};
+
+// What a computed chunk hands to its in-order commit: its partial sum and counts.
 struct Slot {
-  Slot(const CnnGeometry& geometry, int64_t chunk, bool with_partial)
-      : scratch(geometry, chunk), rows(chunk) {
+  Slot(const CnnGeometry& geometry, bool with_partial) {
     if (with_partial) partial.resize(geometry.num_params);
   }
-  cnn::ChunkScratch<float> scratch;
-  Eigen::VectorXf partial;    // this chunk's clipped-gradient sum
-  std::vector<int64_t> rows;  // row indices of the chunk (Evaluate)
+  Eigen::VectorXf partial;  // this chunk's clipped-gradient sum
   cnn::ChunkClipResult clip_result;
   cnn::SoftmaxSummary loss_summary;
 };
@@ -34,21 +41,29 @@ class CnnWorkspace final : public Workspace {
   // The arena never asks for more threads than the machine has (oneTBB would warn and cap it anyway);
   // results do not depend on the thread count.
   CnnWorkspace(const CnnGeometry& geometry, int64_t chunk, int slots, int threads, bool with_partial)
-      : arena_(std::min(threads, tbb::info::default_concurrency())) {
-    for (int i = 0; i < slots; ++i) slots_.push_back(std::make_unique<Slot>(geometry, chunk, with_partial));
+      : arena_(std::min(threads, tbb::info::default_concurrency())), chunk_(chunk) {
+    for (int i = 0; i < slots; ++i) slots_.push_back(std::make_unique<Slot>(geometry, with_partial));
+    const int workers = slots > 1 ? std::min(threads, tbb::info::default_concurrency()) : 1;
+    for (int i = 0; i < workers; ++i) scratch_.push_back(std::make_unique<ThreadScratch>(geometry, chunk));
   }
+
+  int64_t chunk() const { return chunk_; }
+  size_t SerialGroups() const { return scratch_[0]->scratch.groups.size(); }
 
   int slots() const { return static_cast<int>(slots_.size()); }
   Slot& slot(int i) { return *slots_[i]; }
 
-  // Runs chunk(c, slot) for c = 0 .. chunks − 1 and commit(c, slot) for each chunk in chunk order, one
-  // commit at a time. With several slots the chunks run in parallel (oneTBB pipeline: chunk c uses slot
-  // c mod slots(), at most slots() chunks in flight) and commits overlap with other chunks' work.
+  // Runs chunk(c, scratch, slot) for c = 0 .. chunks − 1 and commit(c, slot) for each chunk in chunk order,
+  // one commit at a time. With several slots the chunks run in parallel (oneTBB pipeline: chunk c hands its
+  // result over in slot c mod slots(), at most slots() chunks in flight) and commits overlap with other
+  // chunks' work. A chunk computes in the scratch of the thread that runs it: with the scratch in the slot,
+  // a slot's buffers moved between the cores' caches with its chunks (LeNet with two threads: 95–108k
+  // examples/s against 119–129k with the scratch per thread; BENCHMARKS.md, Intel Xeon, 2026-12-04).
   template <typename Chunk, typename Commit>
   void RunOrdered(int64_t chunks, Chunk&& chunk, Commit&& commit) {
     if (slots() == 1 || chunks == 1) {
       for (int64_t c = 0; c < chunks; ++c) {
-        chunk(c, slot(0));
+        chunk(c, *scratch_[0], slot(0));
         commit(c, slot(0));
       }
       return;
@@ -67,7 +82,8 @@ class CnnWorkspace final : public Workspace {
                                           }) &
               tbb::make_filter<int64_t, int64_t>(tbb::filter_mode::parallel,
                                                  [&](int64_t c) {
-                                                   chunk(c, slot(static_cast<int>(c % slots())));
+                                                   chunk(c, ThisThreadScratch(),
+                                                         slot(static_cast<int>(c % slots())));
                                                    return c;
                                                  }) &
               tbb::make_filter<int64_t, void>(tbb::filter_mode::serial_in_order, [&](int64_t c) {
@@ -77,8 +93,17 @@ class CnnWorkspace final : public Workspace {
   }
 
  private:
+  // The arena's thread indices are 0 .. max_concurrency − 1 (the thread that entered it included).
+  ThreadScratch& ThisThreadScratch() {
+    const int index = tbb::this_task_arena::current_thread_index();
+    ASYNCDP_CHECK(index >= 0 && index < static_cast<int>(scratch_.size()));
+    return *scratch_[index];
+  }
+
   tbb::task_arena arena_;
+  int64_t chunk_;
   std::vector<std::unique_ptr<Slot>> slots_;
+  std::vector<std::unique_ptr<ThreadScratch>> scratch_;
 };
 
 const CnnOptions& Validated(const CnnOptions& options) {
@@ -147,25 +172,26 @@ ClipStats CnnModel::ClippedGradientSum(std::span<const float> params, const data
   sum.setZero();
   ClipStats stats;
   stats.examples = static_cast<int64_t>(batch.size());
-  const int64_t chunk = ws->slot(0).scratch.capacity;
+  const int64_t chunk = ws->chunk();
   const int64_t chunks = (stats.examples + chunk - 1) / chunk;
   // The sum is Σ_c partial_c in chunk order. A chunk of one group has partial_c = its group's sum g_c
   // exactly, so a serial run adds g_c straight into the sum: the same float additions, one pass less.
-  const bool direct = ws->slots() == 1 && ws->slot(0).scratch.groups.size() == 1;
+  const bool direct = ws->slots() == 1 && ws->SerialGroups() == 1;
   ws->RunOrdered(
       chunks,
-      [&](int64_t c, Slot& slot) {
+      [&](int64_t c, ThreadScratch& scratch, Slot& slot) {
         const cnn::FlushSubnormals flush;  // per thread (flush_subnormals.h)
         const int64_t first = c * chunk;
         const int64_t count = std::min(chunk, stats.examples - first);
-        network_.Load(data, batch.subspan(first, count), slot.scratch);
+        network_.Load(data, batch.subspan(first, count), scratch.scratch);
         if (c + 1 < chunks) {
           const int64_t next = first + count;
           network_.Prefetch(data, batch.subspan(next, std::min(chunk, stats.examples - next)));
         }
         float* chunk_norms = norms.empty() ? nullptr : norms.data() + first;
-        slot.clip_result = network_.ClippedGradient(params.data(), clip, direct ? sum.data() : slot.partial.data(),
-                                                    chunk_norms, slot.scratch, /*accumulate=*/direct);
+        slot.clip_result =
+            network_.ClippedGradient(params.data(), clip, direct ? sum.data() : slot.partial.data(),
+                                     chunk_norms, scratch.scratch, /*accumulate=*/direct);
       },
       [&](int64_t, Slot& slot) {
         const cnn::FlushSubnormals flush;
@@ -191,14 +217,14 @@ Evaluation CnnModel::Evaluate(std::span<const float> params, const data::Dataset
   int64_t correct = 0;
   ws.RunOrdered(
       chunks,
-      [&](int64_t c, Slot& slot) {
+      [&](int64_t c, ThreadScratch& scratch, Slot& slot) {
         const cnn::FlushSubnormals flush;
         const int64_t first = c * chunk;
         const int64_t count = std::min(chunk, evaluation.examples - first);
-        std::iota(slot.rows.begin(), slot.rows.begin() + count, first);
-        network_.Load(data, std::span<const int64_t>(slot.rows.data(), count), slot.scratch);
-        network_.Forward(params.data(), slot.scratch);
-        slot.loss_summary = network_.Loss(slot.scratch, nullptr);
+        std::iota(scratch.rows.begin(), scratch.rows.begin() + count, first);
+        network_.Load(data, std::span<const int64_t>(scratch.rows.data(), count), scratch.scratch);
+        network_.Forward(params.data(), scratch.scratch);
+        slot.loss_summary = network_.Loss(scratch.scratch, nullptr);
       },
       [&](int64_t, Slot& slot) {
         loss_sum += slot.loss_summary.loss_sum;
