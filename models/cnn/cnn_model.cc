@@ -41,13 +41,13 @@ class CnnWorkspace final : public Workspace {
   // The arena never asks for more threads than the machine has (oneTBB would warn and cap it anyway);
   // results do not depend on the thread count.
   CnnWorkspace(const CnnGeometry& geometry, int64_t chunk, int slots, int threads, bool with_partial)
-      : arena_(std::min(threads, tbb::info::default_concurrency())), chunk_(chunk) {
+      : arena_(std::min(threads, tbb::info::default_concurrency())) {
     for (int i = 0; i < slots; ++i) slots_.push_back(std::make_unique<Slot>(geometry, with_partial));
     const int workers = slots > 1 ? std::min(threads, tbb::info::default_concurrency()) : 1;
     for (int i = 0; i < workers; ++i) scratch_.push_back(std::make_unique<ThreadScratch>(geometry, chunk));
   }
 
-  int64_t chunk() const { return chunk_; }
+  int64_t chunk() const { return scratch_[0]->scratch.capacity; }
   size_t SerialGroups() const { return scratch_[0]->scratch.groups.size(); }
 
   int slots() const { return static_cast<int>(slots_.size()); }
@@ -101,7 +101,6 @@ class CnnWorkspace final : public Workspace {
   }
 
   tbb::task_arena arena_;
-  int64_t chunk_;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::vector<std::unique_ptr<ThreadScratch>> scratch_;
 };
