@@ -36,14 +36,16 @@ struct Slot {
   cnn::SoftmaxSummary loss_summary;
 };
 
+// The threads a workspace computes with: never more than the machine has (oneTBB would warn and cap it
+// anyway); results do not depend on the thread count.
+int Concurrency(int threads) { return std::min(threads, tbb::info::default_concurrency()); }
+
 class CnnWorkspace final : public Workspace {
  public:
-  // The arena never asks for more threads than the machine has (oneTBB would warn and cap it anyway);
-  // results do not depend on the thread count.
   CnnWorkspace(const CnnGeometry& geometry, int64_t chunk, int slots, int threads, bool with_partial)
-      : arena_(std::min(threads, tbb::info::default_concurrency())) {
+      : arena_(Concurrency(threads)) {
     for (int i = 0; i < slots; ++i) slots_.push_back(std::make_unique<Slot>(geometry, with_partial));
-    const int workers = slots > 1 ? std::min(threads, tbb::info::default_concurrency()) : 1;
+    const int workers = slots > 1 ? Concurrency(threads) : 1;
     for (int i = 0; i < workers; ++i) scratch_.push_back(std::make_unique<ThreadScratch>(geometry, chunk));
   }
 
@@ -114,7 +116,7 @@ const CnnOptions& Validated(const CnnOptions& options) {
 // thread computes; one slot when serial.
 int SlotCount(int threads, int64_t chunk, int64_t max_batch) {
   const int64_t chunks = (std::max<int64_t>(max_batch, 1) + chunk - 1) / chunk;
-  const int wanted = std::min(threads, tbb::info::default_concurrency()) > 1 ? threads + 1 : 1;
+  const int wanted = Concurrency(threads) > 1 ? threads + 1 : 1;
   return static_cast<int>(std::clamp<int64_t>(chunks, 1, wanted));
 }
 
