@@ -11,7 +11,10 @@ ComputePool::ComputePool(int threads, int64_t jobs, std::function<void(int64_t, 
   threads_.reserve(static_cast<size_t>(threads));
   for (int t = 0; t < threads; ++t) {
     try {
-      threads_.emplace_back([this, t] { WorkerLoop(t + 1); });
+      threads_.emplace_back([this, t] {
+        placement_.MoveCallingThread(t + 1);  // a CPU of its own to start on (cpu_placement.h)
+        WorkerLoop(t + 1);
+      });
     } catch (const std::system_error& e) {
       StopAndJoin();  // a joinable std::thread destroyed while unwinding would call std::terminate
       throw ThreadStartFailure("protocol.worker_threads", "compute", t, threads, e);

@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "sim/runtime/cpu_placement.h"
+
 namespace asyncdp::sim {
 
 class ComputePool {
@@ -52,6 +54,7 @@ class ComputePool {
   std::deque<int64_t> queue_;         // submitted jobs in order; entries no longer kQueued are skipped
   std::vector<State> state_;
   bool stop_ = false;
+  const CpuPlacement placement_ = CpuPlacement::OfCallingThread();  // read by the threads as they start
   std::vector<std::thread> threads_;
 };
 

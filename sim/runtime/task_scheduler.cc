@@ -4,6 +4,7 @@
 
 #include "core/check.h"
 #include "sim/runtime/compute_timer.h"
+#include "sim/runtime/cpu_placement.h"
 #include "sim/runtime/lock_briefly.h"
 
 namespace asyncdp::sim {
@@ -28,11 +29,17 @@ void TaskScheduler::Run(int workers, const char* config_key, const ThreadStarter
     }
     queued_.store(static_cast<int64_t>(state_.size()), std::memory_order_relaxed);
   }
+  // Each started worker first moves to a CPU of its own (cpu_placement.h: otherwise Linux often starts it on
+  // this thread's CPU, and the two share it for milliseconds).
+  const CpuPlacement placement = CpuPlacement::OfCallingThread();
   std::vector<std::thread> threads;
   threads.reserve(static_cast<size_t>(workers - 1));  // push_back below cannot throw after a thread started
   for (int w = 1; w < workers; ++w) {
     try {
-      threads.push_back(starter([this, w] { WorkerLoopOrFail(w); }));
+      threads.push_back(starter([this, w, &placement] {
+        placement.MoveCallingThread(w);
+        WorkerLoopOrFail(w);
+      }));
     } catch (const std::system_error& e) {
       Finish();
       for (std::thread& t : threads) t.join();
