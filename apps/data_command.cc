@@ -32,7 +32,7 @@ nlohmann::ordered_json DataInfoJson(const data::Dataset& dataset) {
   for (size_t c = 0; c < counts.size(); ++c) labels[dataset.class_names[c]] = counts[c];
   const double cells = static_cast<double>(dataset.rows()) * static_cast<double>(dataset.features());
   nlohmann::ordered_json info;
-  info["format"] = dataset.format;
+  info["format"] = std::string(data::ToString(dataset.format));
   info["rows"] = dataset.rows();
   info["features"] = dataset.features();
   info["nnz"] = dataset.nnz();

@@ -38,7 +38,7 @@ enum class Net { kLeNet, kAlexNet };
 asyncdp::data::Dataset SyntheticImages(int channels, int side, int64_t rows) {
   asyncdp::data::Dataset data;
   data.source = "synthetic";
-  data.format = "synthetic";
+  data.format = asyncdp::data::DataFormat::kSynthetic;
   data.is_sparse = false;
   data.image = {.channels = channels, .height = side, .width = side};
   data.dense.resize(rows, int64_t{channels} * side * side);

@@ -40,7 +40,7 @@ int64_t ValidateBatch(std::string_view bytes, const std::string& source) {
 Dataset EmptyCifar(int64_t rows, std::string source) {
   Dataset out;
   out.source = std::move(source);
-  out.format = "cifar";
+  out.format = DataFormat::kCifar;
   out.is_sparse = false;
   out.image = ImageShape{3, 32, 32};
   for (int c = 0; c < kCifar10Classes; ++c) out.class_names.push_back(std::to_string(c));

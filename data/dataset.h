@@ -4,12 +4,13 @@
 
 #include <Eigen/Dense>
 #include <Eigen/SparseCore>
-
 #include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
+
+#include "data/data_format.h"
 
 namespace asyncdp::data {
 
@@ -29,7 +30,7 @@ struct ImageShape {
 
 struct Dataset {
   std::string source;  // where it was read from (path, or a description)
-  std::string format;  // "libsvm", "idx", "cifar", or "synthetic"
+  DataFormat format = DataFormat::kSynthetic;  // what it was read from (kSynthetic: made in memory)
   bool is_sparse = true;
   SparseMatrix sparse;  // used when is_sparse
   DenseMatrix dense;    // used when !is_sparse

@@ -148,7 +148,7 @@ Dataset ParseIdxPair(std::string_view images, const std::string& images_source, 
       reinterpret_cast<const unsigned char*>(labels.data()) + label_header.payload_offset;
   Dataset out;
   out.source = images_source;
-  out.format = "idx";
+  out.format = DataFormat::kIdx;
   out.is_sparse = false;
   out.labels.resize(rows);
   for (int64_t r = 0; r < rows; ++r) {

@@ -291,7 +291,7 @@ class LibsvmParser {
   Dataset Build() {
     Dataset out;
     out.source = source_;
-    out.format = "libsvm";
+    out.format = DataFormat::kLibsvm;
     out.is_sparse = true;
     // Classes in increasing numeric order, unless the caller fixed the mapping.
     std::vector<int32_t> rank(class_values_.size());

@@ -13,27 +13,6 @@
 
 namespace asyncdp::data {
 
-std::string_view ToString(DataFormat format) {
-  switch (format) {
-    case DataFormat::kAuto:
-      return "auto";
-    case DataFormat::kLibsvm:
-      return "libsvm";
-    case DataFormat::kIdx:
-      return "idx";
-    case DataFormat::kCifar:
-      return "cifar";
-  }
-  return "?";
-}
-
-DataFormat ParseDataFormat(std::string_view name, const std::string& key_path) {
-  for (DataFormat f : {DataFormat::kAuto, DataFormat::kLibsvm, DataFormat::kIdx, DataFormat::kCifar}) {
-    if (name == ToString(f)) return f;
-  }
-  throw ConfigError(key_path, "expected one of auto, libsvm, idx, cifar, got '" + std::string(name) + "'");
-}
-
 namespace {
 
 // Bytes of decompressed content that format detection and the IDX images header need (magic and three
@@ -127,6 +106,9 @@ DataFormat DetectFormat(const std::string& path, std::string_view contents) {
 }
 
 Dataset LoadDataset(const std::string& path, const DataLoadOptions& options) {
+  if (options.format == DataFormat::kSynthetic) {
+    throw ConfigError("format", "synthetic data sets are made in memory; " + path + " cannot be read as one");
+  }
   std::string raw = ReadFileBytes(path);
   const bool gz = HasGzipMagic(raw);
   const std::string head = gz ? GunzipPrefix(raw, kHeadBytes, path) : raw.substr(0, kHeadBytes);
@@ -168,6 +150,7 @@ Dataset LoadDataset(const std::string& path, const DataLoadOptions& options) {
       dataset = ParseCifar10(contents, path);
       break;
     case DataFormat::kIdx:  // handled above
+    case DataFormat::kSynthetic:  // refused above
     case DataFormat::kAuto:
       ASYNCDP_CHECK_MSG(false, "DetectFormat never returns kAuto");
   }

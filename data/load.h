@@ -21,19 +21,13 @@
 #include <cstdint>
 #include <functional>
 #include <string>
-#include <vector>
 #include <string_view>
+#include <vector>
 
+#include "data/data_format.h"
 #include "data/dataset.h"
 
 namespace asyncdp::data {
-
-enum class DataFormat { kAuto, kLibsvm, kIdx, kCifar };
-
-// "auto", "libsvm", "idx", "cifar" (also the Dataset::format strings of the concrete formats).
-std::string_view ToString(DataFormat format);
-// The inverse of ToString; throws ConfigError(key_path, ...) for any other name.
-DataFormat ParseDataFormat(std::string_view name, const std::string& key_path = "format");
 
 struct DataLoadOptions {
   DataFormat format = DataFormat::kAuto;  // default: detect from the content (see above)

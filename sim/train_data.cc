@@ -42,8 +42,9 @@ LoadedData LoadTrainData(const DataConfig& config, uint64_t seed, const RowHoldi
     loaded.train = std::move(all);
     // A LIBSVM test file is read with the training file's feature count and label mapping, so a test
     // file that never uses the last feature (a9a.t) or lists labels in another order still lines up.
-    loaded.test = loaded.train.format == "libsvm" ? data::ReadLibsvmLike(config.test, loaded.train)
-                                                  : data::LoadDataset(config.test, options);
+    loaded.test = loaded.train.format == data::DataFormat::kLibsvm
+                      ? data::ReadLibsvmLike(config.test, loaded.train)
+                      : data::LoadDataset(config.test, options);
     if (loaded.test.features() != loaded.train.features()) {
       throw ConfigError("data.test", "test data has " + std::to_string(loaded.test.features()) +
                                          " features, training data " + std::to_string(loaded.train.features()));

@@ -39,7 +39,7 @@ void ExpectCifarError(const std::string& bytes, int64_t offset, const std::strin
 
 TEST(CifarTest, RecordsBecomeScaledChwRows) {
   const Dataset d = ParseCifar10(Batch({3, 9, 0}), "batch.bin");
-  EXPECT_EQ(d.format, "cifar");
+  EXPECT_EQ(d.format, DataFormat::kCifar);
   EXPECT_FALSE(d.is_sparse);
   EXPECT_EQ(d.rows(), 3);
   EXPECT_EQ(d.features(), 3072);

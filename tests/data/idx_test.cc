@@ -48,7 +48,7 @@ void ExpectIdxError(const std::string& images, const std::string& labels, const 
 
 TEST(IdxTest, ParsesImagesAsScaledDenseRowsWithLabels) {
   const Dataset d = ParseIdxPair(ImagesFile(3, 2, 4), "images.idx", LabelsFile({7, 0, 9}), "labels.idx");
-  EXPECT_EQ(d.format, "idx");
+  EXPECT_EQ(d.format, DataFormat::kIdx);
   EXPECT_FALSE(d.is_sparse);
   EXPECT_EQ(d.rows(), 3);
   EXPECT_EQ(d.features(), 8);

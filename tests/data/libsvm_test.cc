@@ -26,7 +26,7 @@ std::vector<std::pair<int, float>> Row(const Dataset& d, int r) {
 
 TEST(LibsvmTest, ParsesLabelsIndicesAndValues) {
   const Dataset d = ParseLibsvm("+1 1:0.5 3:2\n-1 2:-1.25e-1\n", "t.svm");
-  EXPECT_EQ(d.format, "libsvm");
+  EXPECT_EQ(d.format, DataFormat::kLibsvm);
   EXPECT_EQ(d.source, "t.svm");
   EXPECT_TRUE(d.is_sparse);
   EXPECT_EQ(d.rows(), 2);

@@ -46,11 +46,27 @@ TEST(LoadTest, FormatNamesRoundTrip) {
   }
 }
 
+// A data set made in memory (tests, benchmarks) says so, but no configuration can name that format.
+TEST(LoadTest, SyntheticIsAFormatOfDataSetsMadeInMemoryNotOfFiles) {
+  EXPECT_EQ(ToString(DataFormat::kSynthetic), "synthetic");
+  EXPECT_EQ(Dataset{}.format, DataFormat::kSynthetic);
+  EXPECT_THROW(ParseDataFormat("synthetic", "data.format"), ConfigError);
+  DataLoadOptions options;
+  options.format = DataFormat::kSynthetic;
+  try {
+    LoadDataset("/nonexistent/file", options);
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.where(), "format");
+    EXPECT_THAT(e.message(), HasSubstr("made in memory"));
+  }
+}
+
 TEST(LoadTest, AutoDetectsGzippedLibsvm) {
   const std::string path = testing::SharedFile("datasets/libsvm/a9a.gz");
   ASSERT_FALSE(path.empty());
   const Dataset d = LoadDataset(path);
-  EXPECT_EQ(d.format, "libsvm");
+  EXPECT_EQ(d.format, DataFormat::kLibsvm);
   EXPECT_EQ(d.rows(), 32561);
   EXPECT_EQ(d.features(), 123);
 }
@@ -69,7 +85,7 @@ TEST(LoadTest, AutoDetectsIdxAndFindsTheSiblingLabels) {
   const std::string images = testing::SharedFile("datasets/mnist/t10k-images-idx3-ubyte.gz");
   ASSERT_FALSE(images.empty());
   const Dataset d = LoadDataset(images);
-  EXPECT_EQ(d.format, "idx");
+  EXPECT_EQ(d.format, DataFormat::kIdx);
   EXPECT_EQ(d.rows(), 10000);
   EXPECT_EQ(d.features(), 784);
 }
@@ -121,7 +137,7 @@ TEST(LoadTest, AutoDetectsCifarByRecordSizeAndLabelBytes) {
   TempDir dir;
   const std::string path = dir.Write("data_batch_1.bin", CifarBatch(4));
   const Dataset d = LoadDataset(path);
-  EXPECT_EQ(d.format, "cifar");
+  EXPECT_EQ(d.format, DataFormat::kCifar);
   EXPECT_EQ(d.rows(), 4);
   EXPECT_EQ(DetectFormat(path, CifarBatch(4)), DataFormat::kCifar);
   // Label bytes below 9 never occur in text, so the name does not matter.
@@ -159,9 +175,10 @@ TEST(LoadTest, AutoDetectsCifarByRecordSizeAndLabelBytes) {
 TEST(LoadTest, AutoDetectsAGzippedCifarBatch) {
   TempDir dir;
   const Dataset d = LoadDataset(dir.Write("data_batch_1.bin.gz", testing::GzipBytes(CifarBatch(3))));
-  EXPECT_EQ(d.format, "cifar");
+  EXPECT_EQ(d.format, DataFormat::kCifar);
   EXPECT_EQ(d.rows(), 3);
-  EXPECT_EQ(LoadDataset(dir.Write("test_batch", testing::GzipBytes(CifarBatch(2)))).format, "cifar");
+  EXPECT_EQ(LoadDataset(dir.Write("test_batch", testing::GzipBytes(CifarBatch(2)))).format,
+            DataFormat::kCifar);
 }
 
 TEST(LoadTest, ExplicitFormatOverridesDetection) {
@@ -270,7 +287,7 @@ TEST(LoadTest, AnIdxFileOfAnotherElementTypeIsReportedAsIdxNotParsedAsText) {
 TEST(LoadTest, LibsvmWithAUtf8ByteOrderMarkLoads) {
   TempDir dir;
   const Dataset d = LoadDataset(dir.Write("bom.svm", "\xEF\xBB\xBF+1 1:1\n-1 2:1\n"));
-  EXPECT_EQ(d.format, "libsvm");
+  EXPECT_EQ(d.format, DataFormat::kLibsvm);
   EXPECT_EQ(d.rows(), 2);
   EXPECT_THAT(d.class_names, ElementsAre("-1", "+1"));
 }

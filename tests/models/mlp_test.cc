@@ -38,7 +38,8 @@ data::Dataset XorData(int64_t rows) {
   RandomStream stream(StreamKey{3, 0, 0, StreamPurpose::kTest});
   data::Dataset d;
   d.is_sparse = false;
-  d.format = d.source = "synthetic";
+  d.source = "synthetic";
+  d.format = data::DataFormat::kSynthetic;
   d.class_names = {"0", "1"};
   d.dense.resize(rows, 2);
   for (int64_t r = 0; r < rows; ++r) {

@@ -15,7 +15,7 @@ data::Dataset MakeSyntheticData(uint64_t seed, int64_t rows, int64_t features, i
 
   data::Dataset out;
   out.source = "synthetic";
-  out.format = "synthetic";
+  out.format = data::DataFormat::kSynthetic;
   out.is_sparse = sparse;
   for (int c = 0; c < num_classes; ++c) out.class_names.push_back(std::to_string(c));
   data::DenseMatrix dense = data::DenseMatrix::Zero(rows, features);

@@ -24,7 +24,7 @@ using ::testing::HasSubstr;
 data::Dataset SeparableData() {
   data::Dataset d;
   d.source = "separable";
-  d.format = "synthetic";
+  d.format = data::DataFormat::kSynthetic;
   d.is_sparse = false;
   d.dense = data::DenseMatrix(200, 2);
   for (int r = 0; r < 200; ++r) {

@@ -21,7 +21,7 @@ inline data::Dataset SyntheticImages(const data::ImageShape& shape, int classes,
                                      uint64_t seed) {
   data::Dataset data;
   data.source = "synthetic";
-  data.format = "synthetic";
+  data.format = data::DataFormat::kSynthetic;
   data.is_sparse = false;
   data.image = shape;
   data.dense.resize(rows, int64_t{shape.channels} * shape.height * shape.width);
