@@ -4,6 +4,7 @@
 
 #include <Eigen/Dense>
 #include <Eigen/SparseCore>
+
 #include <algorithm>
 #include <cstdint>
 #include <span>

@@ -152,7 +152,7 @@ Dataset LoadDataset(const std::string& path, const DataLoadOptions& options) {
     case DataFormat::kIdx:  // handled above
     case DataFormat::kSynthetic:  // refused above
     case DataFormat::kAuto:
-      ASYNCDP_CHECK_MSG(false, "DetectFormat never returns kAuto");
+      ASYNCDP_CHECK_MSG(false, "kIdx and kSynthetic are handled above; DetectFormat never returns kAuto");
   }
   WarnIfOneClass(dataset);
   return dataset;

@@ -3,10 +3,10 @@
 // Why: on a 2-vCPU Intel Xeon VM (family 6 model 207) Linux often started the threads runtime's second
 // worker on its creator's CPU; the two then shared one CPU for 1.5–4 ms until the load balancer moved one of
 // them, an eighth to a third of a 12 ms Table 3 run with the other CPU idle (BENCHMARKS.md, Simulator,
-// "Where a worker starts"). So each started worker moves itself, once, to a CPU
-// the others do not start on, then restores the process's affinity mask at once: the kernel may still move
-// it (other processes, more workers than CPUs, a cpuset that changes), and it never stays bound — several
-// asyncdp processes on one machine are not piled onto the same CPUs, unlike a fixed binding.
+// "Where a worker starts"). So each started worker moves itself, once, to a CPU the others do not start on,
+// then restores the process's affinity mask at once: the kernel may still move it (other processes, more
+// workers than CPUs, a cpuset that changes), and it never stays bound — several asyncdp processes on one
+// machine are not piled onto the same CPUs, unlike a fixed binding.
 //
 // Where the kernel refuses (a sandbox without sched_setaffinity, a mask over 1024 CPUs) or the process may
 // run on one CPU only, nothing moves and the kernel's placement stands; no result depends on placement.
