@@ -1,5 +1,6 @@
-"""bench/compare/compare.py's honest anchor: the torch side gets the OpenBLAS kernels this CPU allows, and the
-asyncdp processes the caller's environment. No torch needed: only the decisions are tested."""
+"""bench/compare/compare.py's honest anchor (bench/compare/openblas_anchor.py): the torch side gets the OpenBLAS
+kernels this CPU allows, and the asyncdp processes the caller's environment. No torch needed: only the decisions
+are tested."""
 
 import importlib.util
 import os
@@ -10,12 +11,25 @@ import pytest
 ROOT = pathlib.Path(os.environ.get("ASYNCDP_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 
 
-@pytest.fixture
-def compare():
-    spec = importlib.util.spec_from_file_location("compare", ROOT / "bench" / "compare" / "compare.py")
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / "compare" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture
+def compare():
+    """The anchor's decisions (bench/compare/openblas_anchor.py, which compare.py imports)."""
+    return load("openblas_anchor")
+
+
+def test_the_script_runs_on_the_anchor_it_imports():
+    # compare.py finds its sibling modules wherever it is started from (here: loaded by path, not run from its
+    # directory), and its asyncdp processes get the anchor's environment.
+    script = load("compare")
+    assert script.asyncdp_environment.__module__ == "openblas_anchor"
+    assert callable(script.main) and callable(script.check_clipped_sums)
 
 
 def test_best_core_follows_the_flags(compare):
