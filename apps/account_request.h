@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/accounting/schedule.h"
+#include "core/privacy_assumptions.h"
 
 namespace asyncdp::apps {
 
@@ -47,5 +48,9 @@ struct AccountRequest {
 // ConfigError for invalid or conflicting inputs, and for an accountant requested alone that cannot account
 // them.
 nlohmann::ordered_json AccountJson(const AccountRequest& request);
+
+// AccountRequest::sampling as an enum (poisson | fixed | shuffle | random_allocation); ConfigError(key)
+// for any other word.
+SamplingModel ParseAccountSampling(const std::string& text, const std::string& key);
 
 }  // namespace asyncdp::apps
