@@ -78,16 +78,32 @@ std::vector<std::string>& Kinds() {
   return kinds;
 }
 
-std::map<std::string, ModelFactory>& Registered() {
-  static std::map<std::string, ModelFactory> factories;
-  return factories;
+struct Registration {
+  ModelFactory factory;
+  ModelReads reads;
+};
+
+std::map<std::string, Registration>& Registered() {
+  static std::map<std::string, Registration> registered;
+  return registered;
 }
 
 }  // namespace
 
 const std::vector<std::string>& ModelKinds() { return Kinds(); }
 
-void RegisterModel(const std::string& kind, ModelFactory factory) {
+ModelReads ReadsOf(const std::string& kind) {
+  using L2 = ModelReads::L2;
+  if (kind == "logistic_l2") return {.l2 = L2::kRequired};
+  if (kind == "linear" || kind == "svm" || kind == "softmax") return {.l2 = L2::kOptional};
+  if (kind == "mlp") return {.l2 = L2::kOptional, .hidden = true, .activation = true};
+  if (kind == "lenet" || kind == "alexnet") return {.activation = true, .threads = true};
+  if (kind == "logistic" || kind == "geometric_median") return {};
+  if (const auto it = Registered().find(kind); it != Registered().end()) return it->second.reads;
+  return kReadsEverything;
+}
+
+void RegisterModel(const std::string& kind, ModelFactory factory, ModelReads reads) {
   const bool name_ok = !kind.empty() && std::all_of(kind.begin(), kind.end(), [](char ch) {
     return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_';
   });
@@ -96,7 +112,7 @@ void RegisterModel(const std::string& kind, ModelFactory factory) {
     throw std::invalid_argument("RegisterModel: model.kind '" + kind + "' exists already");
   }
   if (!factory) throw std::invalid_argument("RegisterModel: empty factory for '" + kind + "'");
-  Registered().emplace(kind, std::move(factory));
+  Registered().emplace(kind, Registration{std::move(factory), reads});
   Kinds().push_back(kind);
 }
 
@@ -110,7 +126,7 @@ std::unique_ptr<Model> MakeModel(const ModelOptions& options, int64_t num_featur
     throw ConfigError("model.kind", "unknown model '" + kind + "' (expected one of " + known + ")");
   }
   if (const auto it = Registered().find(kind); it != Registered().end()) {
-    std::unique_ptr<Model> model = it->second(options, num_features, num_classes, image);
+    std::unique_ptr<Model> model = it->second.factory(options, num_features, num_classes, image);
     if (!model) throw ConfigError("model.kind", "the factory of '" + kind + "' returned no model");
     return model;
   }

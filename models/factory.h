@@ -64,6 +64,26 @@ struct ModelOptions {
 // The kinds above, in that order, then the registered ones (RegisterModel) in registration order.
 const std::vector<std::string>& ModelKinds();
 
+// Which of the ModelOptions a kind reads beyond `kind` and the initialisation: a configuration that sets an
+// option its model does not read is refused, naming the key (sim/config_usage.h), so this is the one place
+// that says which model reads what.
+struct ModelReads {
+  enum class L2 {
+    kNone,      // no regulariser: l2_lambda must be 0 (logistic, geometric_median, the CNNs)
+    kOptional,  // ridge, λ ≥ 0, 0 = none (linear, svm, softmax, mlp)
+    kRequired,  // the regularised objective, λ > 0 (logistic_l2; the configuration's 0 means 1/N_c, Table 1)
+  };
+  L2 l2 = L2::kNone;        // l2_lambda, regularizer_convention, regularize_bias
+  bool hidden = false;      // hidden (mlp)
+  bool activation = false;  // activation (mlp, and cnn.activation for the CNNs)
+  bool threads = false;     // cnn.threads (the CNNs)
+};
+// What a model registered without a declaration is taken to read: everything (nothing is refused for it).
+inline constexpr ModelReads kReadsEverything{ModelReads::L2::kOptional, true, true, true};
+
+// The options `kind` reads; kReadsEverything for a kind that is not known (MakeModel refuses it).
+ModelReads ReadsOf(const std::string& kind);
+
 // Builds a registered model for data with `num_features` columns, `num_classes` classes and image layout
 // `image`; throws ConfigError (key "model.kind" or the option's key) when the data does not fit it.
 using ModelFactory = std::function<std::unique_ptr<Model>(const ModelOptions& options, int64_t num_features,
@@ -71,8 +91,9 @@ using ModelFactory = std::function<std::unique_ptr<Model>(const ModelOptions& op
 
 // Makes `kind` a model.kind every configuration can name: call it before the configuration is read (at the
 // start of main). Your own model, as docs/models.md describes, with examples/custom_model/ as a complete
-// example. Throws std::invalid_argument for a kind that exists already or is not [a-z0-9_]+.
-void RegisterModel(const std::string& kind, ModelFactory factory);
+// example. `reads` declares the options the factory reads, so a configuration setting any other is refused
+// (default: all of them). Throws std::invalid_argument for a kind that exists already or is not [a-z0-9_]+.
+void RegisterModel(const std::string& kind, ModelFactory factory, ModelReads reads = kReadsEverything);
 
 // Builds the model of options.kind for data with `num_features` columns, `num_classes` classes and
 // image layout `image` (empty for non-image data). Throws ConfigError on invalid options or a mismatch.

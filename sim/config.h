@@ -115,7 +115,7 @@ struct DataConfig {
 struct ModelConfig {
   std::string kind = "logistic_l2";  // logistic | logistic_l2 | linear | svm | softmax | mlp | lenet | alexnet
                                      // | geometric_median
-  double l2_lambda = 0.0;            // λ of logistic_l2; 0 = 1/N_c (the paper's choice, Table 1)
+  double l2_lambda = 0.0;  // λ of logistic_l2, 0 = 1/N_c (the paper's choice, Table 1); ridge λ, 0 = none
   models::RegularizerConvention regularizer_convention =
       models::RegularizerConvention::kPerExample;  // per_example (λ/2‖w̄‖² in each f) | literal (λ/(2N))
   bool regularize_bias = true;       // include b in ‖w̄‖² (Section 4) or not (Appendix D)
@@ -316,6 +316,19 @@ struct TrainConfig {
   ProactiveConfig proactive;
   AuditConfig audit;
   uint64_t seed = 1;  // every random stream derives from it (docs/design.md)
+  // The dotted keys the user wrote (a TOML file's keys, --set, the Python module's keyword arguments), not
+  // a setting: a key written at its default value is still refused when the run does not read it
+  // (sim/config_usage.h), and config.resolved.toml leaves such keys as comments, so re-running it works.
+  std::vector<std::string> given_keys;
 };
+
+// Records that the user wrote `key` (once).
+inline void NoteGivenKey(TrainConfig& config, const std::string& key) {
+  if (std::find(config.given_keys.begin(), config.given_keys.end(), key) == config.given_keys.end())
+    config.given_keys.push_back(key);
+}
+inline bool IsGivenKey(const TrainConfig& config, const std::string& key) {
+  return std::find(config.given_keys.begin(), config.given_keys.end(), key) != config.given_keys.end();
+}
 
 }  // namespace asyncdp::sim

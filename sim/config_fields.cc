@@ -111,7 +111,9 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "(non-convex, 28x28x1), alexnet (32x32x3), geometric_median (convex, unsupervised: ||theta - x||); "
        "or a model registered by the program (models::RegisterModel, docs/models.md).",
        models::ModelKinds()},
-      {"model.l2_lambda", &c.model.l2_lambda, "Regulariser lambda of logistic_l2; 0 = 1/N_c (Table 1).",
+      {"model.l2_lambda", &c.model.l2_lambda,
+       "L2 coefficient lambda: logistic_l2's regulariser, 0 = 1/N_c (Table 1); "
+       "a ridge penalty for linear, svm, softmax and mlp, 0 = none.",
        Closed(0, 1e6)},
       {"model.regularizer_convention", &c.model.regularizer_convention,
        "How lambda/2 ||w||^2 splits over examples (Section 4 and Appendix D, objectives; docs/theory.md §2): "

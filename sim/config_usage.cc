@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "models/factory.h"
 #include "sim/config_fields.h"
 
 namespace asyncdp::sim {
@@ -157,18 +158,22 @@ const std::vector<UsageRule>& Rules() {
          return When(c.schedule.step_rule == StepSizeSchedule::kConstant,
                      "schedule.step_rule = \"constant\"");
        }},
-      {{"model.regularizer_convention", "model.regularize_bias"},
+      // What each model reads is the model registry's statement (models::ReadsOf), for plugins too.
+      {{"model.l2_lambda", "model.regularizer_convention", "model.regularize_bias"},
        [](const TrainConfig& c) {
-         return When(c.model.kind != "logistic_l2", "only model.kind = \"logistic_l2\" has an L2 regulariser");
+         return When(models::ReadsOf(c.model.kind).l2 == models::ModelReads::L2::kNone,
+                     fmt::format("model.kind = \"{}\" has no L2 regulariser (logistic_l2 has; linear, svm, "
+                                 "softmax and mlp take a ridge penalty)",
+                                 c.model.kind));
        }},
       {{"model.activation"},
        [](const TrainConfig& c) {
-         return When(c.model.kind != "mlp" && c.model.kind != "lenet" && c.model.kind != "alexnet",
+         return When(!models::ReadsOf(c.model.kind).activation,
                      "only mlp, lenet and alexnet have hidden activations");
        }},
       {{"model.threads"},
        [](const TrainConfig& c) {
-         return When(c.model.kind != "lenet" && c.model.kind != "alexnet", "only the CNNs (lenet, alexnet) use it");
+         return When(!models::ReadsOf(c.model.kind).threads, "only the CNNs (lenet, alexnet) use it");
        }},
       {{"checkin.window_length", "checkin.warmup"},
        [](const TrainConfig& c) {
@@ -176,7 +181,9 @@ const std::vector<UsageRule>& Rules() {
                      "it configures checkin.variant = \"sliding_window\" only");
        }},
       {{"model.hidden"},
-       [](const TrainConfig& c) { return When(c.model.kind != "mlp", "model.kind is not \"mlp\""); }},
+       [](const TrainConfig& c) {
+         return When(!models::ReadsOf(c.model.kind).hidden, "only model.kind = \"mlp\" has hidden layers");
+       }},
       {{"dp.allocation_steps", "dp.allocation_k"},
        [](const TrainConfig& c) {
          return When(c.dp.sampling != SamplingModel::kRandomAllocation,
@@ -223,11 +230,15 @@ void RefuseUnusedKeys(const TrainConfig& config) {
   auto defaults = ConfigFields(defaults_config);
   for (size_t i = 0; i < fields.size(); ++i) {
     const std::string value = FieldValueText(fields[i]);
-    if (value == FieldValueText(defaults[i])) continue;
+    // A key the user wrote is refused even at its default value: writing `dp.sampling = "poisson"` into a
+    // check-in run says the user believes Poisson sampling happens, and it does not.
+    const bool at_default = value == FieldValueText(defaults[i]);
+    if (at_default && !IsGivenKey(config, fields[i].key)) continue;
     if (auto why = UnusedKeyReason(fields[i].key, config)) {
-      throw ConfigError(fields[i].key, fmt::format("is set to {} but this run does not read it: {}; remove the key "
-                                                   "or change the setting that makes it unused",
-                                                   value, *why));
+      throw ConfigError(fields[i].key,
+                        fmt::format("is set to {}{} but this run does not read it: {}; remove the key "
+                                    "or change the setting that makes it unused",
+                                    value, at_default ? " (its default)" : "", *why));
     }
   }
 }

@@ -306,7 +306,7 @@ Experiment BuildExperiment(const TrainConfig& input, const Hosting& hosting) {
   TrainConfig& config = e.config;
   PlannedFromLabels planned = LoadExperimentData(e, hosting);
   const int64_t n_c = e.shards[0].rows();
-  if (config.model.l2_lambda == 0.0) config.model.l2_lambda = 1.0 / static_cast<double>(n_c);  // λ = 1/N (Table 1)
+  ResolveL2Lambda(config.model, n_c);
   e.model = MakeModelFromConfig(config.model, *e.train, n_c);
   // audit.canaries > 0: plant the audit's canaries before anything is planned from the shards.
   e.train_canaries = audit::PlantTrainCanaries(e.config, e.sampling, e.shards, e.model);

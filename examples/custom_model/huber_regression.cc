@@ -96,15 +96,18 @@ asyncdp::models::Evaluation HuberRegression::Evaluate(std::span<const float> par
 
 void RegisterHuberRegression() {
   asyncdp::models::RegisterModel(
-      "huber", [](const asyncdp::models::ModelOptions& options, int64_t num_features, int num_classes,
-                  const asyncdp::data::ImageShape&) -> std::unique_ptr<asyncdp::models::Model> {
+      "huber",
+      [](const asyncdp::models::ModelOptions& options, int64_t num_features, int num_classes,
+         const asyncdp::data::ImageShape&) -> std::unique_ptr<asyncdp::models::Model> {
         if (num_classes > 2) {
           throw asyncdp::ConfigError("model.kind", "'huber' regresses a binary label; the data has " +
                                                        std::to_string(num_classes) + " classes");
         }
-        if (options.l2_lambda != 0.0) throw asyncdp::ConfigError("model.l2_lambda", "'huber' has no regulariser");
+        if (options.l2_lambda != 0.0)
+          throw asyncdp::ConfigError("model.l2_lambda", "'huber' has no regulariser");
         return std::make_unique<HuberRegression>(num_features);
-      });
+      },
+      asyncdp::models::ModelReads{});  // none of the optional options: setting one is refused
 }
 
 }  // namespace example

@@ -28,7 +28,7 @@ from .accounting import (
 )
 from .data import load_libsvm
 from .errors import BinaryFormatError, ConfigError, InfeasibleTarget, InputError, ParseError, TruncatedRun
-from .training import Run, resolve_config, train
+from .training import Run, resolve_config, train, unread_keys
 
 __version__ = _asyncdp.__version__
 
@@ -60,4 +60,5 @@ __all__ = [
     "resolve_config",
     "set_log_level",
     "train",
+    "unread_keys",
 ]

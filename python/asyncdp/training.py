@@ -236,4 +236,17 @@ def resolve_config(config: Union[str, "os.PathLike[str]", Mapping[str, Any], Non
         raise _at_key(e) from None
 
 
-__all__ = ["Run", "resolve_config", "train"]
+def unread_keys(config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] = None, /,
+                **overrides: Any) -> dict[str, str]:
+    """Every configuration key a run of ``train(config, **overrides)`` would not read, with the reason: e.g.
+    ``unread_keys(protocol__participation="check_in")["dp.sampling"]`` says check-ins sample by their own
+    check-in. ``train`` refuses such a key when it is given (even at its default value), so this tells a
+    script which of its keys apply to a run. Reads the configuration only (no data, no checks)."""
+    path, assignments = _config_source(config, overrides)
+    try:
+        return dict(_asyncdp.unread_keys(path, assignments))
+    except ConfigError as e:
+        raise _at_key(e) from None
+
+
+__all__ = ["Run", "resolve_config", "train", "unread_keys"]

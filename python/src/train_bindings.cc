@@ -19,7 +19,9 @@
 
 #include "python/src/bindings.h"
 #include "python/src/json_to_python.h"
+#include "sim/config_fields.h"
 #include "sim/config_io.h"
+#include "sim/config_usage.h"
 #include "sim/train.h"
 
 namespace asyncdp::python {
@@ -160,6 +162,22 @@ void RegisterTraining(py::module_& m) {
       py::arg("config_path"), py::arg("overrides"),
       "config.resolved.toml's text for a run of this configuration (data-derived defaults, "
       "sigma calibrated), without training");
+  m.def(
+      "unread_keys",
+      [](std::optional<std::string> config_path, const std::vector<std::string>& overrides) {
+        // As the run would parse it, without the checks (a key the run does not read is what is asked for).
+        sim::TrainConfig config = config_path ? sim::LoadConfigFile(*config_path) : sim::TrainConfig{};
+        for (const std::string& assignment : overrides) sim::ApplyOverride(config, assignment);
+        std::vector<std::pair<std::string, std::string>> unread;
+        sim::TrainConfig fields_of = config;
+        for (const sim::ConfigField& field : sim::ConfigFields(fields_of)) {
+          if (auto why = sim::UnusedKeyReason(field.key, config))
+            unread.emplace_back(field.key, std::move(*why));
+        }
+        return unread;
+      },
+      py::arg("config_path"), py::arg("overrides"),
+      "(key, reason) for every configuration key this configuration's run does not read");
   m.def("train", &Train, py::arg("config_path"), py::arg("overrides"), py::arg("progress"),
         py::arg("poll_seconds"), py::arg("out_dir"),
         "Runs `asyncdp train`; returns summary, metrics_csv, clients_csv, config_toml, final_model.");

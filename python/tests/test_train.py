@@ -137,6 +137,26 @@ def test_bad_config_raises_with_the_key_path(a9a, tmp_path):
         asyncdp.train(TABLE3, data={"train": str(tmp_path / "missing.svm")})
 
 
+def test_unread_keys_names_what_a_run_does_not_read_and_train_refuses_them_even_at_their_default(a9a):
+    checkins = SOURCE_DIR / "experiments" / "checkins_a9a.toml"
+    unread = asyncdp.unread_keys(checkins)
+    assert "check_in" in unread["dp.sampling"] and "dp.clip" not in unread and "checkin.steps" not in unread
+    assert "model.threads" in unread and "model.threads" in asyncdp.unread_keys(TABLE3)
+    assert "model.threads" not in asyncdp.unread_keys(TABLE3, model__kind="lenet")
+    default_sampling = asyncdp.resolve_config(TABLE3, **small_overrides(a9a))["dp"]["sampling"]
+    train, test = a9a
+    with pytest.raises(asyncdp.ConfigError, match=r"^dp\.sampling: is set to .* \(its default\) but this run does not"):
+        asyncdp.train(checkins, data={"train": str(train), "test": str(test)}, dp__sampling=default_sampling)
+    # The experiment runner's one-thread cap gives a run only the keys it reads.
+    from asyncdp.experiments.runner import _train_overrides, one_thread
+
+    capped = {"dp.clip": 1.0, **one_thread(True)}
+    assert _train_overrides(TABLE3, capped) == {"dp.clip": 1.0, "protocol.worker_threads": 1}
+    assert _train_overrides(TABLE3, {**capped, "model.kind": "lenet"})["model.threads"] == 1
+    assert _train_overrides(checkins, capped) == {"dp.clip": 1.0}  # virtual check-ins: the server's thread
+    assert one_thread(False) == {}
+
+
 def test_a_truncated_run_raises_unless_the_configuration_accepts_it(a9a, tmp_path):
     """As ``asyncdp train`` exits 4: every client but one drops out and its exclusion would come only after
     10^6 s, so the last client waits for a broadcast that cannot come (tests/apps/train_command_test.cc).

@@ -194,7 +194,7 @@ CheckInSteps RunCheckInSteps(const CheckInOptions& o, CheckInServer& server,
 // (CheckDeltaValue).
 void ResolveDataDefaults(TrainConfig& config, const CheckInOptions& o, const Data& data) {
   const int64_t n = o.clients;
-  if (config.model.l2_lambda == 0.0) config.model.l2_lambda = 1.0 / static_cast<double>(data.used_rows);
+  ResolveL2Lambda(config.model, data.used_rows);
   if (config.dp.delta == 0.0) config.dp.delta = 1.0 / static_cast<double>(n);
   if (config.dp.enabled)
     CheckDeltaValue(config.dp.delta, fmt::format("the default is 1/n with n = {} clients", n));

@@ -145,12 +145,14 @@ TEST(TrainCommand, PrintConfigIsTheRunsResolvedConfiguration) {
   ASSERT_EQ(ran.exit_code, 0) << ran.err;
   EXPECT_EQ(printed.out, ReadFile(out + "/config.resolved.toml"));
 
-  // Random check-ins resolve their own defaults (lambda = 1 / records used) and calibrate their sigma.
+  // Random check-ins resolve their own defaults (logistic_l2's lambda = 1 / records used) and calibrate their
+  // sigma; the keys they do not read are comments, so the printed text re-runs.
   const std::string checkins =
       "train --quiet --config " + Quoted(SourceDir() + "/experiments/checkins_a9a.toml") +
       " --set data.train=" + Quoted(SharedFile("datasets/libsvm/a9a.gz")) +
       " --set data.test=" + Quoted(SharedFile("datasets/libsvm/a9a.t.gz")) +
-      " --set clients.count=500 --set checkin.steps=500 --set eval.points=1" + calibrate;
+      " --set clients.count=500 --set checkin.steps=500 --set eval.points=1 --set model.kind=logistic_l2" +
+      calibrate;
   const CliResult printed_checkins = RunAsyncdp(checkins + " --print-config", dir);
   ASSERT_EQ(printed_checkins.exit_code, 0) << printed_checkins.err;
   const CliResult ran_checkins = RunAsyncdp(checkins + " --out " + Quoted(dir.Path("checkins")), dir);
@@ -158,6 +160,7 @@ TEST(TrainCommand, PrintConfigIsTheRunsResolvedConfiguration) {
   EXPECT_EQ(printed_checkins.out, ReadFile(dir.Path("checkins") + "/config.resolved.toml"));
   EXPECT_THAT(printed_checkins.out, HasSubstr("\nl2_lambda = 0.002\n"));
   EXPECT_THAT(printed_checkins.out, ::testing::Not(HasSubstr("\nsigma = 0\n")));
+  EXPECT_THAT(printed_checkins.out, HasSubstr("\n# sampling = 'poisson'  # not read: "));
 }
 
 TEST(TrainCommand, WithoutDiagnosticsNoOutputHoldsANonPrivateValue) {
@@ -311,7 +314,7 @@ TEST(TrainCommand, ADivergedModelIsReportedAsDivergedWithoutAccuracy) {
   const std::string out = dir.Path("o");
   const CliResult r = RunAsyncdp(SmallTable3Args(out) +
                                      " --set model.kind=mlp --set model.hidden=[16,16] --set dp.sigma=1e6"
-                                     " --set dp.clip=1e6 --set schedule.eta0=1e4 --set schedule.step_rule=constant"
+                                     " --set dp.clip=1e6 --set schedule.eta0=1e4 --set schedule.beta=0"
                                      " --set schedule.rounds=3 --set data.rows_per_client=100",
                                  dir);
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -2,6 +2,8 @@
 // default, in every mode — asynchronous rounds on each runtime, check-ins, the proactive framework, a
 // training audit, diagnostics on — is either read by the run or refused naming the key; and each key the
 // rules call unread really is: changing it leaves the outputs bit-identical (the check skips the refusal).
+#include "sim/config_usage.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -10,9 +12,9 @@
 #include <vector>
 
 #include "core/error.h"
+#include "models/factory.h"
 #include "sim/config_fields.h"
 #include "sim/config_io.h"
-#include "sim/config_usage.h"
 #include "sim/train.h"
 #include "tests/sim/sim_test_util.h"
 
@@ -250,14 +252,91 @@ TEST(ConfigUsage, TheIssuesIgnoredSettingsAreRefused) {
   expect_refused(gradient_norm, "eval.gradient_norm", "output.diagnostics");
 }
 
-// A resolved configuration lists every key, mostly at defaults: re-running it works.
+// Which model reads which model.* key is the registry's statement (models::ReadsOf), not a list of names in
+// the configuration code: model.l2_lambda on an svm was silently dropped before; it is now its ridge penalty.
+TEST(ConfigUsage, WhatAModelReadsIsTheRegistrysStatement) {
+  TrainConfig svm = SmallA9aConfig(3, 300);
+  svm.model.kind = "svm";
+  ASSERT_NO_THROW(RefuseUnusedKeys(svm));
+  const TrainResult plain = RunTraining(svm, {.progress = false});
+  svm.model.l2_lambda = 0.5;
+  ASSERT_NO_THROW(RefuseUnusedKeys(svm));
+  const TrainResult ridge = RunTraining(svm, {.progress = false});
+  EXPECT_FALSE(ridge.final_model == plain.final_model);
+  EXPECT_LT(ridge.final_model.norm(), plain.final_model.norm());  // the penalty shrinks the weights
+  EXPECT_THAT(ToToml(plain.resolved_config), HasSubstr("\nl2_lambda = 0\n"));  // 0 = none, not 1/N
+
+  TrainConfig logistic = SmallA9aConfig(3, 300);
+  logistic.model.kind = "logistic";
+  logistic.model.l2_lambda = 0.5;
+  try {
+    RefuseUnusedKeys(logistic);
+    ADD_FAILURE() << "model.l2_lambda accepted for logistic";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("model.l2_lambda"));
+    EXPECT_THAT(e.what(), HasSubstr("no L2 regulariser"));
+  }
+  TrainConfig l2 = SmallA9aConfig(3, 300);
+  l2.model.kind = "logistic_l2";
+  const TrainResult paper = RunTraining(l2, {.progress = false});
+  EXPECT_GT(paper.resolved_config.model.l2_lambda, 0.0);  // 1/N_c
+
+  // A registered model declares what it reads; one registered without a declaration reads everything.
+  const auto factory = [](const models::ModelOptions&, int64_t, int, const data::ImageShape&) {
+    return std::unique_ptr<models::Model>();
+  };
+  models::RegisterModel("config_usage_test_declared", factory, models::ModelReads{});
+  models::RegisterModel("config_usage_test_undeclared", factory);
+  TrainConfig plugin = SmallA9aConfig(3, 300);
+  plugin.model.hidden = {64};
+  plugin.model.kind = "config_usage_test_declared";
+  EXPECT_THROW(RefuseUnusedKeys(plugin), ConfigError);
+  plugin.model.kind = "config_usage_test_undeclared";
+  EXPECT_NO_THROW(RefuseUnusedKeys(plugin));
+}
+
+// A key the user wrote is refused when the run does not read it even when the value written is the
+// default: `dp.sampling = "poisson"` in a check-in run was accepted although check-ins never sample that way.
+TEST(ConfigUsage, AKeyWrittenAtItsDefaultIsStillRefusedWhenUnread) {
+  const TrainConfig defaults;
+  TrainConfig checkin = CheckIns();
+  ASSERT_EQ(checkin.dp.sampling, defaults.dp.sampling);
+  ASSERT_NO_THROW(RefuseUnusedKeys(checkin));  // not written: fine
+  ApplyOverride(checkin, "dp.sampling=" + std::string(ToString(defaults.dp.sampling)));
+  try {
+    RefuseUnusedKeys(checkin);
+    ADD_FAILURE() << "dp.sampling at its default was accepted in a check-in run";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("dp.sampling"));
+    EXPECT_THAT(e.what(), HasSubstr("(its default)"));
+    EXPECT_THAT(e.what(), HasSubstr("check_in"));
+  }
+  // The same from a TOML file, and a key that is read may be written at its default.
+  const std::string toml =
+      "[protocol]\nparticipation = \"check_in\"\n[dp]\nsigma = 2.0\nclip = 1.0\n"
+      "[data]\ntrain = \"x\"\n[schedule]\nepochs = 1\n";
+  const TrainConfig parsed = ParseConfigText(toml, "test.toml");
+  EXPECT_TRUE(IsGivenKey(parsed, "schedule.epochs"));
+  EXPECT_FALSE(IsGivenKey(parsed, "dp.sampling"));
+  EXPECT_THROW(RefuseUnusedKeys(parsed), ConfigError);  // schedule.epochs = 1 (the default) is not read
+  TrainConfig read = SmallA9aConfig(3, 300);
+  ApplyOverride(read, "dp.sampling=" + std::string(ToString(defaults.dp.sampling)));
+  ApplyOverride(read, "protocol.runtime=virtual");
+  EXPECT_NO_THROW(RefuseUnusedKeys(read));
+}
+
+// A resolved configuration lists every key, mostly at defaults, the unread ones as comments: re-running it
+// works (every key in it counts as written) and gives the same configuration back.
 TEST(ConfigUsage, AResolvedConfigurationRunsAgain) {
   for (const Mode& mode : Modes()) {
     if (mode.name == "async mpi") continue;
     SCOPED_TRACE(mode.name);
     const TrainResult first = RunTraining(mode.config, {.progress = false});
-    const TrainConfig again = ParseConfigText(ToToml(first.resolved_config), "config.resolved.toml");
+    const std::string text = ToToml(first.resolved_config);
+    const TrainConfig again = ParseConfigText(text, "config.resolved.toml");
     EXPECT_NO_THROW(ValidateConfig(again));
+    EXPECT_EQ(ToToml(again), text);
+    EXPECT_THAT(text, HasSubstr("  # not read: "));  // every mode leaves some key unread
   }
 }
 

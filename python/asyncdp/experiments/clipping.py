@@ -18,7 +18,7 @@ import time
 import pandas as pd
 
 from . import env, plots, report
-from .runner import RunSpec, child_cpu_seconds, failed_section, run_all
+from .runner import RunSpec, child_cpu_seconds, failed_section, one_thread, run_all
 from .stats import FAILS, HOLDS, INCONCLUSIVE, family_false_alarm, mean_interval, paired_by_seed, verdict_above
 
 
@@ -48,7 +48,7 @@ def main(args) -> int:
     libsvm = env.resolve_libsvm(args.libsvm)
     images = env.resolve_images(args.images)
     seeds = list(range(1, (args.seeds or (2 if args.scale == "tiny" else 5)) + 1))
-    threads = {"protocol.worker_threads": 1, "model.threads": 1} if args.jobs > 1 else {}
+    threads = one_thread(args.jobs > 1)
     start = time.monotonic()
     specs = []
     for task in TASKS:

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from . import env, paper_report, paper_tables
-from .runner import RunSpec, child_cpu_seconds, run_all, run_cli
+from .runner import ONE_THREAD_KEYS, RunSpec, child_cpu_seconds, one_thread, run_all, run_cli
 from .stats import loglog_slope, mean_interval
 
 STEP_CAP = 543  # LeNet: rounds above s = 543 run at η0·543/s (the first-round probes say why)
@@ -114,7 +114,7 @@ def main(args) -> int:
     ctx = Context(sc, settings, libsvm, images, env.majority_rate(libsvm),
                   env.majority_rate(images, sc.lenet_eval_rows))
     start = time.monotonic()
-    threads = {"protocol.worker_threads": 1, "model.threads": 1} if args.jobs > 1 else {}
+    threads = one_thread(args.jobs > 1)
     convex_seeds = list(range(1, (args.seeds or sc.convex_seeds) + 1))
     lenet_seeds = list(range(1, (args.seeds or sc.lenet_seeds) + 1))
 
@@ -140,7 +140,7 @@ def main(args) -> int:
                     jobs[("ref", problem, seed)] = pool.submit(
                         run_cli, binary, "reference-optimum", repo / "experiments" / p["config"],
                         out.path(f"reference/{problem}_s{seed}"), {**_overrides(problem, ctx, threads), "seed": seed},
-                        skip=("eval.", "output.", "protocol.worker_threads", "model.threads"))
+                        skip=("eval.", "output.", *ONE_THREAD_KEYS))
         for (kind, problem, seed), future in jobs.items():
             try:
                 value = future.result()

@@ -20,7 +20,7 @@ import tomllib
 import pandas as pd
 
 from . import env, plots, report
-from .runner import RunSpec, child_cpu_seconds, failed_section, run_all
+from .runner import RunSpec, child_cpu_seconds, failed_section, one_thread, run_all
 from .stats import FAILS, HOLDS, INCONCLUSIVE, family_false_alarm, mean_interval, paired_by_seed, verdict_above
 
 STRATEGIES = {
@@ -47,7 +47,7 @@ def main(args) -> int:
     cfg = repo / "experiments"
     seeds = list(range(1, (args.seeds or (3 if args.scale == "tiny" else 5)) + 1))
     scale = {"data.eval_rows": 1000, "eval.points": 4} if args.scale == "tiny" else {}
-    threads = {"protocol.worker_threads": 1, "model.threads": 1} if args.jobs > 1 else {}
+    threads = one_thread(args.jobs > 1)
     common = {**scale, **threads, "output.diagnostics": True}
     start = time.monotonic()
     specs = [RunSpec(f"flow_{libsvm.name}", cfg / "proactive_flow.toml",

@@ -30,7 +30,7 @@ from . import env
 from .quick_report import QuickReport
 from .quick_setup import (ALL_ROWS, COMBOS, CONVEX_SETTINGS, EPSILONS, LENET_SETTINGS, PROBLEMS, SCALES, SCHEDULES,
                           Problem, eps_key)
-from .runner import RunResult, RunSpec, child_cpu_seconds, cli_value, resolved_config, run_all, run_cli
+from .runner import RunResult, RunSpec, child_cpu_seconds, cli_value, one_thread, resolved_config, run_all, run_cli
 from .stats import last_quarter_median, loglog_slope
 
 
@@ -119,7 +119,7 @@ def main(args) -> int:
     images = env.resolve_images(args.images)
     log = args.log
     jobs = args.jobs
-    threads = {"protocol.worker_threads": 1, "model.threads": 1} if jobs > 1 else {}
+    threads = one_thread(jobs > 1)
     lenet_eval_rows = scale.lenet.get("data.eval_rows", 2000)
     convex_base = {**libsvm.overrides(), "eval.train_rows": ALL_ROWS, "output.diagnostics": True, **scale.convex,
                    **threads}

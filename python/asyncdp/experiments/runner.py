@@ -54,6 +54,29 @@ class RunTimeout(Exception):
     pass
 
 
+# The keys that give a run one thread of its own (the threads runtime's workers, a CNN's batch work), for
+# runs that go in parallel (``one_thread``). A run is given only those it reads: asyncdp refuses a key a run
+# does not read, even at its default value, so the cap is applied per run (``_train_overrides``).
+ONE_THREAD_KEYS = ("protocol.worker_threads", "model.threads")
+
+
+def one_thread(parallel: bool) -> dict[str, int]:
+    """The overrides that cap each run at one thread when runs go in parallel (``parallel``), else none."""
+    return {key: 1 for key in ONE_THREAD_KEYS} if parallel else {}
+
+
+def _train_overrides(config, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """OVERRIDES without the thread cap's keys that the run of CONFIG does not read."""
+    import asyncdp
+
+    if not any(key in overrides for key in ONE_THREAD_KEYS):
+        return dict(overrides)
+    config = config if isinstance(config, Mapping) else os.fspath(config)
+    rest = {key: value for key, value in overrides.items() if key not in ONE_THREAD_KEYS}
+    unread = asyncdp.unread_keys(config, **{key.replace(".", "__"): value for key, value in rest.items()})
+    return {key: value for key, value in overrides.items() if not (key in ONE_THREAD_KEYS and key in unread)}
+
+
 def _run_one(spec: RunSpec, runs_dir: str, timeout: float) -> RunResult:
     import asyncdp
 
@@ -69,9 +92,9 @@ def _run_one(spec: RunSpec, runs_dir: str, timeout: float) -> RunResult:
             raise RunTimeout(f"stopped after ASYNCDP_RUN_TIMEOUT={timeout:g} s")
 
     out = pathlib.Path(runs_dir) / spec.name
-    kwargs = {key.replace(".", "__"): value for key, value in spec.overrides.items()}
     try:
         config = spec.config if isinstance(spec.config, Mapping) else os.fspath(spec.config)
+        kwargs = {key.replace(".", "__"): value for key, value in _train_overrides(config, spec.overrides).items()}
         run = asyncdp.train(config, out=out, progress=progress, seed=spec.seed, **kwargs)
     except Exception as e:  # noqa: BLE001 - every failure is reported in the REPORT, none is fatal to the others
         detail = "".join(traceback.format_exception_only(type(e), e)).strip()
@@ -150,7 +173,8 @@ def resolved_config(binary, config, overrides: Mapping[str, Any]) -> dict:
     without training: what a calibration costs, not a run."""
     import tomllib
 
-    cmd = [str(binary), "train", "--config", str(config), "--quiet", "--print-config", *_set_args(overrides)]
+    cmd = [str(binary), "train", "--config", str(config), "--quiet", "--print-config",
+           *_set_args(_train_overrides(config, overrides))]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"asyncdp train --print-config exited {done.returncode}: {done.stderr.strip()[-400:]}")

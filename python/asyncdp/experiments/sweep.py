@@ -21,7 +21,7 @@ import pandas as pd
 
 from .. import calc
 from . import env, plots, report
-from .runner import RunSpec, child_cpu_seconds, failed_section, run_all
+from .runner import RunSpec, child_cpu_seconds, failed_section, one_thread, run_all
 from .stats import (FAILS, HOLDS, INCONCLUSIVE, family_false_alarm, mean_interval, paired_by_seed,
                     verdict_above)
 
@@ -73,7 +73,7 @@ def main(args) -> int:
     seeds = [base_seed + j for j in range(seeds_n)]
     out, log, repo = args.output, args.log, env.repo_dir()
     scale = TINY if args.scale == "tiny" else {}
-    threads = {"protocol.worker_threads": 1, "model.threads": 1} if (args.jobs > 1 or args.mpi) else {}
+    threads = one_thread((args.jobs > 1 or args.mpi))
     common = {**scale, **threads}
     start = time.monotonic()
     log(f"sweep: {len(sizes)} sample sizes x {len(epsilons)} epsilons (+ non-DP) x {seeds_n} seeds of {config.name}")

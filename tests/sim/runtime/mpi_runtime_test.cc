@@ -398,14 +398,15 @@ TEST(MpiRuntimeTest, ARunThatDoesNotSplitOverRanksIsRefusedUnderMpirun) {
   TempDir dir;
   struct Case {
     std::string name, args, message;
+    std::string config = "table3_strongly_convex.toml";
   };
   const std::vector<Case> cases = {
       {"virtual", "--set protocol.runtime=\"virtual\"",
        "protocol.runtime = \"virtual\" runs the whole simulation in each rank"},
       {"threads", "--set protocol.runtime=\"threads\"",
        "protocol.runtime = \"threads\" runs the whole simulation in each rank"},
-      {"checkin", "--set protocol.participation=\"check_in\" --set clients.count=2000",
-       "protocol.runtime = \"virtual\" runs the whole simulation in each rank"},
+      {"checkin", "--set protocol.runtime=\"virtual\" --set clients.count=2000",
+       "protocol.runtime = \"virtual\" runs the whole simulation in each rank", "checkins_a9a.toml"},
       // Every rank would print the resolved configuration.
       {"print_config", "--set protocol.runtime=\"mpi\" --print-config",
        "--print-config resolves the configuration without running it"},
@@ -413,7 +414,8 @@ TEST(MpiRuntimeTest, ARunThatDoesNotSplitOverRanksIsRefusedUnderMpirun) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     const std::string out = dir.Path(c.name);
-    const CliResult run = testing::RunCommand(Mpirun(2) + Table3(c.args + " --out " + Quoted(out)), dir);
+    const CliResult run =
+        testing::RunCommand(Mpirun(2) + TrainA9a(c.config, c.args + " --out " + Quoted(out)), dir);
     EXPECT_EQ(run.exit_code, 2) << run.err;
     EXPECT_EQ(Occurrences(run.err, c.message), 1u) << run.err;
     EXPECT_FALSE(fs::exists(out));

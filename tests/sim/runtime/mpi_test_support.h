@@ -16,13 +16,18 @@ namespace {
 
 using testing::Quoted;
 
-// The Table 3 strongly convex configuration with its data paths made absolute.
-inline std::string Table3(const std::string& extra = "", bool quiet = true) {
+// `asyncdp train` of experiments/CONFIG (an a9a configuration) with its data paths made absolute.
+inline std::string TrainA9a(const std::string& config, const std::string& extra = "", bool quiet = true) {
   const std::string shared = testing::SharedDir();
   return std::string("train ") + (quiet ? "--quiet " : "") + "--config " +
-         Quoted(testing::SourceDir() + "/experiments/table3_strongly_convex.toml") + " --set " +
+         Quoted(testing::SourceDir() + "/experiments/" + config) + " --set " +
          Quoted("data.train=\"" + shared + "/datasets/libsvm/a9a.gz\"") + " --set " +
          Quoted("data.test=\"" + shared + "/datasets/libsvm/a9a.t.gz\"") + " " + extra;
+}
+
+// The Table 3 strongly convex configuration with its data paths made absolute.
+inline std::string Table3(const std::string& extra = "", bool quiet = true) {
+  return TrainA9a("table3_strongly_convex.toml", extra, quiet);
 }
 
 // Adds " value" to the environment variable name once (sanitizer option lists are space-separated).
