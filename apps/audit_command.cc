@@ -40,21 +40,15 @@ void RunAudit(AuditArgs& args) {
     throw asyncdp::ConfigError("protocol.participation", "asyncdp audit audits asynchronous rounds (async_rounds); random "
                                                 "check-ins are audited by their accountant tests, not by this command");
   }
-  {
-    const sim::TrainConfig defaults;
-    const sim::AuditConfig& a = config.audit;
-    const sim::AuditConfig& d = defaults.audit;
-    const char* key = a.canaries != d.canaries             ? "audit.canaries"
-                      : a.client != d.client               ? "audit.client"
-                      : a.canary != d.canary               ? "audit.canary"
-                      : a.confidence != d.confidence       ? "audit.confidence"
-                      : a.test_noise_scale != d.test_noise_scale ? "audit.test_noise_scale"
-                                                                 : nullptr;
-    if (key != nullptr) {
-      throw asyncdp::ConfigError(key, "configures the one-run audit of `asyncdp train`; `asyncdp audit` does not read it: "
-                             "use its flags (--canaries, --client, --canary, --confidence, --test-noise-scale; asyncdp audit "
-                             "--help)");
-    }
+  // Refused when written at all, even at its default value (`audit.client = 0`): this command does not read
+  // it.
+  for (const std::string& key : config.given_keys) {
+    if (key.rfind("audit.", 0) != 0) continue;
+    throw asyncdp::ConfigError(
+        key,
+        "configures the one-run audit of `asyncdp train`; `asyncdp audit` does not read it: "
+        "use its flags (--canaries, --client, --canary, --confidence, --test-noise-scale; "
+        "asyncdp audit --help)");
   }
   sim::ValidateConfig(config);
   sim::audit::AuditOptions& options = args.options;

@@ -424,6 +424,13 @@ TEST(AuditAndUtilityGraphCommands, RefuseWhatTheyWouldIgnoreOrOverflow) {
   EXPECT_EQ(audit.exit_code, 2);
   EXPECT_THAT(audit.err, HasSubstr("audit.test_noise_scale"));
   EXPECT_THAT(audit.err, HasSubstr("--test-noise-scale"));
+  // Written at its default value, too: the command does not read it either way.
+  const CliResult at_default = RunAsyncdp(
+      "audit --quiet --config " + config + data + " --set audit.client=0 --out " + Quoted(dir.Path("audit0")),
+      dir);
+  EXPECT_EQ(at_default.exit_code, 2);
+  EXPECT_THAT(at_default.err, HasSubstr("audit.client"));
+  EXPECT_FALSE(std::filesystem::exists(dir.Path("audit0")));
   const CliResult graph = RunAsyncdp("utility-graph --quiet --config " + config + data +
                                          " --clips 0.1 --sigmas 0,1e308 --out " + Quoted(dir.Path("graph")),
                                      dir);
