@@ -302,6 +302,24 @@ inline bool ListsClient(const std::vector<int64_t>& ids, int64_t id) {
   return std::find(ids.begin(), ids.end(), id) != ids.end();
 }
 
+// The keys the user wrote, in the two layers a configuration is made of: the base (a TOML file) and the
+// overrides applied after it (--set, the Python module's keyword arguments; their order does not matter). A
+// written key the run does not read is refused (sim/config_usage.h) — except a base key that the file alone
+// reads and only the overrides left unread (`--set dp.enabled=false` on a DP configuration leaves its
+// dp.sigma unread): a warning.
+struct GivenKeys {
+  std::vector<std::string> base;
+  std::vector<std::string> overrides;
+  // Base keys the file alone does not read (judged when it was parsed): refused. A base key that only the
+  // overrides left unread is a warning; an override is judged against the whole configuration.
+  std::vector<std::string> unread_in_base;
+
+  bool InBase(const std::string& key) const { return std::find(base.begin(), base.end(), key) != base.end(); }
+  bool InOverrides(const std::string& key) const {
+    return std::find(overrides.begin(), overrides.end(), key) != overrides.end();
+  }
+};
+
 struct TrainConfig {
   DataConfig data;
   ModelConfig model;
@@ -316,19 +334,22 @@ struct TrainConfig {
   ProactiveConfig proactive;
   AuditConfig audit;
   uint64_t seed = 1;  // every random stream derives from it (docs/design.md)
-  // The dotted keys the user wrote (a TOML file's keys, --set, the Python module's keyword arguments), not
-  // a setting: a key written at its default value is still refused when the run does not read it
-  // (sim/config_usage.h), and config.resolved.toml leaves such keys as comments, so re-running it works.
-  std::vector<std::string> given_keys;
+  // The dotted keys the user wrote, by layer (not a setting; sim/config_usage.h says what they decide).
+  GivenKeys given;
 };
 
-// Records that the user wrote `key` (once).
-inline void NoteGivenKey(TrainConfig& config, const std::string& key) {
-  if (std::find(config.given_keys.begin(), config.given_keys.end(), key) == config.given_keys.end())
-    config.given_keys.push_back(key);
+// Records that `key` was written in the base layer (the TOML file) or as an override (--set, a keyword
+// argument of the Python module); once each.
+inline void NoteBaseKey(TrainConfig& config, const std::string& key) {
+  auto& keys = config.given.base;
+  if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+}
+inline void NoteOverrideKey(TrainConfig& config, const std::string& key) {
+  auto& keys = config.given.overrides;
+  if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
 }
 inline bool IsGivenKey(const TrainConfig& config, const std::string& key) {
-  return std::find(config.given_keys.begin(), config.given_keys.end(), key) != config.given_keys.end();
+  return config.given.InBase(key) || config.given.InOverrides(key);
 }
 
 }  // namespace asyncdp::sim

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 #include <vector>
 
@@ -62,6 +63,13 @@ const std::vector<UsageRule>& Rules() {
       // Random check-ins run on their own driver (sim/checkin/): one record per client, its own sampler
       // (the check-in) and server steps; the asynchronous protocol's keys do not apply. protocol.runtime
       // and protocol.worker_threads do (virtual, threads or mpi: sim/checkin/checkin_server.h).
+      {{"clients.gradient_cost", "clients.speed", "clients.speed_sigma", "clients.latency",
+        "clients.latency_mean"},
+       [](const TrainConfig& c) {
+         return When(CheckIns(c),
+                     "random check-ins run one server step after another: the virtual clock's "
+                     "compute and latency models do not apply to them");
+       }},
       {{"protocol.delay_rule",
         "protocol.tau",
         "protocol.exclude_after",
@@ -169,11 +177,14 @@ const std::vector<UsageRule>& Rules() {
       {{"model.activation"},
        [](const TrainConfig& c) {
          return When(!models::ReadsOf(c.model.kind).activation,
-                     "only mlp, lenet and alexnet have hidden activations");
+                     fmt::format("model.kind = \"{}\" has no hidden activation (mlp, lenet and alexnet have)",
+                                 c.model.kind));
        }},
       {{"model.threads"},
        [](const TrainConfig& c) {
-         return When(!models::ReadsOf(c.model.kind).threads, "only the CNNs (lenet, alexnet) use it");
+         return When(!models::ReadsOf(c.model.kind).threads,
+                     fmt::format("model.kind = \"{}\" has no batch threads (the CNNs lenet and alexnet have)",
+                                 c.model.kind));
        }},
       {{"checkin.window_length", "checkin.warmup"},
        [](const TrainConfig& c) {
@@ -182,7 +193,8 @@ const std::vector<UsageRule>& Rules() {
        }},
       {{"model.hidden"},
        [](const TrainConfig& c) {
-         return When(!models::ReadsOf(c.model.kind).hidden, "only model.kind = \"mlp\" has hidden layers");
+         return When(!models::ReadsOf(c.model.kind).hidden,
+                     fmt::format("model.kind = \"{}\" has no hidden layers (mlp has)", c.model.kind));
        }},
       {{"dp.allocation_steps", "dp.allocation_k"},
        [](const TrainConfig& c) {
@@ -193,6 +205,35 @@ const std::vector<UsageRule>& Rules() {
        [](const TrainConfig& c) {
          return When(!ProactiveOn(c),
                      "the proactive framework is off (set targets.accuracy or targets.client_accuracy to use it)");
+       }},
+      // A non-private run adds no noise and accounts nothing (dp.clip still clips, the sampler still
+      // samples).
+      {{"dp.sigma_schedule", "dp.accountant", "dp.halt_at_budget", "dp.secure_noise", "dp.delta"},
+       [](const TrainConfig& c) {
+         return When(!c.dp.enabled, "dp.enabled = false (no noise, no accounting)");
+       }},
+      // σ = 0 and ε = 0 say "no noise, no target", which a non-private run keeps.
+      {{"dp.sigma"},
+       [](const TrainConfig& c) {
+         return When(!c.dp.enabled && c.dp.sigma != 0.0, "dp.enabled = false (no noise, no accounting)");
+       }},
+      {{"dp.epsilon"},
+       [](const TrainConfig& c) {
+         return When(!c.dp.enabled && c.dp.epsilon != 0.0, "dp.enabled = false (no noise, no accounting)");
+       }},
+      // dp.epsilon is a target σ is calibrated to (dp.sigma = 0) or, for asynchronous rounds, a budget that
+      // halts clients (dp.halt_at_budget); with σ given and no halts it decides nothing.
+      {{"dp.epsilon"},
+       [](const TrainConfig& c) {
+         // 0 says "no target", which is true with σ given: only a positive target would be ignored.
+         if (!c.dp.enabled || c.dp.sigma == 0.0 || c.dp.epsilon == 0.0) return std::optional<std::string>();
+         if (CheckIns(c)) {
+           return When(true,
+                       "dp.sigma > 0 is given: check-ins calibrate sigma to dp.epsilon only when dp.sigma "
+                       "= 0, and have no budget halt");
+         }
+         return When(!c.dp.halt_at_budget,
+                     "dp.sigma > 0 is given (no calibration) and dp.halt_at_budget = false (no budget halt)");
        }},
       // Values computed only for the non-private diagnostics.
       {{"eval.reference_optimum", "eval.gradient_norm"},
@@ -223,24 +264,65 @@ std::optional<std::string> UnusedKeyReason(const std::string& key, const TrainCo
   return std::nullopt;
 }
 
-void RefuseUnusedKeys(const TrainConfig& config) {
+namespace {
+
+// What the usage rules say about each key of `config` that its run does not read and that was written, or
+// set (in code) away from its default.
+struct UnreadKey {
+  std::string key, value, why;
+  bool at_default = false;
+  bool refused = false;  // false: a base key only an override left unread (a warning)
+};
+
+std::vector<UnreadKey> UnreadKeys(const TrainConfig& config) {
   TrainConfig copy = config;
   TrainConfig defaults_config;
   auto fields = ConfigFields(copy);
   auto defaults = ConfigFields(defaults_config);
+  const GivenKeys& given = config.given;
+  std::vector<UnreadKey> out;
   for (size_t i = 0; i < fields.size(); ++i) {
+    const std::string& key = fields[i].key;
     const std::string value = FieldValueText(fields[i]);
-    // A key the user wrote is refused even at its default value: writing `dp.sampling = "poisson"` into a
-    // check-in run says the user believes Poisson sampling happens, and it does not.
     const bool at_default = value == FieldValueText(defaults[i]);
-    if (at_default && !IsGivenKey(config, fields[i].key)) continue;
-    if (auto why = UnusedKeyReason(fields[i].key, config)) {
-      throw ConfigError(fields[i].key,
-                        fmt::format("is set to {}{} but this run does not read it: {}; remove the key "
-                                    "or change the setting that makes it unused",
-                                    value, at_default ? " (its default)" : "", *why));
-    }
+    const bool written = IsGivenKey(config, key);
+    // A key the user wrote counts even at its default value: writing `dp.sampling = "poisson"` into a
+    // check-in configuration says the user believes Poisson sampling happens, and it does not.
+    if (at_default && !written) continue;
+    auto why = UnusedKeyReason(key, config);
+    if (!why) continue;
+    // Refused: an override the run does not read; a base key the file alone does not read (the file
+    // contradicts itself); a key set in code. A base key that only the overrides (or code editing a loaded
+    // file) left unread is their doing (`--set dp.enabled=false` on a DP configuration): reported.
+    const bool refused = !written || given.InOverrides(key) ||
+                         std::find(given.unread_in_base.begin(), given.unread_in_base.end(), key) !=
+                             given.unread_in_base.end();
+    out.push_back({key, value, std::move(*why), at_default, refused});
   }
+  return out;
+}
+
+}  // namespace
+
+void RefuseUnusedKeys(const TrainConfig& config) {
+  for (const UnreadKey& u : UnreadKeys(config)) {
+    if (!u.refused) continue;
+    throw ConfigError(u.key, fmt::format("is set to {}{} but this run does not read it: {}; remove the key "
+                                         "or change the setting that makes it unused",
+                                         u.value, u.at_default ? " (its default)" : "", u.why));
+  }
+}
+
+std::vector<std::string> UnreadKeyWarnings(const TrainConfig& config) {
+  std::vector<std::string> out;
+  for (const UnreadKey& u : UnreadKeys(config)) {
+    if (u.refused) continue;
+    out.push_back(
+        fmt::format("{} = {} from the configuration file is not read by this run: {} (an override "
+                    "changed what it decides)",
+                    u.key, u.value, u.why));
+  }
+  return out;
 }
 
 }  // namespace asyncdp::sim

@@ -1,11 +1,16 @@
 // Which configuration keys a run reads (issue: "no setting silently ignored"). Each rule names keys and
-// the condition under which this run does not read them; a key the user wrote (TrainConfig::given_keys), or
-// one set to anything but its default, while its rule says "unused" stops the run (exit 2) with the key and
-// the reason. Re-running a config.resolved.toml still works: ToToml writes the unused keys as comments.
+// the condition under which this run does not read them. A key the user wrote (TrainConfig::given, even at
+// its default value) or one set in code away from its default, while its rule says "unused", stops the run
+// (exit 2) with the key and the reason — with one exception: a key of the configuration file that the file
+// alone reads and only the overrides (--set, Python keywords, in any order; or code editing the loaded file)
+// left unread, such as the file's dp.sigma under `--set dp.enabled=false`, is a warning naming the key: the
+// override is the user's deliberate switch.
+// Re-running a config.resolved.toml still works: ToToml writes such keys as comments.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/config.h"
 
@@ -14,8 +19,9 @@ namespace asyncdp::sim {
 // Why `key` is not read by a run of `config`, or nullopt when it is read (or has no rule).
 std::optional<std::string> UnusedKeyReason(const std::string& key, const TrainConfig& config);
 
-// Throws ConfigError(key, "...") for the first key that was given (or differs from its default) and that
-// this run does not read (UnusedKeyReason).
+// Throws ConfigError(key, "...") for the first key refused by the rule above.
 void RefuseUnusedKeys(const TrainConfig& config);
+// One line per file key that only the overrides left unread (the rule's exception), for the run's log.
+std::vector<std::string> UnreadKeyWarnings(const TrainConfig& config);
 
 }  // namespace asyncdp::sim

@@ -319,10 +319,13 @@ Experiment BuildExperiment(const TrainConfig& input, const Hosting& hosting) {
                                        e.model->NumParams());
   }
 
-  // δ = 1/N_c by default (the paper's choice), with N_c the largest shard: the smallest of the clients' 1/N_c.
+  // δ = 1/N_c by default (the paper's choice), with N_c the largest shard: the smallest of the clients'
+  // 1/N_c. A non-private run accounts nothing, so it resolves no δ (dp.delta is not read:
+  // sim/config_usage.cc).
   int64_t largest = 0;
   for (const auto& shard : e.shards) largest = std::max(largest, shard.rows());
-  if (config.dp.delta == 0.0) config.dp.delta = config.targets.delta > 0 ? config.targets.delta : 1.0 / static_cast<double>(largest);
+  if (config.dp.enabled && config.dp.delta == 0.0)
+    config.dp.delta = config.targets.delta > 0 ? config.targets.delta : 1.0 / static_cast<double>(largest);
   e.delta = config.dp.delta;
   CheckDeltaMeaningful(config, e.shards);
   if (e.proactive.options.enabled) {

@@ -11,6 +11,7 @@
 #include "sim/audit/train_audit.h"
 #include "sim/checkin/checkin_run.h"
 #include "sim/config_io.h"
+#include "sim/config_usage.h"
 #include "sim/experiment.h"
 #include "sim/output_dir.h"
 #include "sim/proactive/phase_report.h"
@@ -28,6 +29,9 @@ namespace asyncdp::sim {
 
 TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) {
   ValidateConfig(config, options.refuse_unused_keys);
+  if (options.refuse_unused_keys) {
+    for (const std::string& warning : UnreadKeyWarnings(config)) spdlog::warn("{}", warning);
+  }
   if (config.protocol.participation == Participation::kCheckIn)
     return checkin::RunCheckInTraining(config, options);
   const auto wall_start = std::chrono::steady_clock::now();

@@ -195,9 +195,10 @@ CheckInSteps RunCheckInSteps(const CheckInOptions& o, CheckInServer& server,
 void ResolveDataDefaults(TrainConfig& config, const CheckInOptions& o, const Data& data) {
   const int64_t n = o.clients;
   ResolveL2Lambda(config.model, data.used_rows);
-  if (config.dp.delta == 0.0) config.dp.delta = 1.0 / static_cast<double>(n);
-  if (config.dp.enabled)
+  if (config.dp.enabled) {  // a non-private run accounts nothing: no δ to resolve
+    if (config.dp.delta == 0.0) config.dp.delta = 1.0 / static_cast<double>(n);
     CheckDeltaValue(config.dp.delta, fmt::format("the default is 1/n with n = {} clients", n));
+  }
   if (data.train_rows > data.used_rows) {
     spdlog::warn("check-ins: the clients hold {} of the {} training rows ({}); the rest are not used",
                  data.used_rows, data.train_rows,

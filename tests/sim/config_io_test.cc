@@ -95,6 +95,9 @@ TEST(ConfigIo, EveryEnumeratedKeyRoundTripsEachOfItsWords) {
       ApplyOverride(c, field.key + "=" + word);
       auto fields = ConfigFields(c);
       EXPECT_EQ(FieldValueText(*FindField(fields, field.key)), "\"" + word + "\"");
+      // The word's serialisation is tested, not which keys a default run reads: a written key the run does
+      // not read would be a comment in the TOML (config_usage_test.cc covers that), so forget who wrote it.
+      c.given = {};
       TrainConfig back = ParseConfigText(ToToml(c), "resolved.toml");
       auto back_fields = ConfigFields(back);
       EXPECT_EQ(FieldValueText(*FindField(back_fields, field.key)), "\"" + word + "\"");
@@ -200,6 +203,7 @@ TEST(ConfigIo, ResolvedTomlRoundTripsEveryField) {
   TrainConfig c;
   c.data.train = "path with \"quotes\".txt";
   c.dp.sigma = 19.29962;
+  c.model.kind = "mlp";  // which reads model.hidden (an unread key written back is a comment)
   c.model.hidden = {32, 16};
   c.clients.straggler_ids = {0, 3};
   c.seed = 123456789012345ULL;

@@ -8,6 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -47,7 +50,7 @@ TrainConfig CheckIns() {
 std::vector<Mode> Modes() {
   std::vector<Mode> modes;
   TrainConfig base = SmallA9aConfig(3, 300);
-  base.schedule.rounds = 6;
+  testing::UseRounds(base, 6);
   modes.push_back({"async virtual", base});
   for (const char* runtime : {"threads", "mpi"}) {
     TrainConfig c = base;
@@ -63,6 +66,10 @@ std::vector<Mode> Modes() {
   TrainConfig audited = base;
   audited.audit.canaries = 20;
   modes.push_back({"training audit", audited});
+  TrainConfig non_private = base;
+  non_private.dp.enabled = false;
+  non_private.dp.sigma = 0.0;
+  modes.push_back({"non-private", non_private});
   TrainConfig diagnostics = base;
   diagnostics.output.diagnostics = true;
   diagnostics.eval.train_rows = 100;
@@ -163,7 +170,7 @@ TEST(ConfigUsage, EveryKeyInEveryModeIsReadOrRefusedByName) {
 TEST(ConfigUsage, AKeyCalledUnreadChangesNoOutput) {
   int checked = 0;
   for (const Mode& mode : Modes()) {
-    if (mode.name != "async virtual" && mode.name != "check-ins") continue;
+    if (mode.name != "async virtual" && mode.name != "check-ins" && mode.name != "non-private") continue;
     SCOPED_TRACE(mode.name);
     const TrainResult baseline = RunTraining(mode.config, {.progress = false});
     TrainConfig probe = mode.config;
@@ -187,6 +194,86 @@ TEST(ConfigUsage, AKeyCalledUnreadChangesNoOutput) {
     }
   }
   EXPECT_GT(checked, 40);
+}
+
+// What a run reports, apart from timings and the echo of its configuration: changing a key the run reads
+// must change it (AKeyCalledReadChangesTheRunOrSaysWhyNot).
+std::string Outputs(const TrainResult& r) {
+  nlohmann::json summary = r.summary;
+  for (const char* key :
+       {"config", "wall_seconds", "run_seconds", "compute_seconds", "eval_seconds", "accounting_seconds",
+        "protocol_overhead", "grads_per_second", "compute_threads", "cpu_share"}) {
+    summary.erase(key);
+  }
+  std::ostringstream model;
+  for (const float v : r.final_model) model << v << ' ';
+  return r.metrics_csv + "\n" + r.clients_csv + "\n" + model.str() + "\n" + summary.dump();
+}
+
+// The other direction of "no setting silently ignored": a key the rules call read (no UnusedKeyReason)
+// changes what the run reports — or it is listed here with the reason it has no effect in this small run.
+// model.l2_lambda on an svm was called read and silently dropped; this is the test that catches that.
+TEST(ConfigUsage, AKeyCalledReadChangesTheRunOrSaysWhyNot) {
+  // Per mode: keys that are read but change nothing in the base run, and why.
+  const std::map<std::string, std::map<std::string, std::string>> no_effect_here = {
+      {"async virtual",
+       {{"data.format", "\"auto\" already reads the LIBSVM files as LIBSVM"},
+        {"data.features", "another column count is refused or pads columns no row uses"},
+        {"protocol.allow_truncation", "the run completes: nothing to accept"},
+        {"protocol.exclude_after", "no client is silent"},
+        {"dp.halt_at_budget", "no budget halt is due in 6 rounds"},
+        {"output.trace", "the event trace is a file of its own (events.csv), not part of these outputs"},
+        {"protocol.worker_threads", "the virtual runtime's results do not depend on its compute threads"},
+        {"dp.sigma_schedule", "the one-entry schedule [1] multiplies sigma by 1"},
+        {"eval.points", "5 points over 6 rounds evaluate the same rounds as 4 (every second one)"},
+        // A gap this test found and that is not closed yet: schedule.rounds > 0 fixes the plan
+        // (round_plan.cc), so K is not read; refusing them breaks `--set schedule.rounds=N` on files that
+        // give epochs.
+        {"schedule.epochs", "KNOWN GAP: schedule.rounds > 0 fixes the rounds; not refused yet"},
+        {"schedule.iterations", "KNOWN GAP: schedule.rounds > 0 fixes the rounds; not refused yet"}}},
+      {"check-ins",
+       {{"data.format", "\"auto\" already reads the LIBSVM files as LIBSVM"},
+        {"data.features", "another column count is refused or pads columns no row uses"},
+        {"protocol.allow_truncation", "the run completes: nothing to accept"},
+        {"checkin.step_rule", "\"auto\" is one_client for the fixed window"}}},
+      {"non-private",
+       {{"data.format", "\"auto\" already reads the LIBSVM files as LIBSVM"},
+        {"data.features", "another column count is refused or pads columns no row uses"},
+        {"protocol.allow_truncation", "the run completes: nothing to accept"},
+        {"protocol.exclude_after", "no client is silent"},
+        {"output.trace", "the event trace is a file of its own (events.csv), not part of these outputs"},
+        {"protocol.worker_threads", "the virtual runtime's results do not depend on its compute threads"},
+        {"eval.points", "5 points over 6 rounds evaluate the same rounds as 4 (every second one)"},
+        {"schedule.epochs", "KNOWN GAP: schedule.rounds > 0 fixes the rounds; not refused yet"},
+        {"schedule.iterations", "KNOWN GAP: schedule.rounds > 0 fixes the rounds; not refused yet"}}},
+  };
+  int checked = 0;
+  for (const Mode& mode : Modes()) {
+    if (!no_effect_here.contains(mode.name)) continue;
+    SCOPED_TRACE(mode.name);
+    const auto& listed = no_effect_here.at(mode.name);
+    const std::string baseline = Outputs(RunTraining(mode.config, {.progress = false}));
+    TrainConfig probe = mode.config;
+    const size_t keys = ConfigFields(probe).size();
+    for (size_t i = 0; i < keys; ++i) {
+      TrainConfig changed = mode.config;
+      auto fields = ConfigFields(changed);
+      ConfigField& field = fields[i];
+      if (!SetOtherValue(field) || UnusedKeyReason(field.key, changed)) continue;
+      SCOPED_TRACE(field.key + " = " + FieldValueText(field));
+      std::string outputs;
+      try {
+        outputs = Outputs(RunTraining(changed, {.progress = false}));
+      } catch (const InputError&) {
+        continue;  // refused with a message: not silent
+      }
+      ++checked;
+      if (outputs == baseline) {
+        EXPECT_TRUE(listed.contains(field.key)) << field.key << " is called read but changed nothing";
+      }
+    }
+  }
+  EXPECT_GT(checked, 60);
 }
 
 // The cases of the issue, one by one.
@@ -232,7 +319,7 @@ TEST(ConfigUsage, TheIssuesIgnoredSettingsAreRefused) {
   expect_refused(checkin, "checkin.warmup", "past every client's window");
   // 50 σ-schedule entries on a 20-round plan.
   TrainConfig schedule = SmallA9aConfig(3, 300);
-  schedule.schedule.rounds = 20;
+  testing::UseRounds(schedule, 20);
   schedule.dp.sigma_schedule.assign(50, 1.0);
   expect_refused(schedule, "dp.sigma_schedule", "50 entries");
   // One held-out row: accuracy checks of 0 or 1.

@@ -49,7 +49,7 @@ TEST(PrivateByDefault, AnOutlierRowMovesNoPublishedFieldButTheCoveredOnes) {
     c.dp.clip = 0.1;
     c.dp.sigma = 2.0;
     c.schedule.sample_size = 20;
-    c.schedule.rounds = 30;
+    testing::UseRounds(c, 30);
     c.eval.points = 5;
     // One compute thread: with 0 (auto) the virtual runtime starts its pool when rounds take over 50 µs, a
     // timing decision (compute_threads is public by assumption, like every timing field).

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "sim/round_plan.h"
 #include "tests/core/accounting/account_schedule.h"
+#include "tests/sim/sim_test_util.h"
 
 namespace asyncdp::sim {
 namespace {
@@ -19,7 +20,7 @@ using accounting::AccountantKind;
 TrainConfig Config(double sigma, double epsilon) {
   TrainConfig c;
   c.schedule.sample_size = 20;
-  c.schedule.rounds = 100;
+  testing::UseRounds(c, 100);
   c.dp.sigma = sigma;
   c.dp.epsilon = epsilon;
   c.dp.delta = 1e-5;

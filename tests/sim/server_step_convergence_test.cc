@@ -27,7 +27,7 @@ TrainConfig ThousandClientsTable3(const std::string& server_step, double stalene
   c.dp.sigma = 19.29962;
   c.dp.delta = 1e-5;
   c.schedule.sample_size = 26;
-  c.schedule.rounds = 100;
+  testing::UseRounds(c, 100);
   c.schedule.eta0 = 1.0;
   c.schedule.beta = 0.001;
   c.eval.points = 1;

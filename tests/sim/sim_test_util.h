@@ -22,6 +22,14 @@ inline void UseA9a(TrainConfig& c) {
   c.data.features = 123;
 }
 
+// A plan of `rounds` local rounds per client instead of K: schedule.rounds > 0 leaves schedule.epochs and
+// schedule.iterations unread, so they go back to their defaults (a set one would be refused, config_usage.h).
+inline void UseRounds(TrainConfig& c, int64_t rounds) {
+  c.schedule.rounds = rounds;
+  c.schedule.epochs = ScheduleConfig{}.epochs;
+  c.schedule.iterations = ScheduleConfig{}.iterations;
+}
+
 // L2-regularised logistic regression on a9a with `clients` clients of `rows` records each.
 inline TrainConfig SmallA9aConfig(int64_t clients = 3, int64_t rows = 400) {
   TrainConfig c;
@@ -53,7 +61,7 @@ inline TrainConfig SmallLenetConfig(int64_t clients = 2) {
   c.dp.clip = 0.025;
   c.dp.sigma = 2.0;
   c.schedule.sample_size = 8;
-  c.schedule.rounds = 3;
+  UseRounds(c, 3);
   c.seed = 5;
   return c;
 }

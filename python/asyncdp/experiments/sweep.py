@@ -96,7 +96,11 @@ def main(args) -> int:
     smax = {}
     if "max" in sizes:
         n_c = int(probe.summary["records_per_client"])
-        k = int(resolved["schedule"]["iterations"]) or round(float(resolved["schedule"]["epochs"]) * n_c)
+        # K per client: schedule.iterations, else epochs × N_c; a plan of schedule.rounds (whose file leaves
+        # iterations and epochs unread, so config.resolved.toml has them as comments) plans its own.
+        schedule = resolved["schedule"]
+        k = (int(schedule.get("iterations", 0)) or round(float(schedule.get("epochs", 0)) * n_c)
+             or max(probe.summary["planned_grads_per_client"]))
         delta = float(probe.summary["delta"]) if probe.summary.get("delta") else 1.0 / n_c
         for e in epsilons:
             r = calc(N=n_c, delta=delta, K=k, epsilon=e, mode="paper")

@@ -21,7 +21,7 @@ inline TrainConfig AuditConfig(const std::string& sampling, int64_t rows, int64_
   c.dp.sigma = sigma;
   c.dp.delta = 1e-5;
   c.schedule.sample_size = sample_size;
-  c.schedule.rounds = rounds;
+  sim::testing::UseRounds(c, rounds);
   c.schedule.step_rule = StepSizeSchedule::kConstant;
   c.seed = 5;
   return c;

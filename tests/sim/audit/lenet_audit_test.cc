@@ -31,7 +31,7 @@ TrainConfig LeNetRun(const std::string& sampling, int64_t rows, int64_t rounds, 
   c.dp.delta = 1e-5;
   c.dp.sampling = EnumFromString<SamplingModel>(sampling).value();
   c.schedule.sample_size = rows;  // full batches
-  c.schedule.rounds = rounds;
+  sim::testing::UseRounds(c, rounds);
   c.schedule.step_rule = StepSizeSchedule::kConstant;
   c.schedule.eta0 = 0.01;
   c.eval.points = 1;

@@ -26,7 +26,7 @@ class UpdateLog final : public RunObserver {
 
 void ExpectEveryUpdateOnce(RuntimeKind kind) {
   TrainConfig c = testing::SmallA9aConfig(3, 100);
-  c.schedule.rounds = 6;
+  testing::UseRounds(c, 6);
   c.protocol.runtime = kind;
   const Experiment e = BuildExperiment(c);
   auto clients = MakeClients(e);

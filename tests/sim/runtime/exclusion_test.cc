@@ -55,7 +55,7 @@ TEST(Exclusion, NoHealthyClientIsExcludedUnderExponentialLatency) {
   // start when a broadcast was sent, so an update in flight counted as silence: all four healthy clients
   // were excluded and the run stopped at round 189 of 300. It now starts when the model arrives.
   TrainConfig c = SmallA9aConfig(4, 300);
-  c.schedule.rounds = 300;
+  testing::UseRounds(c, 300);
   c.clients.latency = LatencyModel::kExponential;
   c.clients.latency_mean = 1e-3;
   c.protocol.exclude_after = 10e-3;  // ten mean latencies
@@ -71,7 +71,7 @@ TEST(Exclusion, AtTheIssuesSettingEveryClientFinishesItsPlan) {
   // exclude_after = 5 mean latencies: a tail latency may still exclude a client, but it is re-admitted
   // when heard from, and the run ends with every client's plan done.
   TrainConfig c = SmallA9aConfig(4, 300);
-  c.schedule.rounds = 300;
+  testing::UseRounds(c, 300);
   c.clients.latency = LatencyModel::kExponential;
   c.protocol.exclude_after = 5e-3;
   c.eval.points = 2;
@@ -94,7 +94,7 @@ TEST_P(ExclusionBothRuntimes, ASlowClientIsExcludedReadmittedAndEveryUpdateIsApp
   const int64_t rounds = 20;
   TrainConfig c = SmallA9aConfig(3, 300);
   c.protocol.runtime = *EnumFromString<RuntimeKind>(GetParam());
-  c.schedule.rounds = rounds;
+  testing::UseRounds(c, rounds);
   c.clients.delay_ids = {2};
   c.clients.delay_extra = threads ? 0.08 : 0.05;
   c.protocol.exclude_after = threads ? 0.05 : 0.02;
@@ -119,7 +119,7 @@ TEST_P(ExclusionBothRuntimes, TheFinalGlobalModelIsFormedWhateverTheOrderOfStopN
   for (uint64_t seed : {1, 2, 3, 4, 5, 6}) {
     TrainConfig c = SmallA9aConfig(2, 300);
     c.protocol.runtime = *EnumFromString<RuntimeKind>(GetParam());
-    c.schedule.rounds = 30;
+    testing::UseRounds(c, 30);
     // The latency model shapes only the virtual clock; the threads runtime refuses it (config_usage.cc).
     if (GetParam() == "virtual") c.clients.latency = LatencyModel::kExponential;
     c.seed = seed;
@@ -136,7 +136,7 @@ TEST_P(ExclusionBothRuntimes, ARunWhereEveryClientWaitsForeverEndsAsStalledInste
   // idle workers in the threads runtime, with an empty event queue in the virtual one.
   TrainConfig c = SmallA9aConfig(3, 300);
   c.protocol.runtime = *EnumFromString<RuntimeKind>(GetParam());
-  c.schedule.rounds = 20;
+  testing::UseRounds(c, 20);
   c.clients.dropout_ids = {1};
   c.clients.dropout_round = 4;
   c.protocol.exclude_after = 1.0;

@@ -47,7 +47,7 @@ Case Generate(uint64_t seed) {
   c.eval.train_rows = 0;
   c.output.trace = true;
   c.schedule.sample_size = 4;
-  c.schedule.rounds = uniform(4, 24);
+  testing::UseRounds(c, uniform(4, 24));
   c.protocol.tau = std::array<int64_t, 3>{0, 1, 3}[static_cast<size_t>(uniform(0, 2))];
   c.seed = seed;
   if (chance(0.3)) {

@@ -128,7 +128,7 @@ TEST(VirtualRuntime, AutoWorkerThreadsSwitchingToThePoolMidRunChangesNothing) {
   TrainConfig c = SmallA9aConfig(3, 2500);
   c.data.eval_rows = 500;
   c.schedule.sample_size = 2000;
-  c.schedule.rounds = 12;
+  testing::UseRounds(c, 12);
   c.clients.latency = LatencyModel::kExponential;
   c.protocol.worker_threads = 1;
   const TrainResult inline_only = RunTraining(c, {.progress = false});

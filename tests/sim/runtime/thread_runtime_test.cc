@@ -31,7 +31,7 @@ TEST(ThreadRuntime, TenThousandClientsCompleteOnTwoWorkers) {
   c.protocol.worker_threads = 2;
   c.dp.delta = 1e-5;
   c.schedule.sample_size = 1;
-  c.schedule.rounds = 3;
+  testing::UseRounds(c, 3);
   c.eval.points = 1;
   c.eval.train_rows = 0;
   const TrainResult r = RunTraining(c, {.progress = false});
@@ -54,7 +54,7 @@ TEST(ThreadRuntime, TenThousandClientsCompleteOnTwoWorkers) {
 void ExpectCutOffPromptly(TrainConfig c) {
   c.protocol.runtime = RuntimeKind::kThreads;
   c.protocol.exclude_after = 0.05;
-  c.schedule.rounds = 20;
+  testing::UseRounds(c, 20);
   c.eval.points = 1;
   const auto start = std::chrono::steady_clock::now();
   const TrainResult r = RunTraining(c, {.progress = false});
@@ -115,7 +115,7 @@ TEST(ThreadRuntime, ProtocolInvariantsHoldWithManyClientsOnFewWorkers) {
       c.protocol.tau = tau;
       c.dp.delta = 1e-5;
       c.schedule.sample_size = 2;
-      c.schedule.rounds = 8;
+      testing::UseRounds(c, 8);
       c.eval.points = 2;
       c.eval.train_rows = 0;
       OrderChecker checker(400);
