@@ -42,9 +42,7 @@ void RunAudit(AuditArgs& args) {
   }
   // Refused when written at all, even at its default value (`audit.client = 0`): this command does not read
   // it.
-  std::vector<std::string> given = config.given.base;
-  given.insert(given.end(), config.given.overrides.begin(), config.given.overrides.end());
-  for (const std::string& key : given) {
+  for (const std::string& key : config.given.All()) {
     if (key.rfind("audit.", 0) != 0) continue;
     throw asyncdp::ConfigError(
         key,

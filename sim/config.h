@@ -314,9 +314,24 @@ struct GivenKeys {
   // overrides left unread is a warning; an override is judged against the whole configuration.
   std::vector<std::string> unread_in_base;
 
-  bool InBase(const std::string& key) const { return std::find(base.begin(), base.end(), key) != base.end(); }
-  bool InOverrides(const std::string& key) const {
-    return std::find(overrides.begin(), overrides.end(), key) != overrides.end();
+  void NoteBase(const std::string& key) { AddOnce(base, key); }
+  void NoteOverride(const std::string& key) { AddOnce(overrides, key); }
+  bool InBase(const std::string& key) const { return Contains(base, key); }
+  bool InOverrides(const std::string& key) const { return Contains(overrides, key); }
+  bool UnreadInBase(const std::string& key) const { return Contains(unread_in_base, key); }
+  // Every written key, base first.
+  std::vector<std::string> All() const {
+    std::vector<std::string> all = base;
+    all.insert(all.end(), overrides.begin(), overrides.end());
+    return all;
+  }
+
+ private:
+  static bool Contains(const std::vector<std::string>& keys, const std::string& key) {
+    return std::find(keys.begin(), keys.end(), key) != keys.end();
+  }
+  static void AddOnce(std::vector<std::string>& keys, const std::string& key) {
+    if (!Contains(keys, key)) keys.push_back(key);
   }
 };
 
@@ -338,16 +353,6 @@ struct TrainConfig {
   GivenKeys given;
 };
 
-// Records that `key` was written in the base layer (the TOML file) or as an override (--set, a keyword
-// argument of the Python module); once each.
-inline void NoteBaseKey(TrainConfig& config, const std::string& key) {
-  auto& keys = config.given.base;
-  if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
-}
-inline void NoteOverrideKey(TrainConfig& config, const std::string& key) {
-  auto& keys = config.given.overrides;
-  if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
-}
 inline bool IsGivenKey(const TrainConfig& config, const std::string& key) {
   return config.given.InBase(key) || config.given.InOverrides(key);
 }

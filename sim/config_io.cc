@@ -126,7 +126,7 @@ void WalkTable(const toml::table& table, const std::string& prefix, std::vector<
       throw ConfigError(where, fmt::format("unknown key \"{}\" (see docs/config.md)", path));
     }
     SetFromNode(*field, node, where);
-    NoteBaseKey(config, path);
+    config.given.NoteBase(path);
   }
 }
 
@@ -337,7 +337,7 @@ void ApplyOverride(TrainConfig& config, const std::string& assignment) {
     throw ConfigError(key, fmt::format("cannot parse value \"{}\": {}", value, e.description()));
   }
   SetFromNode(*field, *parsed.get("v"), "--set");
-  NoteOverrideKey(config, key);
+  config.given.NoteOverride(key);
 }
 
 void ValidateConfig(const TrainConfig& c, bool refuse_unused_keys) {

@@ -294,9 +294,7 @@ std::vector<UnreadKey> UnreadKeys(const TrainConfig& config) {
     // Refused: an override the run does not read; a base key the file alone does not read (the file
     // contradicts itself); a key set in code. A base key that only the overrides (or code editing a loaded
     // file) left unread is their doing (`--set dp.enabled=false` on a DP configuration): reported.
-    const bool refused = !written || given.InOverrides(key) ||
-                         std::find(given.unread_in_base.begin(), given.unread_in_base.end(), key) !=
-                             given.unread_in_base.end();
+    const bool refused = !written || given.InOverrides(key) || given.UnreadInBase(key);
     out.push_back({key, value, std::move(*why), at_default, refused});
   }
   return out;
