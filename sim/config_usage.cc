@@ -161,6 +161,24 @@ const std::vector<UsageRule>& Rules() {
          return When(c.schedule.sample_sizes != SampleSizes::kLinear,
                      "schedule.sample_sizes is not \"linear\"");
        }},
+      // How long a client trains: T = schedule.rounds when > 0, else the rounds that reach
+      // K = schedule.iterations when > 0, else K = epochs * N_c (MakeRoundPlan, sim/round_plan.cc). The
+      // first positive one decides; the ones after it are not read. An override of rounds on a file that
+      // gives epochs is the file's key left unread by an override: a warning, not a refusal.
+      {{"schedule.epochs"},
+       [](const TrainConfig& c) {
+         return When(c.schedule.rounds > 0, "schedule.rounds > 0 fixes T, the local rounds (K is not read)");
+       }},
+      {{"schedule.iterations"},  // 0 ("K from the other keys") agrees with any T
+       [](const TrainConfig& c) {
+         return When(c.schedule.rounds > 0 && c.schedule.iterations != 0,
+                     "schedule.rounds > 0 fixes T, the local rounds (K is not read)");
+       }},
+      {{"schedule.epochs"},
+       [](const TrainConfig& c) {
+         return When(c.schedule.rounds == 0 && c.schedule.iterations > 0,
+                     "schedule.iterations > 0 fixes K (epochs is not read)");
+       }},
       {{"schedule.beta"},
        [](const TrainConfig& c) {
          return When(c.schedule.step_rule == StepSizeSchedule::kConstant,

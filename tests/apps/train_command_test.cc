@@ -20,13 +20,15 @@ namespace {
 
 using ::testing::HasSubstr;
 
-
-// The Table 3 strongly convex config, shrunk to seconds with --set.
-std::string SmallTable3Args(const std::string& out) {
+// The Table 3 strongly convex config, shrunk to seconds with --set: one epoch, or `rounds` local rounds
+// (rounds > 0; then no epochs override, which such a run would not read and so refuse).
+std::string SmallTable3Args(const std::string& out, int rounds = 0) {
+  const std::string length = rounds > 0 ? " --set schedule.rounds=" + std::to_string(rounds)
+                                        : std::string(" --set schedule.epochs=1");
   return "train --quiet --config " + Quoted(SourceDir() + "/experiments/table3_strongly_convex.toml") +
          " --set data.train=" + Quoted(SharedFile("datasets/libsvm/a9a.gz")) +
          " --set data.test=" + Quoted(SharedFile("datasets/libsvm/a9a.t.gz")) +
-         " --set data.rows_per_client=500 --set schedule.epochs=1 --set eval.points=3 --set seed=5 --out " +
+         " --set data.rows_per_client=500" + length + " --set eval.points=3 --set seed=5 --out " +
          Quoted(out);
 }
 
@@ -312,10 +314,10 @@ TEST(TrainCommand, ImpossibleSampleSizesAndVoidDeltasAreRefused) {
 TEST(TrainCommand, ADivergedModelIsReportedAsDivergedWithoutAccuracy) {
   TempDir dir;
   const std::string out = dir.Path("o");
-  const CliResult r = RunAsyncdp(SmallTable3Args(out) +
+  const CliResult r = RunAsyncdp(SmallTable3Args(out, 3) +
                                      " --set model.kind=mlp --set model.hidden=[16,16] --set dp.sigma=1e6"
                                      " --set dp.clip=1e6 --set schedule.eta0=1e4 --set schedule.beta=0"
-                                     " --set schedule.rounds=3 --set data.rows_per_client=100",
+                                     " --set data.rows_per_client=100",
                                  dir);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json summary = nlohmann::json::parse(r.out);
@@ -341,7 +343,7 @@ TEST(TrainCommand, ADivergedModelIsReportedAsDivergedWithoutAccuracy) {
 // not; the weighting belongs to the asynchronous rounds and is refused for random check-ins.
 TEST(TrainCommand, ManyClientsAtFullStepWarnAndTheWeightingIsRefusedForCheckIns) {
   TempDir dir;
-  const std::string args = SmallTable3Args(dir.Path("o")) + " --set clients.count=100 --set schedule.rounds=2";
+  const std::string args = SmallTable3Args(dir.Path("o"), 2) + " --set clients.count=100";
   const CliResult full = RunAsyncdp(args, dir);
   EXPECT_EQ(full.exit_code, 0) << full.err;
   EXPECT_THAT(full.err, HasSubstr("100 clients at protocol.server_step = \"full\""));
@@ -379,10 +381,11 @@ TEST(TrainCommand, ShippedConfigurationsFindTheirDataInTheRepository) {
 // protocol.allow_truncation, still saying truncated.
 TEST(TrainCommand, AStalledThreadsRunEndsQuicklyNamesTheClientsAndExitsFour) {
   TempDir dir;
-  const std::string stall = " --set protocol.runtime=threads --set protocol.exclude_after=1e6 "
-                            "--set clients.dropout_ids=[0,1,2,3] --set clients.dropout_round=20 --set schedule.rounds=300";
+  const std::string stall =
+      " --set protocol.runtime=threads --set protocol.exclude_after=1e6 "
+      "--set clients.dropout_ids=[0,1,2,3] --set clients.dropout_round=20";
   const auto start = std::chrono::steady_clock::now();
-  const CliResult r = RunAsyncdp(SmallTable3Args(dir.Path("stalled")) + stall, dir);
+  const CliResult r = RunAsyncdp(SmallTable3Args(dir.Path("stalled"), 300) + stall, dir);
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
   EXPECT_EQ(r.exit_code, 4) << r.err;
   EXPECT_THAT(r.err, HasSubstr("waits for client(s) 0, 1, 2, 3"));
@@ -393,8 +396,8 @@ TEST(TrainCommand, AStalledThreadsRunEndsQuicklyNamesTheClientsAndExitsFour) {
   EXPECT_EQ(summary["unfinished_clients"], nlohmann::json::array({4}));
   EXPECT_EQ(summary["unfinished"][0]["reason"], "stalled");
   EXPECT_THAT(ReadFile(dir.Path("stalled") + "/clients.csv"), HasSubstr(",stalled,"));
-  const CliResult allowed =
-      RunAsyncdp(SmallTable3Args(dir.Path("allowed")) + stall + " --set protocol.allow_truncation=true", dir);
+  const CliResult allowed = RunAsyncdp(
+      SmallTable3Args(dir.Path("allowed"), 300) + stall + " --set protocol.allow_truncation=true", dir);
   EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
   EXPECT_TRUE(nlohmann::json::parse(ReadFile(dir.Path("allowed") + "/summary.json"))["truncated"].get<bool>());
 }

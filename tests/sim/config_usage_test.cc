@@ -18,6 +18,7 @@
 #include "models/factory.h"
 #include "sim/config_fields.h"
 #include "sim/config_io.h"
+#include "sim/round_plan.h"
 #include "sim/train.h"
 #include "tests/sim/sim_test_util.h"
 
@@ -225,12 +226,7 @@ TEST(ConfigUsage, AKeyCalledReadChangesTheRunOrSaysWhyNot) {
         {"output.trace", "the event trace is a file of its own (events.csv), not part of these outputs"},
         {"protocol.worker_threads", "the virtual runtime's results do not depend on its compute threads"},
         {"dp.sigma_schedule", "the one-entry schedule [1] multiplies sigma by 1"},
-        {"eval.points", "5 points over 6 rounds evaluate the same rounds as 4 (every second one)"},
-        // A gap this test found and that is not closed yet: schedule.rounds > 0 fixes the plan
-        // (round_plan.cc), so K is not read; refusing them breaks `--set schedule.rounds=N` on files that
-        // give epochs.
-        {"schedule.epochs", "KNOWN GAP: schedule.rounds > 0 fixes the rounds; not refused yet"},
-        {"schedule.iterations", "KNOWN GAP: schedule.rounds > 0 fixes the rounds; not refused yet"}}},
+        {"eval.points", "5 points over 6 rounds evaluate the same rounds as 4 (every second one)"}}},
       {"check-ins",
        {{"data.format", "\"auto\" already reads the LIBSVM files as LIBSVM"},
         {"data.features", "another column count is refused or pads columns no row uses"},
@@ -243,9 +239,7 @@ TEST(ConfigUsage, AKeyCalledReadChangesTheRunOrSaysWhyNot) {
         {"protocol.exclude_after", "no client is silent"},
         {"output.trace", "the event trace is a file of its own (events.csv), not part of these outputs"},
         {"protocol.worker_threads", "the virtual runtime's results do not depend on its compute threads"},
-        {"eval.points", "5 points over 6 rounds evaluate the same rounds as 4 (every second one)"},
-        {"schedule.epochs", "KNOWN GAP: schedule.rounds > 0 fixes the rounds; not refused yet"},
-        {"schedule.iterations", "KNOWN GAP: schedule.rounds > 0 fixes the rounds; not refused yet"}}},
+        {"eval.points", "5 points over 6 rounds evaluate the same rounds as 4 (every second one)"}}},
   };
   int checked = 0;
   for (const Mode& mode : Modes()) {
@@ -410,6 +404,43 @@ TEST(ConfigUsage, AKeyWrittenAtItsDefaultIsStillRefusedWhenUnread) {
   ApplyOverride(read, "dp.sampling=" + std::string(ToString(defaults.dp.sampling)));
   ApplyOverride(read, "protocol.runtime=virtual");
   EXPECT_NO_THROW(RefuseUnusedKeys(read));
+}
+
+// A client's training length is decided by the first positive of schedule.rounds (T), schedule.iterations
+// (K) and schedule.epochs (K = epochs N_c); the keys after it are not read. In one file they are refused;
+// a file's epochs under an override of rounds (`--set schedule.rounds=N`, the one-knob switch) is a warning.
+TEST(ConfigUsage, OnlyTheKeyThatDecidesTheTrainingLengthMayBeWritten) {
+  const std::string head = "[data]\ntrain = \"x\"\n[schedule]\n";
+  auto refused_key = [](const TrainConfig& c) -> std::string {
+    try {
+      RefuseUnusedKeys(c);
+      return "";
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+  };
+  EXPECT_THAT(refused_key(ParseConfigText(head + "rounds = 3\nepochs = 2\n", "t.toml")),
+              HasSubstr("schedule.epochs"));
+  EXPECT_THAT(refused_key(ParseConfigText(head + "rounds = 3\niterations = 500\n", "t.toml")),
+              HasSubstr("schedule.iterations"));
+  EXPECT_THAT(refused_key(ParseConfigText(head + "iterations = 500\nepochs = 2\n", "t.toml")),
+              HasSubstr("schedule.iterations > 0 fixes K"));
+  // 0 iterations says "K from the other keys", which agrees with any T.
+  EXPECT_EQ(refused_key(ParseConfigText(head + "rounds = 3\niterations = 0\n", "t.toml")), "");
+  EXPECT_EQ(refused_key(ParseConfigText(head + "rounds = 3\n", "t.toml")), "");
+  EXPECT_EQ(refused_key(ParseConfigText(head + "epochs = 2\n", "t.toml")), "");
+
+  // The override layer: a file's epochs left unread by --set schedule.rounds is a warning naming it ...
+  TrainConfig switched = ParseConfigText(head + "epochs = 2\n", "t.toml");
+  ApplyOverride(switched, "schedule.rounds=4");
+  EXPECT_EQ(refused_key(switched), "");
+  const std::vector<std::string> warnings = UnreadKeyWarnings(switched);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0], HasSubstr("schedule.epochs = 2"));
+  // ... and both written as overrides contradict each other: refused.
+  ApplyOverride(switched, "schedule.epochs=1");
+  EXPECT_THAT(refused_key(switched), HasSubstr("schedule.epochs"));
+  EXPECT_EQ(MakeRoundPlan(ParseConfigText(head + "rounds = 3\n", "t.toml").schedule, 100).rounds(), 3);
 }
 
 // A resolved configuration lists every key, mostly at defaults, the unread ones as comments: re-running it
