@@ -58,7 +58,7 @@ void RunReferenceOptimum(const ReferenceOptimumArgs& args) {
   const auto start = std::chrono::steady_clock::now();
   const sim::Experiment experiment = sim::BuildExperiment(config);
   std::vector<data::Dataset> shards;  // the clients' shards as data sets of their own (F's parts)
-  for (const auto& shard : experiment.shards) shards.push_back(shard.Copy());
+  for (const auto& shard : experiment.data.shards) shards.push_back(shard.Copy());
   std::vector<const data::Dataset*> parts;
   int64_t records = 0;
   for (const auto& shard : shards) {

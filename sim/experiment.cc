@@ -62,7 +62,7 @@ void CheckDeltaMeaningful(const TrainConfig& config, const std::vector<data::Row
 // Splits every shard into training rows (the data set d its ε protects) and held-out rows for the
 // client's accuracy check: the last HeldOutRows of the shard.
 void SplitHoldouts(Experiment& e, double fraction) {
-  for (data::RowView& shard : e.shards) {
+  for (data::RowView& shard : e.data.shards) {
     const int64_t rows = shard.rows();
     const int64_t held = CheckedHeldOutRows(fraction, rows);
     const std::vector<int64_t> holdout(shard.indices.end() - held, shard.indices.end());
@@ -77,8 +77,8 @@ PrivacySetup ProactivePrivacy(const Experiment& e, int64_t dimension) {
   PrivacySetup p;
   p.enabled = true;
   p.accountant = ToAccountantKind(e.config.dp.accountant);
-  p.options.sampling = e.sampling;
-  p.delta = e.delta;
+  p.options.sampling = e.config.dp.sampling;
+  p.delta = e.config.dp.delta;
   p.clip = e.config.dp.clip;
   p.dimension = dimension;
   p.epsilon_budget = 0.0;
@@ -99,7 +99,7 @@ void ResolveAllocationWindow(Experiment& e) {
   DpConfig& dp = e.config.dp;
   const int64_t k = dp.allocation_k;
   int64_t largest = 0;
-  for (const auto& shard : e.shards) largest = std::max(largest, shard.rows());
+  for (const auto& shard : e.data.shards) largest = std::max(largest, shard.rows());
   if (dp.allocation_steps == 0) {
     // E windows of about k N_max / s rounds each (an expected batch of about s), with m chosen so that E
     // windows tile the longest plan: a window cut short is charged as a whole one.
@@ -174,8 +174,7 @@ struct PlannedFromLabels {
 
 PlannedFromLabels LoadExperimentData(Experiment& e, const Hosting& hosting) {
   const TrainConfig& config = e.config;
-  e.sampling = config.dp.sampling;
-  e.proactive.options = ResolveProactiveOptions(config, e.sampling);
+  e.proactive.options = ResolveProactiveOptions(config, config.dp.sampling);
   // With a Hosting (an MPI rank), the shards and plans are decided from the labels alone, and only the
   // hosted clients' rows are read with their features; the final plans must place the clients the same way
   // (FinishHosting checks).
@@ -203,18 +202,18 @@ PlannedFromLabels LoadExperimentData(Experiment& e, const Hosting& hosting) {
             audit::RecordsWithCanaries(config, config.dp.sampling, static_cast<int64_t>(c), rows);
         planned.plans.push_back(MakeRoundPlan(config.schedule, records));
       }
-      e.hosted = hosting.clients(planned.plans);
-      return RowsToRead(config, shards, e.hosted, hosting.evaluates, labels.rows());
+      e.data.hosted = hosting.clients(planned.plans);
+      return RowsToRead(config, shards, e.data.hosted, hosting.evaluates, labels.rows());
     };
   }
   LoadedData loaded = LoadTrainData(config.data, config.seed, holding);
   if (shards.empty()) shards = ClientShards(config.data, loaded.train, config.clients.count, config.seed);
   // Shards are views into the one loaded training set: copying them doubled the peak memory (LeNet's
   // quick run: 534 MB for 235 MB of data; BENCHMARKS.md, "Memory").
-  e.train = std::make_shared<const data::Dataset>(std::move(loaded.train));
-  for (auto& shard : shards) e.shards.push_back(data::RowView{e.train.get(), std::move(shard)});
-  e.test = std::move(loaded.test);
-  if (hosting.evaluates) e.train_eval = TrainEvalRows(*e.train, config.eval.train_rows);
+  e.data.train = std::make_shared<const data::Dataset>(std::move(loaded.train));
+  for (auto& shard : shards) e.data.shards.push_back(data::RowView{e.data.train.get(), std::move(shard)});
+  e.data.test = std::move(loaded.test);
+  if (hosting.evaluates) e.data.train_eval = TrainEvalRows(*e.data.train, config.eval.train_rows);
   if (e.proactive.options.enabled) SplitHoldouts(e, e.proactive.options.holdout_fraction);
   return planned;
 }
@@ -226,11 +225,11 @@ void PlanProactiveClients(Experiment& e, std::vector<ProactiveClientPlan> planne
   const TrainConfig& config = e.config;
   // Phases planned per client from public values (N_c, targets, σ_j, K_j); σ lives in each plan.
   int64_t not_admitted = 0;
-  for (size_t c = 0; c < e.shards.size(); ++c) {
+  for (size_t c = 0; c < e.data.shards.size(); ++c) {
     const auto id = static_cast<int64_t>(c);
     ProactiveClientPlan p = planned.empty()
-                                ? PlanProactiveClient(config, e.proactive.options, id, e.shards[c].rows(),
-                                                      e.proactive.holdouts[c].rows())
+                                ? PlanProactiveClient(config, e.proactive.options, id,
+                                                      e.data.shards[c].rows(), e.proactive.holdouts[c].rows())
                                 : std::move(planned[c]);
     e.proactive.targets.push_back(p.target);
     e.proactive.check_plans.push_back(std::move(p.checks));
@@ -251,7 +250,7 @@ void PlanProactiveClients(Experiment& e, std::vector<ProactiveClientPlan> planne
           e.proactive.targets[c].delta);
     }
   }
-  if (not_admitted == static_cast<int64_t>(e.shards.size())) {
+  if (not_admitted == static_cast<int64_t>(e.data.shards.size())) {
     throw ConfigError("targets.epsilon", "no client's budget can reach its target: nobody would train");
   }
   // Paused clients re-check on global rounds spaced so that G ≤ T_max allows at most paused_checks.
@@ -269,32 +268,32 @@ void PlanAsyncRounds(Experiment& e, PlanTable planned) {
   if (!planned.empty()) {
     e.plans = std::move(planned);
   } else {
-    for (const auto& shard : e.shards) e.plans.push_back(MakeRoundPlan(config.schedule, shard.rows()));
+    for (const auto& shard : e.data.shards) e.plans.push_back(MakeRoundPlan(config.schedule, shard.rows()));
   }
-  if (e.sampling == SamplingModel::kRandomAllocation) ResolveAllocationWindow(e);
+  if (config.dp.sampling == SamplingModel::kRandomAllocation) ResolveAllocationWindow(e);
   // σ (calibrated if asked), every plan's σ_i and every client's budget round, before training.
   const auto privacy_start = std::chrono::steady_clock::now();
-  e.privacy = ResolvePrivacy(config, e.plans, e.sampling, e.delta, e.model->NumParams());
+  e.privacy = ResolvePrivacy(config, e.plans, config.dp.sampling, config.dp.delta, e.model->NumParams());
   e.privacy_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - privacy_start).count();
 }
 
 // With a Hosting: which clients this process runs (checked against the plans the rows were read for), and
 // no row list for the others.
 void FinishHosting(Experiment& e, const Hosting& hosting) {
-  if (e.hosted.empty()) {
+  if (e.data.hosted.empty()) {
     // Not LIBSVM: the data were read whole, so the placement comes from the final plans.
-    e.hosted = hosting.clients(e.plans);
+    e.data.hosted = hosting.clients(e.plans);
   } else {
     // The rows were chosen from plans made before σ and the budget were resolved; placement must not differ.
     ASYNCDP_CHECK_MSG(
-        hosting.clients(e.plans) == e.hosted,
+        hosting.clients(e.plans) == e.data.hosted,
         "the final round plans place the clients differently from the plans the rows were read for");
   }
   // A client this process does not run needs no row list (its N_c is plans[c].n_records), unless the
   // evaluation reads every client's rows (a reference optimum's objective).
-  const bool keep_all = hosting.evaluates && e.reference.has_value();
-  for (size_t c = 0; c < e.shards.size(); ++c) {
-    if (!e.hosted[c] && !keep_all) std::vector<int64_t>().swap(e.shards[c].indices);
+  const bool keep_all = hosting.evaluates && e.data.reference.has_value();
+  for (size_t c = 0; c < e.data.shards.size(); ++c) {
+    if (!e.data.hosted[c] && !keep_all) std::vector<int64_t>().swap(e.data.shards[c].indices);
   }
 }
 
@@ -305,29 +304,28 @@ Experiment BuildExperiment(const TrainConfig& input, const Hosting& hosting) {
   e.config = input;
   TrainConfig& config = e.config;
   PlannedFromLabels planned = LoadExperimentData(e, hosting);
-  const int64_t n_c = e.shards[0].rows();
+  const int64_t n_c = e.data.shards[0].rows();
   ResolveL2Lambda(config.model, n_c);
-  e.model = MakeModelFromConfig(config.model, *e.train, n_c);
+  e.model = MakeModelFromConfig(config.model, *e.data.train, n_c);
   // audit.canaries > 0: plant the audit's canaries before anything is planned from the shards.
-  e.train_canaries = audit::PlantTrainCanaries(e.config, e.sampling, e.shards, e.model);
-  e.delay_rule = MakeDelayRule(config.protocol.delay_rule, config.protocol.tau);
+  e.train_canaries = audit::PlantTrainCanaries(e.config, config.dp.sampling, e.data.shards, e.model);
+  e.protocol.delay_rule = MakeDelayRule(config.protocol.delay_rule, config.protocol.tau);
   e.initial_model = e.model->InitialParams(config.seed);
   if (!config.eval.reference_optimum.empty()) {
     int64_t records = 0;
-    for (const auto& shard : e.shards) records += shard.rows();
-    e.reference = LoadReferenceOptimum(config.eval.reference_optimum, ReferenceObjectiveKey(config, records),
-                                       e.model->NumParams());
+    for (const auto& shard : e.data.shards) records += shard.rows();
+    e.data.reference = LoadReferenceOptimum(config.eval.reference_optimum,
+                                            ReferenceObjectiveKey(config, records), e.model->NumParams());
   }
 
   // δ = 1/N_c by default (the paper's choice), with N_c the largest shard: the smallest of the clients'
   // 1/N_c. A non-private run accounts nothing, so it resolves no δ (dp.delta is not read:
   // sim/config_usage.cc).
   int64_t largest = 0;
-  for (const auto& shard : e.shards) largest = std::max(largest, shard.rows());
+  for (const auto& shard : e.data.shards) largest = std::max(largest, shard.rows());
   if (config.dp.enabled && config.dp.delta == 0.0)
     config.dp.delta = config.targets.delta > 0 ? config.targets.delta : 1.0 / static_cast<double>(largest);
-  e.delta = config.dp.delta;
-  CheckDeltaMeaningful(config, e.shards);
+  CheckDeltaMeaningful(config, e.data.shards);
   if (e.proactive.options.enabled) {
     PlanProactiveClients(e, std::move(planned.proactive));
   } else {
@@ -335,9 +333,9 @@ Experiment BuildExperiment(const TrainConfig& input, const Hosting& hosting) {
   }
   // σ lives in e.privacy; the resolved configuration records it so that the run can be repeated as is.
   config.dp.sigma = e.privacy.sigma;
-  e.runtime = ResolveRuntimeOptions(config);
-  e.server = ResolveServerOptions(config);
-  e.faults = ResolveFaultPlan(config);
+  e.protocol.runtime = ResolveRuntimeOptions(config);
+  e.protocol.server = ResolveServerOptions(config);
+  e.protocol.faults = ResolveFaultPlan(config);
   if (hosting.clients) FinishHosting(e, hosting);
   return e;
 }
@@ -395,7 +393,7 @@ FaultPlan ResolveFaultPlan(const TrainConfig& config) {
 }
 
 AllocationSlots AllocationSlotsOf(const Experiment& e) {
-  if (e.sampling != SamplingModel::kRandomAllocation) return {};
+  if (e.privacy.sampling() != SamplingModel::kRandomAllocation) return {};
   return {e.config.dp.allocation_steps, e.config.dp.allocation_k};
 }
 
@@ -406,18 +404,18 @@ int64_t LongestPlan(const Experiment& e) {
 }
 
 std::vector<std::unique_ptr<ClientProtocol>> MakeClients(const Experiment& e, const std::vector<bool>& hosted) {
-  ASYNCDP_CHECK(hosted.empty() || hosted.size() == e.shards.size());
+  ASYNCDP_CHECK(hosted.empty() || hosted.size() == e.data.shards.size());
   std::vector<std::unique_ptr<ClientProtocol>> clients;
-  clients.reserve(e.shards.size());
+  clients.reserve(e.data.shards.size());
   const bool secure = e.privacy.enabled && e.privacy.secure_noise;
-  for (size_t c = 0; c < e.shards.size(); ++c) {
+  for (size_t c = 0; c < e.data.shards.size(); ++c) {
     if (!hosted.empty() && !hosted[c]) {
       clients.push_back(nullptr);
       continue;
     }
     // The shard's own data set: the training set, or the audited client's planted copy (audit.canaries).
-    for (int64_t r : e.shards[c].indices)
-      ASYNCDP_CHECK_MSG(e.shards[c].data->Holds(r), "a hosted client's row was not read");
+    for (int64_t r : e.data.shards[c].indices)
+      ASYNCDP_CHECK_MSG(e.data.shards[c].data->Holds(r), "a hosted client's row was not read");
     ClientOptions options;
     options.id = static_cast<int64_t>(c);
     options.seed = e.config.seed;
@@ -427,7 +425,7 @@ std::vector<std::unique_ptr<ClientProtocol>> MakeClients(const Experiment& e, co
       options.adaptive_clip = {true, e.config.dp.clip_quantile, e.config.dp.clip_lr, e.privacy.clip_count_sigma};
     }
     options.noise = secure ? NoiseMode::kSecure : NoiseMode::kReproducible;
-    options.stop_at_round = e.faults.clients[c].dropout_round;
+    options.stop_at_round = e.protocol.faults.clients[c].dropout_round;
     if (std::isfinite(e.privacy.epsilon_budget)) options.budget_rounds = e.privacy.budget_rounds[c];
     AccuracyCheck accuracy_check;
     if (e.proactive.options.enabled) {
@@ -456,11 +454,11 @@ std::vector<std::unique_ptr<ClientProtocol>> MakeClients(const Experiment& e, co
     // the sample is secret), so their streams get a key from the OS, never written out.
     const uint64_t batch_seed = secure ? OsRandomSeed() : e.config.seed;
     clients.push_back(std::make_unique<ClientProtocol>(
-        options, e.shards[c], audit::ClientModel(e.train_canaries.get(), *e.model, c),
-        audit::ClientRunPlan(e.train_canaries.get(), e.plans[c], c), *e.delay_rule,
-        MakeSampler(e.sampling, e.shards[c].rows(), batch_seed, static_cast<uint32_t>(c), AllocationSlotsOf(e)),
-        e.initial_model,
-        std::move(accuracy_check)));
+        options, e.data.shards[c], audit::ClientModel(e.train_canaries.get(), *e.model, c),
+        audit::ClientRunPlan(e.train_canaries.get(), e.plans[c], c), *e.protocol.delay_rule,
+        MakeSampler(e.privacy.sampling(), e.data.shards[c].rows(), batch_seed, static_cast<uint32_t>(c),
+                    AllocationSlotsOf(e)),
+        e.initial_model, std::move(accuracy_check)));
     if (e.proactive.options.enabled && !e.proactive.phase_plans[c].admitted)
       clients.back()->MarkNotAdmitted();
   }

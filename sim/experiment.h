@@ -37,7 +37,7 @@ struct TrainCanaries;  // sim/audit/train_canaries.h
 }
 
 // The proactive framework (targets.accuracy > 0; docs/theory.md §9): its options and, per client (indexed
-// like Experiment::shards), its targets, the held-out rows of its accuracy checks (not in shards[c], so not
+// like RunData::shards), its targets, the held-out rows of its accuracy checks (not in shards[c], so not
 // in the data set its ε protects), its planned phases and its checks. Empty vectors when not enabled.
 struct ProactiveClients {
   ProactiveOptions options;
@@ -49,38 +49,49 @@ struct ProactiveClients {
   std::vector<CheckPlan> check_plans;
 };
 
-struct Experiment {
-  // The configuration with every derived value filled in (σ if calibrated, δ, λ), as written to
-  // config.resolved.toml.
-  TrainConfig config;
-  // The training rows as loaded, once; every client's shard is a view into it (no copy).
+// The data of a run: the training rows as loaded once, every client's shard a view into them (no copy),
+// the evaluation rows, and which clients this process hosts.
+struct RunData {
   std::shared_ptr<const data::Dataset> train;
   std::vector<data::RowView> shards;  // client c's local data set d (rows of *train; see `hosted`)
   data::Dataset test;                 // evaluation rows (capped at data.eval_rows)
   data::Dataset train_eval;           // training rows for the train-loss column (may be empty)
   std::optional<models::ReferenceOptimum> reference;  // w* of eval.reference_optimum (diagnostics)
-  std::unique_ptr<models::Model> model;
-  std::unique_ptr<DelayRule> delay_rule;
-  PlanTable plans;                    // per client: s_i, q_i, σ_i, η̄_i
-  Eigen::VectorXf initial_model;      // v̂_0
-  SamplingModel sampling = SamplingModel::kPoisson;
-  double delta = 0.0;                 // δ every ε refers to
-  PrivacySetup privacy;               // σ (stored here only), accountant, budget rounds, secure noise
-  RuntimeOptions runtime;
-  ServerOptions server;               // the server's step weighting (protocol.server_step, staleness_exponent)
-  FaultPlan faults;
-  ProactiveClients
-      proactive;  // the proactive framework (targets.accuracy > 0); options.enabled false otherwise
-  // audit.canaries > 0: the one-run audit's canaries planted in the audited client's data (and its model);
-  // nullptr otherwise (sim/audit/train_audit.h).
-  std::shared_ptr<audit::TrainCanaries> train_canaries;
   // Built with a Hosting: the clients this process runs, and whether it evaluates. The other clients' rows
   // are not in *train and their shards are empty (N_c is plans[c].n_records), unless the evaluation needs
   // every row (a reference optimum). Empty: every client, and every shard is whole.
   std::vector<bool> hosted;
+};
+
+// How the protocol runs, resolved into typed options: the delay rule Υ, the runtime, the server's step
+// weighting and the injected faults.
+struct ProtocolSetup {
+  std::unique_ptr<DelayRule> delay_rule;
+  RuntimeOptions runtime;
+  ServerOptions server;  // the server's step weighting (protocol.server_step, staleness_exponent)
+  FaultPlan faults;
+};
+
+struct Experiment {
+  // The configuration with every derived value filled in (σ if calibrated, δ, λ), as written to
+  // config.resolved.toml.
+  TrainConfig config;
+  RunData data;
+  std::unique_ptr<models::Model> model;
+  PlanTable plans;                // per client: s_i, q_i, σ_i, η̄_i
+  Eigen::VectorXf initial_model;  // v̂_0
+  // σ (stored here only), δ every ε refers to, the sampler and noise the accountants assume, the budget
+  // rounds, secure noise.
+  PrivacySetup privacy;
   // Wall seconds spent deciding σ and the budget halts before training (calibration, RoundsWithinBudget):
   // part of summary.json's accounting_seconds.
   double privacy_seconds = 0.0;
+  ProtocolSetup protocol;
+  // The proactive framework (targets.accuracy > 0); options.enabled false otherwise.
+  ProactiveClients proactive;
+  // audit.canaries > 0: the one-run audit's canaries planted in the audited client's data (and its model);
+  // nullptr otherwise (sim/audit/train_audit.h).
+  std::shared_ptr<audit::TrainCanaries> train_canaries;
 };
 
 // Which clients this process runs, decided from the public round plans, and whether it evaluates the model
@@ -104,7 +115,7 @@ int64_t LongestPlan(const Experiment& experiment);
 
 // Loads data and builds the experiment. Throws InputError/ConfigError for bad files or settings. With a
 // Hosting, only the hosted clients' rows (and, if it evaluates, the evaluation rows) keep their features
-// (LIBSVM data; sim/train_data.h), and Experiment::hosted records the clients.
+// (LIBSVM data; sim/train_data.h), and RunData::hosted records the clients.
 Experiment BuildExperiment(const TrainConfig& config, const Hosting& hosting = {});
 
 // Refuses δ ≥ 0.1 (a void guarantee: it allows publishing a record outright with probability δ), for every

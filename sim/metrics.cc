@@ -45,9 +45,9 @@ MetricsRecorder::MetricsRecorder(const Experiment& experiment) : experiment_(exp
   every_ = std::max<int64_t>(1, LongestPlan(experiment) / std::max<int64_t>(1, experiment.config.eval.points));
   // eval.points = 0: no evaluation during the run, only the final one (OnFinish).
   next_eval_ = experiment.config.eval.points > 0 ? every_ : std::numeric_limits<int64_t>::max();
-  if (experiment.reference) {
-    parts_.reserve(experiment.shards.size());
-    for (const auto& shard : experiment.shards) {
+  if (experiment.data.reference) {
+    parts_.reserve(experiment.data.shards.size());
+    for (const auto& shard : experiment.data.shards) {
       parts_.push_back(shard.Copy());
       ASYNCDP_CHECK(parts_.back().HoldsEveryRow());  // an MPI rank 0 reads every row for this (sim/experiment.cc)
     }
@@ -144,24 +144,24 @@ void MetricsRecorder::Record(const ServerProtocol& server, const RunClock& clock
     }
     row.clip = clients > 0 ? sum / static_cast<double>(clients) : experiment_.config.dp.clip;
   }
-  const auto test = experiment_.model->Evaluate(view, experiment_.test);
+  const auto test = experiment_.model->Evaluate(view, experiment_.data.test);
   row.test_loss = test.loss;
   // A non-finite model has no accuracy (what NaN scores compare to is an artefact), as in summary.json.
   const bool diverged = !params.allFinite() || !std::isfinite(test.loss);
   row.test_accuracy = diverged ? std::numeric_limits<double>::quiet_NaN() : test.accuracy;
   // A loss on client records: a non-private diagnostic, not even computed without output.diagnostics.
-  row.train_loss = experiment_.config.output.diagnostics && experiment_.train_eval.rows() > 0
-                       ? experiment_.model->Evaluate(view, experiment_.train_eval).loss
+  row.train_loss = experiment_.config.output.diagnostics && experiment_.data.train_eval.rows() > 0
+                       ? experiment_.model->Evaluate(view, experiment_.data.train_eval).loss
                        : std::numeric_limits<double>::quiet_NaN();
-  if (experiment_.config.output.diagnostics && experiment_.reference) {
+  if (experiment_.config.output.diagnostics && experiment_.data.reference) {
     const models::ConvergencePoint point =
-        models::MeasureConvergence(*experiment_.model, part_ptrs_, *experiment_.reference, view);
+        models::MeasureConvergence(*experiment_.model, part_ptrs_, *experiment_.data.reference, view);
     row.suboptimality = point.suboptimality;
     row.distance_sq = point.distance_sq;
   }
-  if (workspace_ && experiment_.train_eval.rows() > 0) {
-    row.gradient_norm =
-        models::GradientNorm(*experiment_.model, experiment_.train_eval, view, *workspace_, kGradientChunk);
+  if (workspace_ && experiment_.data.train_eval.rows() > 0) {
+    row.gradient_norm = models::GradientNorm(*experiment_.model, experiment_.data.train_eval, view,
+                                             *workspace_, kGradientChunk);
   }
   rows_.push_back(row);
 }
@@ -183,7 +183,7 @@ void MetricsRecorder::OnFinish(const ServerProtocol& server, const RunClock& clo
 }
 
 std::string MetricsRecorder::ToCsv(const std::string& time_unit, bool diagnostics) const {
-  const bool reference = diagnostics && experiment_.reference.has_value();
+  const bool reference = diagnostics && experiment_.data.reference.has_value();
   const bool gradient_norm = diagnostics && experiment_.config.eval.gradient_norm;
   const bool adaptive = experiment_.privacy.adaptive_clip;
   std::string out = fmt::format("global_round,{},gradients,epsilon,test_loss,test_accuracy", time_unit);

@@ -54,11 +54,11 @@ std::string ThreatModel(const Experiment& e) {
 // model.
 void MechanismSection(const Experiment& e, nlohmann::json& out) {
   const PrivacySetup& p = e.privacy;
-  out["delta"] = e.delta;
+  out["delta"] = e.privacy.delta;
   out["noise_multiplier"] = e.privacy.sigma;
   out["clip"] = e.config.dp.clip;
-  out["sampling"] = std::string(ToString(e.sampling));
-  out["neighbours"] = std::string(ToString(NaturalNeighbours(e.sampling)));
+  out["sampling"] = std::string(ToString(e.privacy.sampling()));
+  out["neighbours"] = std::string(ToString(NaturalNeighbours(e.privacy.sampling())));
   out["noise"] = p.secure_noise ? "secure: lattice rounding + discrete Gaussian from OS entropy (not reproducible)"
                                 : "gaussian: Philox stream keyed by the seed (reproducible)";
   out["unit"] = p.user_level ? "client" : "record";
@@ -110,7 +110,7 @@ void AccountantsSection(const Experiment& e, const accounting::PopulationReport&
   put("pld_lower", find(AccountantKind::kPld) ? &report.pld_lower : nullptr);
   put("gdp", find(AccountantKind::kGdp));
   put("proactive", &report.proactive.epsilon);
-  if (e.sampling == SamplingModel::kRandomAllocation) {
+  if (e.privacy.sampling() == SamplingModel::kRandomAllocation) {
     put("random_allocation", find(AccountantKind::kRandomAllocation));
     // What ran: the window every client's batches were allocated over (config: dp.allocation_*).
     const accounting::AllocationWindow& w = p.options.allocation;
@@ -197,7 +197,7 @@ std::vector<HeadlineEpsilon> HeadlineEpsilons(const Experiment& e,
       // at all (it can sit below the PLD lower bound), so none, with the failed conditions in "proactive".
       entry("proactive", report.proactive.valid ? of(&report.proactive.epsilon) : std::nullopt),
   };
-  if (enabled && e.sampling == SamplingModel::kRandomAllocation) {
+  if (enabled && e.privacy.sampling() == SamplingModel::kRandomAllocation) {
     headline.push_back(entry("random_allocation", of(Find(report, AccountantKind::kRandomAllocation))));
   }
   return headline;

@@ -232,7 +232,7 @@ accounting::PopulationReport AccountRun(const PrivacySetup& privacy, const PlanT
   accounting::PopulationOptions options;
   options.delta = privacy.delta;
   options.accounting = privacy.options;
-  if (privacy.options.sampling == SamplingModel::kRandomAllocation) {
+  if (privacy.sampling() == SamplingModel::kRandomAllocation) {
     // The subsampled-Gaussian accountants are listed too: the report says why they do not apply.
     options.accountants = {accounting::AccountantKind::kRandomAllocation, accounting::AccountantKind::kRdp,
                            accounting::AccountantKind::kPld, accounting::AccountantKind::kGdp};

@@ -57,6 +57,7 @@ struct PrivacySetup {
   // A schedule of this setup's rounds as a mechanism description (its sampler and noise; dp_event.h).
   accounting::DpEventPtr EventOf(const accounting::Schedule& schedule) const;
   accounting::AccountingPrecision precision() const { return {options.rdp, options.pld}; }
+  SamplingModel sampling() const { return options.sampling; }  // dp.sampling, as the accountants assume it
   // Rounds [0, rounds) of `plan` as an accounting schedule.
   accounting::Schedule ClientSchedule(const RoundPlan& plan, int64_t rounds) const;
   // The rounds of `plan` applied to the global model: [0, prefix) and those in `early`.

@@ -100,7 +100,7 @@ void PrivacySection(const RunFacts& run, SummaryCore& core) {
       "accounting: {:.3f} s (sigma and budget halts {:.3f} s, running epsilon {:.3f} s, "
       "final report {:.3f} s)",
       core.accounting_seconds, e.privacy_seconds, run.metrics.epsilon_seconds(), report_seconds);
-  core.delta = e.delta;
+  core.delta = e.privacy.delta;
   core.sigma = e.privacy.sigma;
   core.sigma_calibrated = e.privacy.calibrated;
   core.clip = e.config.dp.clip;
@@ -117,10 +117,10 @@ void ProtocolSection(const RunFacts& run, nlohmann::json& s) {
   s["rounds_per_client"] = RoundsDone(run);
   s["planned_grads_per_client"] = planned_grads;
   s["max_staleness"] = MaxStaleness(run);
-  s["staleness_bound"] = e.delay_rule->MaxStaleness() == std::numeric_limits<int64_t>::max()
+  s["staleness_bound"] = e.protocol.delay_rule->MaxStaleness() == std::numeric_limits<int64_t>::max()
                              ? nlohmann::json(nullptr)
-                             : nlohmann::json(e.delay_rule->MaxStaleness());
-  s["delay_rule"] = e.delay_rule->Describe();
+                             : nlohmann::json(e.protocol.delay_rule->MaxStaleness());
+  s["delay_rule"] = e.protocol.delay_rule->Describe();
   s["global_rounds"] = run.server.global_round();
   int64_t max_lag = 0, readmitted = 0;
   for (int64_t c = 0; c < e.config.clients.count; ++c) {
@@ -172,7 +172,7 @@ nlohmann::json DiagnosticsJson(const RunFacts& run) {
       {"realised_grads_per_client", realised_grads},
       {"clipped_fraction_per_client", clipped_fraction},
       {"mean_grad_norm_per_client", mean_grad_norm}};
-  if (run.experiment.reference) {
+  if (run.experiment.data.reference) {
     d["suboptimality"] = FiniteOrNull(last.suboptimality);
     d["distance_sq"] = FiniteOrNull(last.distance_sq);
   }
@@ -240,7 +240,7 @@ Summary Summarise(const RunFacts& run, const std::optional<audit::TrainAuditOutc
   PrivacySection(run, core);
   core.outcome = OutcomeOf(run.report);
   core.wall_seconds = run.wall_seconds;
-  if (e.runtime.kind == RuntimeKind::kVirtual) core.virtual_seconds = run.report.end_time;
+  if (e.protocol.runtime.kind == RuntimeKind::kVirtual) core.virtual_seconds = run.report.end_time;
   core.runtime = config.protocol.runtime;
   core.seed = config.seed;
   core.model_kind = config.model.kind;

@@ -54,8 +54,8 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
       experiment.privacy.sigma, ToString(resolved.protocol.runtime));
 
   // MPI: each rank builds only the clients it hosts (rank 0, the server, none).
-  auto clients = MakeClients(experiment, experiment.hosted);
-  ServerProtocol server(resolved.clients.count, experiment.initial_model, experiment.server);
+  auto clients = MakeClients(experiment, experiment.data.hosted);
+  ServerProtocol server(resolved.clients.count, experiment.initial_model, experiment.protocol.server);
   MetricsRecorder metrics(experiment);
   ObserverList observers;
   observers.Add(&metrics);
@@ -73,15 +73,16 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
     observers.Add(audit_recorder.get());
   }
 
-  const bool virtual_clock = experiment.runtime.kind == RuntimeKind::kVirtual;
-  RuntimeOptions runtime = experiment.runtime;
+  const bool virtual_clock = experiment.protocol.runtime.kind == RuntimeKind::kVirtual;
+  RuntimeOptions runtime = experiment.protocol.runtime;
   runtime.cancel = options.cancel;
   RuntimeReport report;
   std::vector<ClientOutcome> outcomes;
-  if (experiment.runtime.kind == RuntimeKind::kMpi) {
+  if (experiment.protocol.runtime.kind == RuntimeKind::kMpi) {
 #if ASYNCDP_WITH_MPI
     // Every rank runs this; only rank 0 (the server) has the outcomes and produces outputs.
-    report = RunMpi(runtime, experiment.faults, clients, experiment.plans, server, observers, outcomes);
+    report =
+        RunMpi(runtime, experiment.protocol.faults, clients, experiment.plans, server, observers, outcomes);
     if (MpiRank() != 0) {
       TrainResult worker;
       worker.primary = false;
@@ -91,8 +92,8 @@ TrainResult RunTraining(const TrainConfig& config, const TrainOptions& options) 
     throw InputError("protocol.runtime", std::string(kBuiltWithoutMpi));
 #endif
   } else {
-    report = virtual_clock ? RunVirtual(runtime, experiment.faults, clients, server, observers)
-                           : RunThreads(runtime, experiment.faults, clients, server, observers);
+    report = virtual_clock ? RunVirtual(runtime, experiment.protocol.faults, clients, server, observers)
+                           : RunThreads(runtime, experiment.protocol.faults, clients, server, observers);
     outcomes = OutcomesOf(clients);
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -187,7 +187,7 @@ UtilityGraph RunUtilityGraph(const TrainConfig& base, const UtilityGraphOptions&
     const Experiment& experiment = *trained.experiment;
     const std::span<const float> w_star(trained.final_model.data(),
                                         static_cast<size_t>(trained.final_model.size()));
-    const models::Evaluation base_eval = experiment.model->Evaluate(w_star, experiment.test);
+    const models::Evaluation base_eval = experiment.model->Evaluate(w_star, experiment.data.test);
     UtilityCurve curve;
     curve.clip = clip;
     curve.base_accuracy = base_eval.accuracy;
@@ -201,7 +201,7 @@ UtilityGraph RunUtilityGraph(const TrainConfig& base, const UtilityGraphOptions&
           clip);
     }
     for (double sigma : options.sigmas) {
-      curve.points.push_back(MeasureNoisyCopies(*experiment.model, experiment.test, w_star,
+      curve.points.push_back(MeasureNoisyCopies(*experiment.model, experiment.data.test, w_star,
                                                 base_eval.accuracy, clip, sigma, options.draws, base.seed));
     }
     curve.max_sigma_at_threshold = MaxSigmaAtThreshold(curve.points, options.threshold);

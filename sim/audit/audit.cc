@@ -101,13 +101,13 @@ AuditReport RunOneRunMislabelledAudit(const TrainConfig& config, const AuditOpti
   AuditReport report;
   report.options = options;
   report.resolved_config = e.config;
-  report.sampling = std::string(ToString(e.sampling));
+  report.sampling = std::string(ToString(e.privacy.sampling()));
   report.accounted_sampling = report.sampling;
-  report.neighbours = std::string(ToString(NaturalNeighbours(e.sampling)));
+  report.neighbours = std::string(ToString(NaturalNeighbours(e.privacy.sampling())));
   report.statistic = std::string(ToString(AuditStatistic::kNegativeLoss));
-  report.delta = e.delta;
+  report.delta = e.privacy.delta;
   report.sigma = e.privacy.sigma;
-  report.client_records = e.shards[static_cast<size_t>(options.client)].rows();
+  report.client_records = e.data.shards[static_cast<size_t>(options.client)].rows();
   report.rounds = outcome.rounds;
   report.reported = outcome.reported;
   report.headline_accountant = outcome.headline.accountant;
@@ -182,7 +182,7 @@ void DecideMultiRun(const Experiment& e, const Accounted& accounted, const Audit
                     AuditReport& report) {
   report.profile = ReportedProfile(accounted);
   asyncdp::audit::MultiRunAuditOptions multi;
-  multi.delta = e.delta;
+  multi.delta = e.privacy.delta;
   multi.confidence = options.confidence;
   multi.reported_profile = report.profile;
   report.multi = asyncdp::audit::MultiRunAudit(report.in_scores, report.out_scores, multi);
@@ -212,7 +212,7 @@ void DecideMultiRun(const Experiment& e, const Accounted& accounted, const Audit
 // The one-run verdict: does eps_lower exceed an upper-bound accountant's epsilon?
 void DecideOneRun(const Experiment& e, const AuditOptions& options, AuditReport& report) {
   const OneRunEstimates estimates =
-      EstimateOneRun(report.canary_scores, report.included, e.delta, options.confidence);
+      EstimateOneRun(report.canary_scores, report.included, e.privacy.delta, options.confidence);
   report.one_run = estimates.one_run;
   report.fdp = estimates.fdp;
   report.eps_lower = report.one_run.epsilon;
@@ -241,26 +241,27 @@ AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
   AuditReport report;
   report.options = options;
   report.resolved_config = e.config;
-  report.sampling = std::string(ToString(e.sampling));
+  report.sampling = std::string(ToString(e.privacy.sampling()));
   const SamplingModel accounted_sampling =
       options.accounted_sampling.empty()
-          ? e.sampling
+          ? e.privacy.sampling()
           : ParseSamplingModel(options.accounted_sampling, "--test-accounted-sampling");
   report.accounted_sampling = std::string(ToString(accounted_sampling));
   report.neighbours = options.canary == CanaryKind::kWholeClient
                           ? "add/remove one client's data set (user level)"
-                          : std::string(ToString(NaturalNeighbours(e.sampling)));
+                          : std::string(ToString(NaturalNeighbours(e.privacy.sampling())));
   report.statistic = std::string(ToString(canary.score_rule().statistic));
-  report.delta = e.delta;
+  report.delta = e.privacy.delta;
   report.sigma = e.privacy.sigma;
   report.client_records = canary.client_records();
   spdlog::info(
       "audit: client {} of {} (N_c = {}), {} sampling, sigma = {:.6g}, delta = {:.3g}, {} audit, {} view, "
       "{} canary, {} statistic",
-      options.client, e.config.clients.count, report.client_records, report.sampling, e.privacy.sigma, e.delta,
-      ToString(options.mode), ToString(options.view), ToString(options.canary), report.statistic);
+      options.client, e.config.clients.count, report.client_records, report.sampling, e.privacy.sigma,
+      e.privacy.delta, ToString(options.mode), ToString(options.view), ToString(options.canary),
+      report.statistic);
 
-  if (e.runtime.kind != RuntimeKind::kVirtual) {
+  if (e.protocol.runtime.kind != RuntimeKind::kVirtual) {
     spdlog::info(
         "audit: every training runs on the virtual runtime (same protocol; protocol.runtime = threads "
         "would time the runs by the wall clock, which the audited guarantee does not cover)");

@@ -80,7 +80,7 @@ CanaryExperiment::CanaryExperiment(const TrainConfig& config, const AuditOptions
                       "client " + std::to_string(options_.client) +
                           " does not exist (clients.count = " + std::to_string(e.config.clients.count) + ")");
   }
-  const bool replace_one = NaturalNeighbours(e.sampling) == NeighbourRelation::kReplaceOne;
+  const bool replace_one = NaturalNeighbours(e.privacy.sampling()) == NeighbourRelation::kReplaceOne;
   const bool whole_client = options_.canary == CanaryKind::kWholeClient;
   if (whole_client && !e.privacy.user_level) {
     throw ConfigError("--canary", "a whole-client canary audits user-level DP: set dp.unit = \"client\" and "
@@ -120,7 +120,7 @@ CanaryExperiment::CanaryExperiment(const TrainConfig& config, const AuditOptions
 
   // The score rule of the audited client's plan (the public q_i and the accounted sigma_i).
   const RoundPlan& plan = e.plans[static_cast<size_t>(options_.client)];
-  const bool shuffle = e.sampling == SamplingModel::kShuffle;
+  const bool shuffle = e.privacy.sampling() == SamplingModel::kShuffle;
   rule_.view = options_.view;
   bool subsampled = false;
   // User level: the noise of a round is sigma C_u, i.e. multiplier sigma C_u / C for a record canary; a
@@ -141,7 +141,7 @@ CanaryExperiment::CanaryExperiment(const TrainConfig& config, const AuditOptions
   AuditStatistic statistic = options_.statistic;
   if (options_.canary == CanaryKind::kMislabelled) {
     statistic = AuditStatistic::kNegativeLoss;
-    const data::Dataset shard = e.shards[static_cast<size_t>(options_.client)].Copy();
+    const data::Dataset shard = e.data.shards[static_cast<size_t>(options_.client)].Copy();
     mislabelled_ = models::ChooseMislabelledCanary(shard, e.config.seed);
     const int64_t source[] = {mislabelled_.source_row};
     mislabelled_row_ = data::Subset(shard, source);
@@ -171,7 +171,7 @@ CanaryExperiment::CanaryExperiment(const TrainConfig& config, const AuditOptions
 CanaryExperiment::AuditedClient CanaryExperiment::MakeAuditedClient(
     const std::vector<uint8_t>& included) const {
   ASYNCDP_CHECK(static_cast<int64_t>(included.size()) == canaries_);
-  const data::RowView& shard = experiment_.shards[static_cast<size_t>(options_.client)];
+  const data::RowView& shard = experiment_.data.shards[static_cast<size_t>(options_.client)];
   std::vector<int64_t> canary_of_row;
   for (int64_t j = 0; j < canaries_; ++j) {
     if (included[static_cast<size_t>(j)] != 0) canary_of_row.push_back(j);
@@ -191,7 +191,7 @@ CanaryExperiment::AuditedClient CanaryExperiment::MakeAuditedClient(
     return client;
   }
   // Replace-one: each planted canary takes the place of one of the last records; add/remove: appended.
-  const int64_t kept = NaturalNeighbours(experiment_.sampling) == NeighbourRelation::kReplaceOne
+  const int64_t kept = NaturalNeighbours(experiment_.privacy.sampling()) == NeighbourRelation::kReplaceOne
                            ? shard.rows() - planted
                            : shard.rows();
   ASYNCDP_CHECK(kept >= 0);
@@ -240,26 +240,26 @@ RunTrace CanaryExperiment::RunOnce(const AuditedClient& audited, uint64_t seed) 
     client_options.clip = e.config.dp.clip;
     if (e.privacy.user_level) client_options.client_clip = e.privacy.client_clip;  // as in training
     client_options.noise = secure ? NoiseMode::kSecure : NoiseMode::kReproducible;
-    client_options.stop_at_round = e.faults.clients[c].dropout_round;
+    client_options.stop_at_round = e.protocol.faults.clients[c].dropout_round;
     if (std::isfinite(e.privacy.epsilon_budget)) client_options.budget_rounds = e.privacy.budget_rounds[c];
-    const int64_t records = is_audited ? audited.shard.rows() : e.shards[c].rows();
+    const int64_t records = is_audited ? audited.shard.rows() : e.data.shards[c].rows();
     const models::Model& model =
         is_audited ? static_cast<const models::Model&>(*audited.model) : *plain_model_;
     // As in training (sim/experiment.cc): secure noise draws the batches from OS entropy too.
     const uint64_t batch_seed = secure ? OsRandomSeed() : seed;
     std::unique_ptr<BatchSampler> sampler =
-        is_audited && e.sampling == SamplingModel::kPoisson
-            ? std::make_unique<PlanRatePoissonSampler>(records, e.shards[c].rows(), batch_seed,
+        is_audited && e.privacy.sampling() == SamplingModel::kPoisson
+            ? std::make_unique<PlanRatePoissonSampler>(records, e.data.shards[c].rows(), batch_seed,
                                                        static_cast<uint32_t>(c))
-            : MakeSampler(e.sampling, records, batch_seed, static_cast<uint32_t>(c), AllocationSlotsOf(e));
-    clients.push_back(is_audited ? std::make_unique<ClientProtocol>(client_options, audited.shard, model,
-                                                                    run_plans_[c], *e.delay_rule,
-                                                                    std::move(sampler), initial)
-                                 : std::make_unique<ClientProtocol>(client_options, e.shards[c], model,
-                                                                    run_plans_[c], *e.delay_rule,
-                                                                    std::move(sampler), initial));
+            : MakeSampler(e.privacy.sampling(), records, batch_seed, static_cast<uint32_t>(c),
+                          AllocationSlotsOf(e));
+    clients.push_back(
+        is_audited ? std::make_unique<ClientProtocol>(client_options, audited.shard, model, run_plans_[c],
+                                                      *e.protocol.delay_rule, std::move(sampler), initial)
+                   : std::make_unique<ClientProtocol>(client_options, e.data.shards[c], model, run_plans_[c],
+                                                      *e.protocol.delay_rule, std::move(sampler), initial));
   }
-  ServerProtocol server(static_cast<int64_t>(n), initial, e.server);
+  ServerProtocol server(static_cast<int64_t>(n), initial, e.protocol.server);
 
   RunTrace trace;
   trace.canaries = canaries_;
@@ -269,11 +269,11 @@ RunTrace CanaryExperiment::RunOnce(const AuditedClient& audited, uint64_t seed) 
   const int64_t first = plain_model_->CanaryCoordinate(0);
   UpdateRecorder recorder(options_.client, first, projection_scale_, trace);
 
-  RuntimeOptions runtime = e.runtime;
+  RuntimeOptions runtime = e.protocol.runtime;
   runtime.kind = RuntimeKind::kVirtual;
   runtime.seed = seed;
   runtime.worker_threads = 1;  // runs are parallel across the audit; each run is one thread
-  RunVirtual(runtime, e.faults, clients, server, recorder);
+  RunVirtual(runtime, e.protocol.faults, clients, server, recorder);
 
   trace.rounds_done = clients[static_cast<size_t>(options_.client)]->local_round();
   trace.final_coordinates.resize(static_cast<size_t>(canaries_));

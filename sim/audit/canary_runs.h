@@ -77,7 +77,9 @@ class CanaryExperiment {
   const AuditOptions& options() const { return options_; }
   const ScoreRule& score_rule() const { return rule_; }
   int64_t client() const { return options_.client; }
-  int64_t client_records() const { return experiment_.shards[static_cast<size_t>(options_.client)].rows(); }
+  int64_t client_records() const {
+    return experiment_.data.shards[static_cast<size_t>(options_.client)].rows();
+  }
 
  private:
   struct AuditedClient {

@@ -24,7 +24,7 @@ Accounted AccountClient(const Experiment& e, int64_t client, int64_t rounds,
     kinds.insert(kinds.begin(), AccountantKind::kRandomAllocation);
   }
   accounting::AccountQuery query;
-  query.delta = e.delta;
+  query.delta = e.privacy.delta;
   query.precision = privacy.precision();
   const accounting::DpEventPtr event = accounting::ScheduleEvent(schedule, accounted_sampling, privacy.options.noise,
                                                                  privacy.options.allocation);
@@ -70,7 +70,7 @@ std::vector<accounting::AccountantKind> RefutedAccountants(const std::vector<Rep
 }
 
 std::vector<ReportedEpsilon> ReportedEpsilons(const Experiment& e, int64_t client, int64_t rounds) {
-  return AccountClient(e, client, rounds, e.sampling, /*whole_client=*/false).reported;
+  return AccountClient(e, client, rounds, e.privacy.sampling(), /*whole_client=*/false).reported;
 }
 
 }  // namespace asyncdp::sim::audit

@@ -32,14 +32,15 @@ struct Accounted {
   std::vector<ReportedEpsilon> reported;
   std::vector<std::shared_ptr<const accounting::Accountant>> upper;  // composed (Delta queries)
 };
-// Accounted with the sampler the accountants assume (differs from e.sampling only by fault injection), for
-// the unit the canary protects: in a user-level run (dp.unit = "client") a record canary is set against the
-// record-level guarantee (PrivacySetup::RecordLevel), a whole-client canary against the user-level one.
+// Accounted with the sampler the accountants assume (differs from e.privacy.sampling() only by fault
+// injection), for the unit the canary protects: in a user-level run (dp.unit = "client") a record canary is
+// set against the record-level guarantee (PrivacySetup::RecordLevel), a whole-client canary against the
+// user-level one.
 Accounted AccountClient(const Experiment& e, int64_t client, int64_t rounds, SamplingModel accounted_sampling,
                         bool whole_client);
 
 // The epsilon of every mechanism accountant (rdp, pld, gdp; random allocation first when the run samples
-// so) for the first `rounds` rounds of `client` in experiment e, at e.delta.
+// so) for the first `rounds` rounds of `client` in experiment e, at e.privacy.delta.
 std::vector<ReportedEpsilon> ReportedEpsilons(const Experiment& e, int64_t client, int64_t rounds);
 
 // The epsilon on an audit's verdict line: the run's dp.accountant when it applies, else the first upper bound

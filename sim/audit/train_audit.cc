@@ -80,7 +80,7 @@ std::vector<double> TrainCanaryScores(const Experiment& e, const TrainAuditRecor
   const RoundPlan& plan = e.plans[static_cast<size_t>(t.client)];
   bool subsampled = false;
   for (int64_t r = 0; r < plan.rounds(); ++r) subsampled = subsampled || plan.rate(r) < 1.0;
-  const bool likelihood_ratio = subsampled && e.sampling != SamplingModel::kShuffle;
+  const bool likelihood_ratio = subsampled && e.privacy.sampling() != SamplingModel::kShuffle;
   const auto& x = recorder.projections();
   const auto& received = recorder.received();
   for (int64_t j = 0; j < t.canaries; ++j) {
@@ -104,7 +104,8 @@ TrainAuditOutcome AuditTrainingRun(const Experiment& e, const TrainAuditRecorder
   out.canary_scores = TrainCanaryScores(e, recorder, final_model);
   out.confidence = e.config.audit.confidence;
   out.rounds = rounds_done;
-  const OneRunEstimates estimates = EstimateOneRun(out.canary_scores, t.included, e.delta, out.confidence);
+  const OneRunEstimates estimates =
+      EstimateOneRun(out.canary_scores, t.included, e.privacy.delta, out.confidence);
   out.one_run = estimates.one_run;
   out.fdp = estimates.fdp;
   out.reported = ReportedEpsilons(e, t.client, rounds_done);
@@ -135,10 +136,10 @@ nlohmann::json AuditedJson(const Experiment& e, const TrainCanaries& t, int64_t 
           {"records", e.plans[static_cast<size_t>(t.client)].n_records},
           {"records_replaced_by_canaries", t.replaced},
           {"rounds", rounds},
-          {"sampling", std::string(ToString(e.sampling))},
-          {"neighbours", std::string(ToString(NaturalNeighbours(e.sampling)))},
+          {"sampling", std::string(ToString(e.privacy.sampling()))},
+          {"neighbours", std::string(ToString(NaturalNeighbours(e.privacy.sampling())))},
           {"sigma", e.privacy.sigma},
-          {"delta", e.delta},
+          {"delta", e.privacy.delta},
           {"clip", e.config.dp.clip}};
 }
 
@@ -157,18 +158,18 @@ std::string CanaryDescription(CanaryKind kind) {
 
 // What the bound rests on: the canaries are training data, how they entered N_c, whose guarantee it is.
 nlohmann::json AssumptionsJson(const Experiment& e, const TrainCanaries& t) {
-  const bool replace_one = NaturalNeighbours(e.sampling) == NeighbourRelation::kReplaceOne;
+  const bool replace_one = NaturalNeighbours(e.privacy.sampling()) == NeighbourRelation::kReplaceOne;
   return {
       "The canaries are part of this run's training data: every reported epsilon (here and in summary.json "
       "\"privacy\") accounts the data set the run used, canaries included.",
       replace_one
           ? fmt::format("{} sampling (replace-one): each planted canary took the place of one of the "
                         "client's records ({} of them not trained on); N_c is unchanged.",
-                        ToString(e.sampling), t.replaced)
+                        ToString(e.privacy.sampling()), t.replaced)
           : fmt::format("{} sampling (add/remove): the {} planted canaries were added to the "
                         "client's {} records; N_c = {} and the sampling rate of that data set are what "
                         "the accountants compose (N_c treated as public, as in every run).",
-                        ToString(e.sampling), t.planted, t.records_before,
+                        ToString(e.privacy.sampling()), t.planted, t.records_before,
                         e.plans[static_cast<size_t>(t.client)].n_records),
       "The bound holds for the audited client's record-level guarantee in the stated threat model; it says "
       "nothing about other clients.",
@@ -199,13 +200,14 @@ nlohmann::json TrainAuditJson(const Experiment& e, const TrainAuditOutcome& outc
       "VIOLATION iff the one-run lower bound (Steinke, Nasr & Jagielski 2023, Corollary 5.4) exceeds an "
       "upper-bound accountant's epsilon for the audited client at the run's delta";
   j["refuted_accountants"] = refuted;
-  j["eps_lower"] = {{"epsilon", result.epsilon},
-                    {"confidence", outcome.confidence},
-                    {"delta", e.delta},
-                    {"method",
-                     "one-run audit: largest eps whose p-value is below 1 - confidence, best of several guess "
-                     "counts (Bonferroni)"},
-                    {"assumes", "independent fair canary coins drawn before training (from the run's seed)"}};
+  j["eps_lower"] = {
+      {"epsilon", result.epsilon},
+      {"confidence", outcome.confidence},
+      {"delta", e.privacy.delta},
+      {"method",
+       "one-run audit: largest eps whose p-value is below 1 - confidence, best of several guess "
+       "counts (Bonferroni)"},
+      {"assumes", "independent fair canary coins drawn before training (from the run's seed)"}};
   j["reported"] = ReportedEpsilonsJson(outcome.reported);
   j["headline"] = HeadlineJson(outcome.headline);
   j["one_run"] = OneRunCountsJson(result, outcome.fdp, t.planted);

@@ -33,19 +33,20 @@ TEST(RunPrivacy, UnequalShardsAndADropoutReportTheTrueMaximumPerAccountant) {
   const TrainResult r = RunTraining(c, {.progress = false});
   const Experiment& e = *r.experiment;
   std::set<int64_t> sizes;
-  for (const auto& shard : e.shards) sizes.insert(shard.rows());
+  for (const auto& shard : e.data.shards) sizes.insert(shard.rows());
   ASSERT_GE(sizes.size(), 3u) << "the partition should give unequal shards";
   ASSERT_EQ(r.summary["rounds_per_client"][0].get<int64_t>(), 2);
   accounting::AccountantOptions options;
-  options.sampling = e.sampling;
+  options.sampling = e.privacy.sampling();
   for (auto kind : accounting::kMechanismAccountants) {
     const std::string name(accounting::ToString(kind));
     double largest = 0.0;
     int64_t who = -1;
     for (size_t client = 0; client < e.plans.size(); ++client) {
       const int64_t rounds = r.summary["rounds_per_client"][client].get<int64_t>();
-      const double eps =
-          accounting::AccountSchedule(kind, e.privacy.ClientSchedule(e.plans[client], rounds), e.delta, options).epsilon;
+      const double eps = accounting::AccountSchedule(kind, e.privacy.ClientSchedule(e.plans[client], rounds),
+                                                     e.privacy.delta, options)
+                             .epsilon;
       if (eps > largest) {
         largest = eps;
         who = static_cast<int64_t>(client);
@@ -68,9 +69,10 @@ TEST(RunPrivacy, RunningEpsilonCountsOutOfOrderRounds) {
   server.OnUpdate(UpdateMessage{0, 1, 0.0, Eigen::VectorXf::Zero(e.initial_model.size())});  // round 1 before 0
   metrics.OnFinish(server, RunClock{});
   accounting::AccountantOptions options;
-  options.sampling = e.sampling;
+  options.sampling = e.privacy.sampling();
   const double one_round =
-      accounting::AccountSchedule(accounting::AccountantKind::kPld, {{e.plans[0].rate(1), e.privacy.sigma, 1}}, e.delta, options)
+      accounting::AccountSchedule(accounting::AccountantKind::kPld,
+                                  {{e.plans[0].rate(1), e.privacy.sigma, 1}}, e.privacy.delta, options)
           .epsilon;
   ASSERT_EQ(metrics.rows().size(), 1u);
   EXPECT_GT(one_round, 0.0);

@@ -20,29 +20,30 @@ Eigen::VectorXf FinalModel(const Experiment& e, bool copied_shards) {
   std::vector<data::Dataset> copies;
   std::vector<std::unique_ptr<ClientProtocol>> clients;
   if (copied_shards) {
-    for (const auto& shard : e.shards) copies.push_back(shard.Copy());
+    for (const auto& shard : e.data.shards) copies.push_back(shard.Copy());
     for (size_t c = 0; c < copies.size(); ++c) {
       ClientOptions options;
       options.id = static_cast<int64_t>(c);
       options.seed = e.config.seed;
       options.clip = e.config.dp.clip;
       clients.push_back(std::make_unique<ClientProtocol>(
-          options, copies[c], *e.model, e.plans[c], *e.delay_rule,
-          MakeSampler(e.sampling, copies[c].rows(), e.config.seed, static_cast<uint32_t>(c)), e.initial_model));
+          options, copies[c], *e.model, e.plans[c], *e.protocol.delay_rule,
+          MakeSampler(e.privacy.sampling(), copies[c].rows(), e.config.seed, static_cast<uint32_t>(c)),
+          e.initial_model));
     }
   } else {
     clients = MakeClients(e);
   }
-  ServerProtocol server(e.config.clients.count, e.initial_model, e.server);
+  ServerProtocol server(e.config.clients.count, e.initial_model, e.protocol.server);
   ObserverList observers;
-  RunVirtual(e.runtime, e.faults, clients, server, observers);
+  RunVirtual(e.protocol.runtime, e.protocol.faults, clients, server, observers);
   return server.model();
 }
 
 void ExpectViewsTrainLikeCopies(const TrainConfig& config) {
   const Experiment e = BuildExperiment(config);
-  ASSERT_GE(e.shards.size(), 2u);
-  for (const auto& shard : e.shards) EXPECT_EQ(shard.data, e.train.get());  // no copy
+  ASSERT_GE(e.data.shards.size(), 2u);
+  for (const auto& shard : e.data.shards) EXPECT_EQ(shard.data, e.data.train.get());  // no copy
   const Eigen::VectorXf viewed = FinalModel(e, false);
   const Eigen::VectorXf copied = FinalModel(e, true);
   ASSERT_EQ(viewed.size(), copied.size());
@@ -74,37 +75,40 @@ void ExpectHostingReadsOnlyHostedRows(TrainConfig config, bool evaluates) {
   };
   hosting.evaluates = evaluates;
   const Experiment part = BuildExperiment(config, hosting);
-  ASSERT_EQ(part.hosted.size(), full.shards.size());
-  EXPECT_EQ(part.train->class_names, full.train->class_names);
-  EXPECT_EQ(part.train->features(), full.train->features());
-  EXPECT_LT(part.train->nnz(), full.train->nnz());
-  for (size_t c = 0; c < full.shards.size(); ++c) {
+  ASSERT_EQ(part.data.hosted.size(), full.data.shards.size());
+  EXPECT_EQ(part.data.train->class_names, full.data.train->class_names);
+  EXPECT_EQ(part.data.train->features(), full.data.train->features());
+  EXPECT_LT(part.data.train->nnz(), full.data.train->nnz());
+  for (size_t c = 0; c < full.data.shards.size(); ++c) {
     EXPECT_EQ(part.plans[c], full.plans[c]) << "client " << c;
-    EXPECT_EQ(part.plans[c].n_records, full.shards[c].rows());
-    if (!part.hosted[c]) {
-      EXPECT_TRUE(part.shards[c].indices.empty()) << "client " << c << ": not hosted, no row list";
+    EXPECT_EQ(part.plans[c].n_records, full.data.shards[c].rows());
+    if (!part.data.hosted[c]) {
+      EXPECT_TRUE(part.data.shards[c].indices.empty()) << "client " << c << ": not hosted, no row list";
       if (!evaluates) {  // (the evaluating process also reads the train-loss rows, eval.train_rows)
-        for (int64_t r : full.shards[c].indices) ASSERT_FALSE(part.train->Holds(r)) << "client " << c << " row " << r;
+        for (int64_t r : full.data.shards[c].indices)
+          ASSERT_FALSE(part.data.train->Holds(r)) << "client " << c << " row " << r;
       }
       continue;
     }
-    ASSERT_EQ(part.shards[c].indices, full.shards[c].indices) << "client " << c;
-    for (int64_t r : part.shards[c].indices) {
-      ASSERT_TRUE(part.train->Holds(r)) << "client " << c << " row " << r;
-      ASSERT_EQ(part.train->labels[static_cast<size_t>(r)], full.train->labels[static_cast<size_t>(r)]);
-      const Eigen::VectorXf a = part.train->sparse.row(r);
-      const Eigen::VectorXf b = full.train->sparse.row(r);
+    ASSERT_EQ(part.data.shards[c].indices, full.data.shards[c].indices) << "client " << c;
+    for (int64_t r : part.data.shards[c].indices) {
+      ASSERT_TRUE(part.data.train->Holds(r)) << "client " << c << " row " << r;
+      ASSERT_EQ(part.data.train->labels[static_cast<size_t>(r)],
+                full.data.train->labels[static_cast<size_t>(r)]);
+      const Eigen::VectorXf a = part.data.train->sparse.row(r);
+      const Eigen::VectorXf b = full.data.train->sparse.row(r);
       ASSERT_EQ(a, b) << "client " << c << " row " << r;
     }
   }
-  EXPECT_EQ(MakeClients(part, part.hosted).size(), full.shards.size());  // hosted rows are all there
+  EXPECT_EQ(MakeClients(part, part.data.hosted).size(),
+            full.data.shards.size());  // hosted rows are all there
   if (evaluates) {
-    EXPECT_EQ(part.test.rows(), full.test.rows());
-    EXPECT_EQ(part.test.nnz(), full.test.nnz());
-    EXPECT_EQ(part.train_eval.nnz(), full.train_eval.nnz());
+    EXPECT_EQ(part.data.test.rows(), full.data.test.rows());
+    EXPECT_EQ(part.data.test.nnz(), full.data.test.nnz());
+    EXPECT_EQ(part.data.train_eval.nnz(), full.data.train_eval.nnz());
   } else {
-    EXPECT_EQ(part.test.nnz(), 0);  // no test features read
-    EXPECT_EQ(part.train_eval.rows(), 0);
+    EXPECT_EQ(part.data.test.nnz(), 0);  // no test features read
+    EXPECT_EQ(part.data.train_eval.rows(), 0);
   }
 }
 
@@ -137,9 +141,9 @@ TEST(ShardView, AHostingProcessWithImageDataReadsItWholeAndHostsItsClients) {
   };
   hosting.evaluates = false;
   const Experiment part = BuildExperiment(c, hosting);
-  EXPECT_EQ(part.hosted, (std::vector<bool>{false, true}));
-  EXPECT_TRUE(part.train->HoldsEveryRow());
-  const auto clients = MakeClients(part, part.hosted);
+  EXPECT_EQ(part.data.hosted, (std::vector<bool>{false, true}));
+  EXPECT_TRUE(part.data.train->HoldsEveryRow());
+  const auto clients = MakeClients(part, part.data.hosted);
   EXPECT_EQ(clients[0], nullptr);
   EXPECT_NE(clients[1], nullptr);
 }

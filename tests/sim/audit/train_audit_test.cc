@@ -53,7 +53,7 @@ TEST(TrainAuditTest, DiracPoissonIsConsistentAndAccountsTheGrownDataSet) {
   EXPECT_LT(planted, 250);
   EXPECT_EQ(a["audited"]["records_without_canaries"], 100);
   EXPECT_EQ(a["audited"]["records"], 100 + planted);
-  EXPECT_EQ(r.experiment->shards[0].rows(), 100 + planted);
+  EXPECT_EQ(r.experiment->data.shards[0].rows(), 100 + planted);
   EXPECT_EQ(r.experiment->plans[0].n_records, 100 + planted);
   EXPECT_NEAR(r.experiment->plans[0].rate(0), 100.0 / static_cast<double>(100 + planted), 1e-12);
   EXPECT_EQ(r.experiment->plans[1].n_records, 100);
@@ -195,7 +195,7 @@ TEST(TrainAuditTest, NoCanariesLeavesTheRunUnchanged) {
   TrainConfig audited = plain;
   audited.audit.canaries = 20;
   const TrainResult c = RunTraining(audited);
-  EXPECT_NE(c.experiment->shards[0].rows(), 100);
+  EXPECT_NE(c.experiment->data.shards[0].rows(), 100);
 }
 
 TEST(TrainAuditTest, BadAuditKeysAreConfigErrors) {

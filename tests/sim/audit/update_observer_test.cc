@@ -33,8 +33,8 @@ void ExpectEveryUpdateOnce(RuntimeKind kind) {
   ServerProtocol server(c.clients.count, e.initial_model);
   UpdateLog log(e.initial_model);
   const RuntimeReport report = kind == RuntimeKind::kVirtual
-                                   ? RunVirtual(e.runtime, e.faults, clients, server, log)
-                                   : RunThreads(e.runtime, e.faults, clients, server, log);
+                                   ? RunVirtual(e.protocol.runtime, e.protocol.faults, clients, server, log)
+                                   : RunThreads(e.protocol.runtime, e.protocol.faults, clients, server, log);
   EXPECT_EQ(report.updates, 18);
   ASSERT_EQ(log.seen.size(), 18u);
   for (const auto& [key, count] : log.seen) EXPECT_EQ(count, 1) << key.first << "," << key.second;

@@ -33,7 +33,7 @@ std::vector<double> FinalPldEpsilon(const TrainResult& r) {
   std::vector<double> out;
   for (size_t k = 0; k < e.plans.size(); ++k) {
     const int64_t rounds = r.summary["rounds_per_client"][k].get<int64_t>();
-    const double delta = e.proactive.options.enabled ? e.proactive.targets[k].delta : e.delta;
+    const double delta = e.proactive.options.enabled ? e.proactive.targets[k].delta : e.privacy.delta;
     out.push_back(accounting::AccountSchedule(accounting::AccountantKind::kPld,
                                               e.privacy.ClientSchedule(e.plans[k], rounds), delta)
                       .epsilon);

@@ -162,10 +162,10 @@ TEST(Proactive, PausedClientsReportTheirWholePlansEpsilonNotTheTally) {
     const int64_t ran = r.summary["rounds_per_client"][k].get<int64_t>();
     paused += ran < admitted ? 1 : 0;
     plan_pld = std::max(plan_pld, Epsilon(accounting::AccountantKind::kPld,
-                                          e.privacy.ClientSchedule(e.plans[k], admitted), e.delta));
+                                          e.privacy.ClientSchedule(e.plans[k], admitted), e.privacy.delta));
     if (ran > 0) {
       tally_pld = std::max(tally_pld, Epsilon(accounting::AccountantKind::kPld,
-                                              e.privacy.ClientSchedule(e.plans[k], ran), e.delta));
+                                              e.privacy.ClientSchedule(e.plans[k], ran), e.privacy.delta));
     }
     EXPECT_EQ(r.summary["proactive"]["clients"][k]["admitted_rounds"].get<int64_t>(), admitted);
   }

@@ -48,9 +48,10 @@ class PausingClient : public ::testing::Test {
     options.accuracy_target = 0.6;
     options.phase_ends = {2, 4, experiment_.plans[0].rounds()};
     client_ = std::make_unique<ClientProtocol>(
-        options, experiment_.shards[0], *experiment_.model, experiment_.plans[0], *experiment_.delay_rule,
-        MakeSampler(experiment_.sampling, experiment_.shards[0].rows(), 1, 0), experiment_.initial_model,
-        [](const Eigen::VectorXf& w) { return static_cast<double>(w[0]); });
+        options, experiment_.data.shards[0], *experiment_.model, experiment_.plans[0],
+        *experiment_.protocol.delay_rule,
+        MakeSampler(experiment_.privacy.sampling(), experiment_.data.shards[0].rows(), 1, 0),
+        experiment_.initial_model, [](const Eigen::VectorXf& w) { return static_cast<double>(w[0]); });
   }
   BroadcastMessage Model(int64_t k, float accuracy) const {
     Eigen::VectorXf w = experiment_.initial_model;

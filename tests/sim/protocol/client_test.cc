@@ -15,12 +15,13 @@ namespace {
 
 // U of client 0's round `round` computed on `w`, exactly as ComputeRound does it.
 Eigen::VectorXf ExpectedUpdate(const Experiment& e, const Eigen::VectorXf& w, int64_t round) {
-  auto sampler = MakeSampler(e.sampling, e.shards[0].rows(), e.config.seed, 0);
+  auto sampler = MakeSampler(e.privacy.sampling(), e.data.shards[0].rows(), e.config.seed, 0);
   auto workspace = e.model->NewWorkspace(e.plans[0].max_sample_size());
   std::vector<int64_t> batch;
   sampler->Sample(static_cast<uint32_t>(round), e.plans[0].sample_sizes[round], batch);
   Eigen::VectorXf sum(w.size());
-  const data::Dataset shard = e.shards[0].Copy();  // the shard as a copy: the client reads it through a view
+  const data::Dataset shard =
+      e.data.shards[0].Copy();  // the shard as a copy: the client reads it through a view
   e.model->ClippedGradientSum(std::span<const float>(w.data(), w.size()), shard, batch, e.config.dp.clip,
                               std::span<float>(sum.data(), sum.size()), *workspace);
   AddRoundNoise(StreamKey{e.config.seed, 0, static_cast<uint32_t>(round), StreamPurpose::kGradientNoise},

@@ -141,13 +141,13 @@ TEST_P(ExclusionBothRuntimes, ARunWhereEveryClientWaitsForeverEndsAsStalledInste
   c.clients.dropout_round = 4;
   c.protocol.exclude_after = 1.0;
   Experiment e = BuildExperiment(c);
-  e.runtime.exclude_after = 0.0;
+  e.protocol.runtime.exclude_after = 0.0;
   auto clients = MakeClients(e);
   ServerProtocol server(3, e.initial_model);
   RunObserver nobody;
-  const RuntimeReport report = GetParam() == "threads"
-                                   ? RunThreads(e.runtime, e.faults, clients, server, nobody)
-                                   : RunVirtual(e.runtime, e.faults, clients, server, nobody);
+  const RuntimeReport report =
+      GetParam() == "threads" ? RunThreads(e.protocol.runtime, e.protocol.faults, clients, server, nobody)
+                              : RunVirtual(e.protocol.runtime, e.protocol.faults, clients, server, nobody);
   EXPECT_TRUE(report.stalled);
   EXPECT_TRUE(report.truncated);
   std::vector<int64_t> unfinished;

@@ -164,10 +164,11 @@ TEST(VirtualRuntime, SynchronousSingleClientEqualsSequentialDpSgdLoop) {
 
   Eigen::VectorXf w = e.initial_model;
   Eigen::VectorXf sum(w.size());
-  auto sampler = MakeSampler(e.sampling, e.shards[0].rows(), c.seed, 0);
+  auto sampler = MakeSampler(e.privacy.sampling(), e.data.shards[0].rows(), c.seed, 0);
   auto workspace = e.model->NewWorkspace(e.plans[0].max_sample_size());
   std::vector<int64_t> batch;
-  const data::Dataset shard = e.shards[0].Copy();  // the shard as a copy: the client reads it through a view
+  const data::Dataset shard =
+      e.data.shards[0].Copy();  // the shard as a copy: the client reads it through a view
   for (int64_t i = 0; i < e.plans[0].rounds(); ++i) {
     sampler->Sample(static_cast<uint32_t>(i), e.plans[0].sample_sizes[i], batch);
     e.model->ClippedGradientSum(std::span<const float>(w.data(), w.size()), shard, batch, c.dp.clip,
@@ -200,9 +201,10 @@ TEST(VirtualRuntime, BudgetHaltStopsEveryClientWithinItsEpsilon) {
     const Experiment& e = *r.experiment;
     const int64_t rounds = r.summary["rounds_per_client"][0].get<int64_t>();
     accounting::AccountantOptions options;
-    options.sampling = e.sampling;
+    options.sampling = e.privacy.sampling();
     EXPECT_GT(accounting::AccountSchedule(accounting::ParseAccountantKind(accountant, "x"),
-                                          e.privacy.ClientSchedule(e.plans[0], rounds + 1), e.delta, options)
+                                          e.privacy.ClientSchedule(e.plans[0], rounds + 1), e.privacy.delta,
+                                          options)
                   .epsilon,
               1.2);
     EXPECT_EQ(r.summary["privacy"]["halted_by"], accountant);

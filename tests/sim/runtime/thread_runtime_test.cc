@@ -147,7 +147,7 @@ TEST(ThreadRuntime, ARefusedThreadStartIsAnInputErrorBeforeAnyRoundRuns) {
     return std::thread(std::move(body));
   };
   try {
-    RunThreads(e.runtime, e.faults, clients, server, nobody, refuse_second);
+    RunThreads(e.protocol.runtime, e.protocol.faults, clients, server, nobody, refuse_second);
     FAIL() << "expected ThreadStartError";
   } catch (const ThreadStartError& error) {
     EXPECT_EQ(error.where(), "protocol.worker_threads");
