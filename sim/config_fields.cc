@@ -314,11 +314,14 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
       {"schedule.sample_size_slope", &c.schedule.sample_size_slope,
        "Per-round increase for linear (>= 0; a decreasing sequence: use list).", Closed(0, kMaxSampleSize)},
       {"schedule.iterations", &c.schedule.iterations,
-       "K, gradient computations per client; 0 = epochs * N_c (or schedule.rounds).",
+       "K, gradient computations per client; 0 = epochs * N_c. Not read (a value > 0 is refused) when "
+       "schedule.rounds > 0.",
        Closed(0, kMaxIterationsPerClient)},
-      {"schedule.epochs", &c.schedule.epochs, "k = K/N_c when schedule.iterations = 0 and rounds = 0.",
+      {"schedule.epochs", &c.schedule.epochs,
+       "k = K/N_c, read only when schedule.iterations = 0 and rounds = 0 (written otherwise, refused).",
        LeftOpen(0, 1e6)},
-      {"schedule.rounds", &c.schedule.rounds, "T, local rounds per client; > 0 overrides K.",
+      {"schedule.rounds", &c.schedule.rounds,
+       "T, local rounds per client; > 0 fixes T, and K (iterations, epochs) is not read.",
        Closed(0, kMaxRoundsPerClient)},
       {"schedule.step_rule", &c.schedule.step_rule,
        "Round step size eta_bar_i = eta(t_i), t_i = sum_{j<i} s_j (docs/theory.md §2): inverse_linear "
