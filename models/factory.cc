@@ -157,11 +157,15 @@ struct Registration {
 // cannot disagree.
 std::vector<Registration>& Registry() {
   using L2 = ModelReads::L2;
+  // A linear model's factory enforces the λ rule that its ModelReads declares: stated once here.
+  const auto linear = [](const char* kind, LinearLoss loss, bool binary, L2 l2) {
+    return Registration{kind, LinearFactory(loss, binary, l2), {.l2 = l2}};
+  };
   static std::vector<Registration> registry = {
-      {"logistic", LinearFactory(LinearLoss::kLogistic, true, L2::kNone), {}},
-      {"logistic_l2", LinearFactory(LinearLoss::kLogistic, true, L2::kRequired), {.l2 = L2::kRequired}},
-      {"linear", LinearFactory(LinearLoss::kSquared, false, L2::kOptional), {.l2 = L2::kOptional}},
-      {"svm", LinearFactory(LinearLoss::kHinge, true, L2::kOptional), {.l2 = L2::kOptional}},
+      linear("logistic", LinearLoss::kLogistic, true, L2::kNone),
+      linear("logistic_l2", LinearLoss::kLogistic, true, L2::kRequired),
+      linear("linear", LinearLoss::kSquared, false, L2::kOptional),
+      linear("svm", LinearLoss::kHinge, true, L2::kOptional),
       {"softmax", MlpFactory(false), {.l2 = L2::kOptional}},
       {"mlp", MlpFactory(true), {.l2 = L2::kOptional, .hidden = true, .activation = true}},
       {"lenet", CnnFactory(true), {.activation = true, .threads = true}},
