@@ -331,8 +331,9 @@ Experiment BuildExperiment(const TrainConfig& input, const Hosting& hosting) {
   } else {
     PlanAsyncRounds(e, std::move(planned.plans));
   }
-  // σ lives in e.privacy; the resolved configuration records it so that the run can be repeated as is.
-  config.dp.sigma = e.privacy.sigma;
+  // σ lives in e.privacy; the resolved configuration records it so that the run can be repeated as is (a
+  // non-private run keeps the σ it was given, written there as not read).
+  if (e.privacy.enabled) config.dp.sigma = e.privacy.sigma;
   e.protocol.runtime = ResolveRuntimeOptions(config);
   e.protocol.server = ResolveServerOptions(config);
   e.protocol.faults = ResolveFaultPlan(config);

@@ -140,7 +140,9 @@ PrivacySetup ResolvePrivacy(const TrainConfig& config, PlanTable& plans, Samplin
     p.client_clip = config.dp.client_clip;
   }
   for (const RoundPlan& plan : plans) p.budget_rounds.push_back(plan.rounds());
-  p.sigma = config.dp.sigma;
+  // A non-private run adds no noise: its σ is 0 whatever dp.sigma says (that key is then not read), so no
+  // report states a noise multiplier the run did not use.
+  p.sigma = p.enabled ? config.dp.sigma : 0.0;
   if (!p.enabled) return p;
   ThrowUnlessApplies(p);
   // The calibration's last probes are the budget halts' whole plans at the calibrated σ: composed once.

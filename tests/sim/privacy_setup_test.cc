@@ -48,6 +48,18 @@ TEST(ResolvePrivacy, AGivenSigmaIsUsedAndFilledIntoEveryRound) {
   EXPECT_TRUE(std::isinf(p.epsilon_budget));
 }
 
+// A non-private run adds no noise: its setup says σ = 0 whatever dp.sigma was written (the quick report's
+// non-private twins once showed the DP file's σ = 19.3 beside "no noise").
+TEST(ResolvePrivacy, ANonPrivateRunHasNoNoiseMultiplier) {
+  TrainConfig c = Config(19.3, 0.0);
+  c.dp.enabled = false;
+  PlanTable plans = Plans(c, {1000});
+  const PrivacySetup p = ResolvePrivacy(c, plans, SamplingModel::kPoisson, 0.0, 10);
+  EXPECT_FALSE(p.enabled);
+  EXPECT_EQ(p.sigma, 0.0);
+  for (const double m : plans[0].noise_multipliers) EXPECT_EQ(m, 0.0);
+}
+
 TEST(ResolvePrivacy, CalibrationMakesTheLargestClientMeetTheTargetAndHaltsNobodyEarly) {
   const TrainConfig c = Config(0.0, 2.0);
   PlanTable plans = Plans(c, {1000, 400});  // the smaller shard has the larger rate

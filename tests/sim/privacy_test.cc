@@ -6,10 +6,11 @@
 #include <set>
 
 #include "core/accounting/accountant.h"
-#include "tests/core/accounting/account_schedule.h"
 #include "core/error.h"
+#include "sim/config_io.h"
 #include "sim/metrics.h"
 #include "sim/train.h"
+#include "tests/core/accounting/account_schedule.h"
 #include "tests/sim/sim_test_util.h"
 
 namespace asyncdp::sim {
@@ -61,6 +62,20 @@ TEST(RunPrivacy, UnequalShardsAndADropoutReportTheTrueMaximumPerAccountant) {
 
 // The running epsilon counts every round already applied to the global model, including rounds that
 // arrived ahead of a client's contiguous prefix.
+// End to end: a DP configuration switched off with one override reports no noise multiplier, in the
+// typed summary, summary.json and its privacy section; the resolved configuration keeps the σ it was
+// given, marked as not read, so switching DP back on repeats the private run.
+TEST(RunPrivacy, ANonPrivateRunReportsNoNoiseMultiplier) {
+  TrainConfig c = SmallA9aConfig(2, 200);
+  c.dp.sigma = 19.3;
+  c.given.NoteBase("dp.sigma");          // written in the configuration file ...
+  ApplyOverride(c, "dp.enabled=false");  // ... and switched off with --set
+  const TrainResult r = RunTraining(c, {.progress = false});
+  EXPECT_EQ(r.summary_core.sigma, 0.0);
+  EXPECT_EQ(r.summary.at("sigma").get<double>(), 0.0);
+  EXPECT_EQ(r.resolved_config.dp.sigma, 19.3);
+}
+
 TEST(RunPrivacy, RunningEpsilonCountsOutOfOrderRounds) {
   TrainConfig c = SmallA9aConfig(2, 300);
   const Experiment e = BuildExperiment(c);
