@@ -219,6 +219,42 @@ const std::vector<UsageRule>& Rules() {
          return When(c.dp.sampling != SamplingModel::kRandomAllocation,
                      "dp.sampling is not \"random_allocation\"");
        }},
+      // The proactive framework plans each client's phases itself (sim/proactive/phase_plan.h; docs/theory.md
+      // §9): their rounds from proactive.phase_epochs, their σ_j from proactive.phase_sigmas (scaled or
+      // sized to ε_target), each client stopping at its budget. The keys that would say so for asynchronous
+      // rounds are not read; a value that agrees (0, none, the halt on) is accepted.
+      {{"schedule.epochs"},
+       [](const TrainConfig& c) {
+         return When(ProactiveOn(c),
+                     "the proactive framework plans each client's rounds from proactive.phase_epochs");
+       }},
+      {{"schedule.iterations", "schedule.rounds"},
+       [](const TrainConfig& c) {
+         return When(ProactiveOn(c) && (c.schedule.iterations != 0 || c.schedule.rounds != 0),
+                     "the proactive framework plans each client's rounds from proactive.phase_epochs");
+       }},
+      {{"schedule.sample_sizes"},
+       [](const TrainConfig& c) {
+         return When(ProactiveOn(c) && c.schedule.sample_sizes != SampleSizes::kConstant,
+                     "the proactive framework runs one sample size per phase (proactive.phase_sizing)");
+       }},
+      {{"schedule.sample_size"},
+       [](const TrainConfig& c) {
+         return When(
+             ProactiveOn(c) && c.proactive.phase_sizing == PhaseSizing::kE1,
+             "proactive.phase_sizing = \"e1\" chooses each phase's sample size (set \"calibrated\" to "
+             "give one)");
+       }},
+      {{"dp.sigma"},
+       [](const TrainConfig& c) {
+         return When(ProactiveOn(c) && c.dp.sigma != 0.0,
+                     "the proactive framework plans sigma per phase (proactive.phase_sigmas)");
+       }},
+      {{"dp.halt_at_budget"},
+       [](const TrainConfig& c) {
+         return When(ProactiveOn(c) && !c.dp.halt_at_budget,
+                     "the proactive framework always stops a client at its epsilon_target (targets.epsilon)");
+       }},
       {{"targets.", "proactive."},
        [](const TrainConfig& c) {
          return When(!ProactiveOn(c),

@@ -331,9 +331,10 @@ Experiment BuildExperiment(const TrainConfig& input, const Hosting& hosting) {
   } else {
     PlanAsyncRounds(e, std::move(planned.plans));
   }
-  // σ lives in e.privacy; the resolved configuration records it so that the run can be repeated as is (a
-  // non-private run keeps the σ it was given, written there as not read).
-  if (e.privacy.enabled) config.dp.sigma = e.privacy.sigma;
+  // σ lives in e.privacy; the resolved configuration records it so that the run can be repeated as is. A
+  // non-private run keeps the σ it was given (written there as not read); a proactive run's σ_j are its
+  // phases' (phases.csv, summary.json), not a dp.sigma it would read.
+  if (e.privacy.enabled && !e.proactive.options.enabled) config.dp.sigma = e.privacy.sigma;
   e.protocol.runtime = ResolveRuntimeOptions(config);
   e.protocol.server = ResolveServerOptions(config);
   e.protocol.faults = ResolveFaultPlan(config);

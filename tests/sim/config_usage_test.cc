@@ -60,7 +60,7 @@ std::vector<Mode> Modes() {
   }
   modes.push_back({"check-ins", CheckIns()});
   TrainConfig proactive = SmallA9aConfig(5, 2000);
-  proactive.dp.sigma = 0.0;
+  testing::LeaveScheduleToPhases(proactive);
   proactive.targets.accuracy = 0.8;
   proactive.targets.epsilon = 2.0;
   modes.push_back({"proactive", proactive});
@@ -215,23 +215,34 @@ std::string Outputs(const TrainResult& r) {
 // changes what the run reports — or it is listed here with the reason it has no effect in this small run.
 // model.l2_lambda on an svm was called read and silently dropped; this is the test that catches that.
 TEST(ConfigUsage, AKeyCalledReadChangesTheRunOrSaysWhyNot) {
-  // Per mode: keys that are read but change nothing in the base run, and why.
+  // Per mode: keys that are read but change nothing in the base run, and why. The training audit and
+  // diagnostics modes are the asynchronous base run with canaries or diagnostics added.
+  const std::map<std::string, std::string> async_base = {
+      {"data.format", "\"auto\" already reads the LIBSVM files as LIBSVM"},
+      {"data.features", "another column count is refused or pads columns no row uses"},
+      {"protocol.allow_truncation", "the run completes: nothing to accept"},
+      {"protocol.exclude_after", "no client is silent"},
+      {"dp.halt_at_budget", "no budget halt is due in 6 rounds"},
+      {"output.trace", "the event trace is a file of its own (events.csv), not part of these outputs"},
+      {"protocol.worker_threads", "the virtual runtime's results do not depend on its compute threads"},
+      {"dp.sigma_schedule", "the one-entry schedule [1] multiplies sigma by 1"},
+      {"eval.points", "5 points over 6 rounds evaluate the same rounds as 4 (every second one)"}};
   const std::map<std::string, std::map<std::string, std::string>> no_effect_here = {
-      {"async virtual",
-       {{"data.format", "\"auto\" already reads the LIBSVM files as LIBSVM"},
-        {"data.features", "another column count is refused or pads columns no row uses"},
-        {"protocol.allow_truncation", "the run completes: nothing to accept"},
-        {"protocol.exclude_after", "no client is silent"},
-        {"dp.halt_at_budget", "no budget halt is due in 6 rounds"},
-        {"output.trace", "the event trace is a file of its own (events.csv), not part of these outputs"},
-        {"protocol.worker_threads", "the virtual runtime's results do not depend on its compute threads"},
-        {"dp.sigma_schedule", "the one-entry schedule [1] multiplies sigma by 1"},
-        {"eval.points", "5 points over 6 rounds evaluate the same rounds as 4 (every second one)"}}},
+      {"async virtual", async_base},
+      {"training audit", async_base},
+      {"diagnostics", async_base},
       {"check-ins",
        {{"data.format", "\"auto\" already reads the LIBSVM files as LIBSVM"},
         {"data.features", "another column count is refused or pads columns no row uses"},
         {"protocol.allow_truncation", "the run completes: nothing to accept"},
         {"checkin.step_rule", "\"auto\" is one_client for the fixed window"}}},
+      // The proactive framework silently ignored dp.sigma, dp.halt_at_budget = false, schedule.epochs and
+      // (E.1 sizing) schedule.sample_size until this mode was added here; they are refused now.
+      {"proactive",
+       {{"data.format", "\"auto\" already reads the LIBSVM files as LIBSVM"},
+        {"protocol.worker_threads", "the virtual runtime's results do not depend on its compute threads"},
+        {"protocol.allow_truncation", "the run completes: nothing to accept"},
+        {"output.trace", "the event trace is a file of its own (events.csv), not part of these outputs"}}},
       {"non-private",
        {{"data.format", "\"auto\" already reads the LIBSVM files as LIBSVM"},
         {"data.features", "another column count is refused or pads columns no row uses"},
@@ -318,11 +329,42 @@ TEST(ConfigUsage, TheIssuesIgnoredSettingsAreRefused) {
   expect_refused(schedule, "dp.sigma_schedule", "50 entries");
   // One held-out row: accuracy checks of 0 or 1.
   TrainConfig holdout = SmallA9aConfig(5, 2000);
-  holdout.dp.sigma = 0.0;
+  testing::LeaveScheduleToPhases(holdout);
   holdout.targets.accuracy = 0.8;
   holdout.targets.epsilon = 2.0;
   holdout.targets.holdout_fraction = 0.001;
   expect_refused(holdout, "targets.holdout_fraction", "at least 20");
+  // The proactive framework plans its phases' rounds, σ_j and (E.1) sample sizes and always halts at
+  // ε_target: what the asynchronous schedule would say instead was silently ignored.
+  auto proactive = [] {
+    TrainConfig c = SmallA9aConfig(5, 2000);
+    testing::LeaveScheduleToPhases(c);
+    c.targets.accuracy = 0.8;
+    c.targets.epsilon = 2.0;
+    return c;
+  };
+  TrainConfig phases = proactive();
+  phases.dp.sigma = 3.0;
+  expect_refused(phases, "dp.sigma", "plans sigma per phase");
+  phases = proactive();
+  phases.dp.halt_at_budget = false;
+  expect_refused(phases, "dp.halt_at_budget", "epsilon_target");
+  phases = proactive();
+  phases.schedule.epochs = 2.0;
+  expect_refused(phases, "schedule.epochs", "proactive.phase_epochs");
+  phases = proactive();
+  phases.schedule.rounds = 7;
+  expect_refused(phases, "schedule.rounds", "proactive.phase_epochs");
+  phases = proactive();
+  phases.schedule.sample_size = 50;
+  expect_refused(phases, "schedule.sample_size", "\"e1\" chooses");
+  phases.proactive.phase_sizing = PhaseSizing::kCalibrated;  // calibrated phases run at schedule.sample_size
+  phases.proactive.phase_sigmas = {2.0, 1.0};
+  EXPECT_NO_THROW(RefuseUnusedKeys(phases));
+  phases = proactive();
+  phases.dp.sigma_schedule = {1.0, 2.0};
+  // Named by its own key (the message named dp.epsilon).
+  expect_refused(phases, "dp.sigma_schedule: targets.accuracy", "plans sigma per phase");
   // Audit keys without an audit.
   TrainConfig audit = SmallA9aConfig(3, 300);
   audit.audit.test_noise_scale = 0.1;

@@ -98,8 +98,8 @@ TEST(ReleasedFields, EveryFieldOfEveryOutputHasAStatusInTheDesignDocument) {
     audited.audit.canaries = 20;
     collect(RunTraining(audited, {.progress = false}));
     TrainConfig proactive = SmallA9aConfig(5, 2000);
+    testing::LeaveScheduleToPhases(proactive);
     proactive.output.diagnostics = diagnostics;
-    proactive.dp.sigma = 0.0;
     proactive.targets.accuracy = 0.8;
     proactive.targets.epsilon = 2.0;
     proactive.proactive.phase_sigmas = {8.0, 5.0};

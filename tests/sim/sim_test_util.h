@@ -30,6 +30,19 @@ inline void UseRounds(TrainConfig& c, int64_t rounds) {
   c.schedule.iterations = ScheduleConfig{}.iterations;
 }
 
+// For a proactive run (targets.accuracy > 0): the phases plan each client's rounds, σ and (E.1 sizing) sample
+// sizes, so the schedule's length and sample-size keys and dp.sigma go back to their defaults (a set one is
+// refused, config_usage.h). Calibrated sizing reads schedule.sample_size: set it after this.
+inline void LeaveScheduleToPhases(TrainConfig& c) {
+  const ScheduleConfig defaults;
+  c.schedule.epochs = defaults.epochs;
+  c.schedule.iterations = defaults.iterations;
+  c.schedule.rounds = defaults.rounds;
+  c.schedule.sample_sizes = defaults.sample_sizes;
+  c.schedule.sample_size = defaults.sample_size;
+  c.dp.sigma = 0.0;
+}
+
 // L2-regularised logistic regression on a9a with `clients` clients of `rows` records each.
 inline TrainConfig SmallA9aConfig(int64_t clients = 3, int64_t rows = 400) {
   TrainConfig c;

@@ -59,6 +59,8 @@ TEST(Allocation, EveryStrategySpendsExactlyTheSameEpsilonTotalUnderPld) {
   // Adaptive phases: σ_j = c·(2, 1.5, 1) with c calibrated for the whole plan; an unreachable accuracy
   // target makes every phase run, so the whole budget is spent.
   TrainConfig c = Base();
+  testing::LeaveScheduleToPhases(c);
+  c.schedule.sample_size = 25;  // calibrated phases run at the schedule's sample size
   c.targets.accuracy = 1.0;
   c.targets.epsilon = kEpsilonTotal;
   c.targets.delta = 1.0 / 400.0;  // the run's δ: 1/N_c of the 400 training rows

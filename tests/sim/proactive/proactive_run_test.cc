@@ -18,8 +18,8 @@ namespace {
 // for one epoch, ε_target = 2 and δ = 1/N_c.
 TrainConfig ProactiveConfig(const std::string& runtime) {
   TrainConfig c = testing::SmallA9aConfig(5, 2000);
+  testing::LeaveScheduleToPhases(c);
   c.protocol.runtime = *EnumFromString<RuntimeKind>(runtime);
-  c.dp.sigma = 0.0;
   c.schedule.eta0 = 0.1;
   c.targets.accuracy = 0.8;
   c.targets.epsilon = 2.0;
@@ -79,8 +79,10 @@ TEST(Proactive, NoClientExceedsItsEpsilonTargetUnderAnyUpperBoundAccountant) {
   for (const char* sizing : {"e1", "calibrated"}) {
     TrainConfig c = ProactiveConfig("virtual");
     c.proactive.phase_sizing = EnumFromString<PhaseSizing>(sizing).value();
-    if (std::string(sizing) == "calibrated") c.proactive.phase_sigmas = {2.0, 1.0};
-    c.schedule.sample_size = 80;
+    if (std::string(sizing) == "calibrated") {
+      c.proactive.phase_sigmas = {2.0, 1.0};
+      c.schedule.sample_size = 80;  // E.1 sizing chooses its own
+    }
     c.targets.accuracy = 1.0;
     c.targets.client_epsilon = {0.5, 1.0, 2.0, 3.0, 4.0};
     const TrainResult r = RunTraining(c, {.progress = false});
