@@ -22,6 +22,9 @@ struct UsageRule {
 constexpr const char* kDiagnosticsOnly =
     "it only adds non-private diagnostics (diag_* columns), and output.diagnostics = false (set it to true to opt in)";
 
+constexpr const char* kPhasesPlanTheRounds =
+    "the proactive framework plans each client's rounds from proactive.phase_epochs";
+
 bool Matches(const std::string& pattern, const std::string& key) {
   return pattern.back() == '.' ? key.rfind(pattern, 0) == 0 : key == pattern;
 }
@@ -223,15 +226,13 @@ const std::vector<UsageRule>& Rules() {
       // §9): their rounds from proactive.phase_epochs, their σ_j from proactive.phase_sigmas (scaled or
       // sized to ε_target), each client stopping at its budget. The keys that would say so for asynchronous
       // rounds are not read; a value that agrees (0, none, the halt on) is accepted.
-      {{"schedule.epochs"},
-       [](const TrainConfig& c) {
-         return When(ProactiveOn(c),
-                     "the proactive framework plans each client's rounds from proactive.phase_epochs");
-       }},
+      // Two rules, one reason: schedule.epochs has no value that agrees (every value sets a K), while
+      // iterations and rounds agree at 0 ("from the other keys").
+      {{"schedule.epochs"}, [](const TrainConfig& c) { return When(ProactiveOn(c), kPhasesPlanTheRounds); }},
       {{"schedule.iterations", "schedule.rounds"},
        [](const TrainConfig& c) {
          return When(ProactiveOn(c) && (c.schedule.iterations != 0 || c.schedule.rounds != 0),
-                     "the proactive framework plans each client's rounds from proactive.phase_epochs");
+                     kPhasesPlanTheRounds);
        }},
       {{"schedule.sample_sizes"},
        [](const TrainConfig& c) {
