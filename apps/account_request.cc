@@ -150,8 +150,10 @@ nlohmann::ordered_json RandomAllocationJson(const AccountRequest& args) {
 void ValidateAccountRequest(const AccountRequest& args) {
   const std::string& dash = args.option_prefix;
   if (args.allocations || args.windows || args.participation) {
-    throw ConfigError(dash + "k", dash + "k, " + dash + "windows and " + dash +
-                                      "p0 apply to sampling random_allocation only");
+    // Name the option that was given (the first of them), not always the first of the three.
+    const std::string given = args.allocations ? "k" : args.windows ? "windows" : "p0";
+    throw ConfigError(dash + given, dash + "k, " + dash + "windows and " + dash +
+                                        "p0 apply to sampling random_allocation only");
   }
   const bool from_file = args.schedule.has_value();
   const bool calibrate = args.epsilon.has_value();

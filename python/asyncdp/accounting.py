@@ -70,6 +70,14 @@ def _whole(name, value):
         raise TypeError(f"{name}: expected a whole number, got {value!r}") from None
 
 
+def _refuse_allocation_keywords(**given):
+    """Refuses random allocation's keywords under another sampler, naming the first one given."""
+    named = [name for name, value in given.items() if value is not None]
+    if named:
+        message = "m, k, windows and p0 apply to sampling random_allocation only"
+        raise ConfigError(f"{named[0]}: {message}", named[0], message)
+
+
 def _account(q, sigma, epsilon, steps, delta, schedule, accountant, sampling, m=None, k=None, windows=None,
              p0=None, at_epsilon=None):
     if delta is None and at_epsilon is None:
@@ -77,9 +85,8 @@ def _account(q, sigma, epsilon, steps, delta, schedule, accountant, sampling, m=
     allocation = sampling == "random_allocation"
     if accountant is None:
         accountant = "random_allocation" if allocation else "pld"
-    if not allocation and (m is not None or k is not None or windows is not None or p0 is not None):
-        message = "m, k, windows and p0 apply to sampling random_allocation only"
-        raise ConfigError(f"k: {message}", "k", message)
+    if not allocation:
+        _refuse_allocation_keywords(m=m, k=k, windows=windows, p0=p0)
     if allocation:
         if steps is not None:
             message = "give the window length as m (steps per window), not steps"
@@ -330,9 +337,8 @@ def privacy_curve(q: Optional[float] = None, sigma: Optional[float] = None, step
             message = "give the window length as m (steps per window), not steps"
             raise ConfigError(f"steps: {message}", "steps", message)
         steps = m
-    elif m is not None or k is not None or windows is not None or p0 is not None:
-        message = "m, k, windows and p0 apply to sampling random_allocation only"
-        raise ConfigError(f"k: {message}", "k", message)
+    else:
+        _refuse_allocation_keywords(m=m, k=k, windows=windows, p0=p0)
     groups = path = None
     if isinstance(schedule, (str, os.PathLike)):
         path = os.fspath(schedule)

@@ -175,3 +175,8 @@ def test_random_allocation_bad_arguments_raise_with_the_cli_text():
         asyncdp.account(sigma=1.0, steps=10, delta=1e-6, sampling="random_allocation")
     with pytest.raises(asyncdp.ConfigError, match="random_allocation only"):
         asyncdp.account(q=0.1, sigma=1.0, steps=10, delta=1e-6, k=2)
+    # The error names the keyword given (it named k for each of them).
+    for keyword, value in (("m", 10), ("k", 2), ("windows", 3), ("p0", 0.5)):
+        with pytest.raises(asyncdp.ConfigError, match="random_allocation only") as refused:
+            asyncdp.account(q=0.1, sigma=1.0, steps=10, delta=1e-6, **{keyword: value})
+        assert refused.value.key == keyword

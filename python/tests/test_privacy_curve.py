@@ -28,8 +28,12 @@ def test_curve_refuses_an_accountant_list_and_a_mismatched_window():
         asyncdp.privacy_curve(q=0.01, sigma=1.0, steps=10, accountant="all")
     with pytest.raises(asyncdp.ConfigError, match="m \\(steps per window\\)"):
         asyncdp.privacy_curve(q=0.01, sigma=1.0, steps=10, sampling="random_allocation")
-    with pytest.raises(asyncdp.ConfigError, match="random_allocation only"):
+    with pytest.raises(asyncdp.ConfigError, match="random_allocation only") as refused:
         asyncdp.privacy_curve(q=0.01, sigma=1.0, steps=10, m=10)
+    assert refused.value.key == "m"
+    with pytest.raises(asyncdp.ConfigError, match="random_allocation only") as refused:
+        asyncdp.privacy_curve(q=0.01, sigma=1.0, steps=10, windows=2)
+    assert refused.value.key == "windows"
     with pytest.raises(asyncdp.ConfigError, match="expected one of random_allocation"):
         asyncdp.privacy_curve(sigma=1.0, m=10, sampling="random_allocation", accountant="pld")
 

@@ -101,6 +101,14 @@ TEST(AccountCommandTest, BadInputIsExitCode2WithLocation) {
   r = RunAsyncdp("account --q 0.1 --sigma 1 --epsilon 1 --steps 10 --delta 1e-5", dir);
   EXPECT_EQ(r.exit_code, 2);  // --sigma and --epsilon together
   EXPECT_TRUE(r.out.empty());
+  // A random-allocation option under another sampler names the option given (it used to say --k for all).
+  for (const std::string option : {"--k 3", "--windows 2", "--p0 0.5"}) {
+    SCOPED_TRACE(option);
+    r = RunAsyncdp("account --q 0.01 --sigma 1 --steps 10 --delta 1e-5 " + option, dir);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_THAT(r.err, HasSubstr("error: " + option.substr(0, option.find(' ')) + ": "));
+    EXPECT_THAT(r.err, HasSubstr("apply to sampling random_allocation only"));
+  }
 }
 
 // Issue 10's counterexample: fixed size, q = 0.01, sigma = 1, one round, delta = 1e-5 needs epsilon ~3.02
