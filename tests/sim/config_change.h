@@ -1,6 +1,6 @@
 // What the "no setting silently ignored" tests share (tests/sim/config_usage_test.cc in process, and
 // tests/sim/runtime/mpi_features_test.cc over mpirun): changing one configuration key to another valid
-// value, and a run's CSV outputs without the wall clock. In asyncdp::testing, beside the other shared test
+// value, and a run's outputs without the wall clock. In asyncdp::testing, beside the other shared test
 // helpers: the MPI tests share one unity batch, where a second `testing` namespace inside asyncdp::sim would
 // change what their `testing::` names.
 #pragma once
@@ -19,6 +19,12 @@ namespace asyncdp::testing {
 
 using sim::ConfigField;
 using sim::EnumBinding;
+
+// Keys of summary.json that measure the machine, not the computation (timings and the thread count): the
+// only ones two runs of one configuration may disagree on.
+inline const std::vector<std::string> kTimingSummaryKeys = {
+    "wall_seconds",    "run_seconds",       "compute_seconds",  "eval_seconds", "accounting_seconds",
+    "compute_threads", "protocol_overhead", "grads_per_second", "cpu_share"};
 
 // Sets the field to a valid value other than its current one; false when it finds none.
 inline bool SetOtherValue(ConfigField& field) {

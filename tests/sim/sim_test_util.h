@@ -5,15 +5,12 @@
 #include <vector>
 
 #include "sim/config.h"
+#include "tests/sim/config_change.h"
 #include "tests/test_data.h"
 
 namespace asyncdp::sim::testing {
 
-// Keys of summary.json that measure the machine, not the computation (timings and the thread count): the
-// only ones two runs of one configuration may disagree on.
-inline const std::vector<std::string> kTimingSummaryKeys = {
-    "wall_seconds",    "run_seconds",       "compute_seconds",  "eval_seconds", "accounting_seconds",
-    "compute_threads", "protocol_overhead", "grads_per_second", "cpu_share"};
+using ::asyncdp::testing::kTimingSummaryKeys;  // tests/sim/config_change.h
 
 // The LIBSVM a9a training and test files shipped in datasets/ (123 features).
 inline void UseA9a(TrainConfig& c) {

@@ -33,11 +33,8 @@ using testing::Quoted;
 // What an MPI run in `dir` reports, apart from timings and the echo of its configuration.
 std::string MpiOutputs(const std::string& dir) {
   nlohmann::json summary = Summary(dir);
-  for (const char* key :
-       {"wall_seconds", "run_seconds", "compute_seconds", "eval_seconds", "accounting_seconds",
-        "compute_threads", "protocol_overhead", "grads_per_second", "cpu_share", "config"}) {
-    summary.erase(key);
-  }
+  summary.erase("config");
+  for (const std::string& key : ::asyncdp::testing::kTimingSummaryKeys) summary.erase(key);
   return ::asyncdp::testing::WithoutTimings(testing::ReadFile(dir + "/metrics.csv")) + "\n" +
          ::asyncdp::testing::WithoutTimings(testing::ReadFile(dir + "/clients.csv")) + "\n" + summary.dump();
 }
