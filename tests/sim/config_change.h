@@ -1,5 +1,5 @@
 // What the "no setting silently ignored" tests share (tests/sim/config_usage_test.cc in process, and
-// tests/sim/runtime/mpi_features_test.cc over mpirun): changing one configuration key to another valid
+// tests/sim/runtime/mpi_config_usage_test.cc over mpirun): changing one configuration key to another valid
 // value, and a run's outputs without the wall clock. In asyncdp::testing, beside the other shared test
 // helpers: the MPI tests share one unity batch, where a second `testing` namespace inside asyncdp::sim would
 // change what their `testing::` names.

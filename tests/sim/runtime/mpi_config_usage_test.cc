@@ -74,10 +74,12 @@ TEST(MpiRuntimeTest, AKeyCalledReadChangesAnMpiRunOrSaysWhyNot) {
       {"eval.points", "5 points over 6 rounds evaluate the same rounds as 4 (every second one)"}};
   // Each run in a directory of its own, three at a time: an mpirun of this size spends most of its 0.45 s
   // starting ranks, not computing (the test is RUN_SERIAL: it has the machine).
-  const auto run = [](const TrainConfig& config, const TempDir& dir) -> CliResult {
+  // Mpirun() sets environment variables: called here, before any thread, not inside the runs.
+  const std::string mpirun = Mpirun(2);
+  const auto run = [mpirun](const TrainConfig& config, const TempDir& dir) -> CliResult {
     const std::string path = dir.Path("config.toml");
     std::ofstream(path) << ToToml(config);
-    return testing::RunCommand(Mpirun(2) + "train --quiet --config " + Quoted(path) + " --out " +
+    return testing::RunCommand(mpirun + "train --quiet --config " + Quoted(path) + " --out " +
                                    Quoted(dir.Path("out")) + " >/dev/null",
                                dir);
   };
