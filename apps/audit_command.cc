@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -28,7 +29,12 @@ struct AuditArgs {
   std::string statistic = "auto";
   sim::audit::AuditOptions options;
   bool quiet = false;
+  std::vector<std::string> given;  // the flags written on the command line, as "--runs"
 };
+
+bool Given(const AuditArgs& args, const std::string& flag) {
+  return std::find(args.given.begin(), args.given.end(), flag) != args.given.end();
+}
 
 void RunAudit(AuditArgs& args) {
   sim::TrainConfig config =
@@ -53,6 +59,20 @@ void RunAudit(AuditArgs& args) {
   sim::ValidateConfig(config);
   sim::audit::AuditOptions& options = args.options;
   options.mode = sim::audit::ParseAuditMode(args.mode);
+  // A flag of the other mode is refused, not ignored: the one-run audit trains once (no runs per side, no
+  // parallel trainings); the multi-run audit plants one canary.
+  const bool one_run = options.mode == sim::audit::AuditMode::kOneRun;
+  for (const char* flag : {"--runs", "--jobs"}) {
+    if (one_run && Given(args, flag)) {
+      throw ConfigError(
+          flag, "applies to --mode multi only: the one-run audit trains once (its size is --canaries)");
+    }
+  }
+  if (!one_run && Given(args, "--canaries")) {
+    throw ConfigError(
+        "--canaries",
+        "applies to --mode one-run only: the multi-run audit plants one canary (its size is --runs)");
+  }
   options.view = sim::audit::ParseAuditView(args.view);
   options.canary = sim::audit::ParseCanaryKind(args.canary);
   options.statistic = sim::audit::ParseAuditStatistic(args.statistic);
@@ -124,7 +144,12 @@ void RegisterAuditCommand(CLI::App& app) {
   cmd->add_option("--test-accounted-sampling", args->options.accounted_sampling,
                   "TEST ONLY: account as if batches came from this sampler")
       ->group("");
-  cmd->callback([args] { RunAudit(*args); });
+  cmd->callback([args, cmd] {
+    for (const char* flag : {"--runs", "--jobs", "--canaries"}) {
+      if (cmd->count(flag) > 0) args->given.emplace_back(flag);
+    }
+    RunAudit(*args);
+  });
 }
 
 }  // namespace asyncdp::apps

@@ -17,14 +17,16 @@ namespace {
 using ::testing::HasSubstr;
 
 // experiments/audit_logistic.toml shrunk to a second: 3 clients of 60 records, 4 full-batch rounds,
-// sigma = 2 (mu = 1, eps(1e-5) = 4.38 by PLD).
+// sigma = 2 (mu = 1, eps(1e-5) = 4.38 by PLD). runs = 0: no --runs and --jobs (the one-run audit refuses
+// them).
 std::string SmallAuditArgs(const std::string& out, const std::string& extra = "", int runs = 400) {
+  const std::string multi = runs > 0 ? " --jobs 2 --runs " + std::to_string(runs) : "";
   return "audit --quiet --config " + Quoted(SourceDir() + "/experiments/audit_logistic.toml") +
          " --set data.train=" + Quoted(SharedFile("datasets/libsvm/a9a.gz")) +
          " --set data.test=" + Quoted(SharedFile("datasets/libsvm/a9a.t.gz")) +
          " --set clients.count=3 --set data.rows_per_client=60 --set schedule.sample_size=60"
-         " --set schedule.rounds=4 --set dp.sigma=2 --jobs 2 --runs " +
-         std::to_string(runs) + " --out " + Quoted(out) + " " + extra;
+         " --set schedule.rounds=4 --set dp.sigma=2" +
+         multi + " --out " + Quoted(out) + " " + extra;
 }
 
 TEST(AuditCommand, ConsistentConfigExitsZeroWithVerdictLineAndOutputs) {
@@ -113,7 +115,7 @@ TEST(AuditCommand, OldFixedSizeAccountingIsAViolation) {
 TEST(AuditCommand, OneRunModeWritesCanaryScores) {
   TempDir dir;
   const std::string out = dir.Path("one");
-  const CliResult r = RunAsyncdp(SmallAuditArgs(out, "--mode one-run --canaries 40"), dir);
+  const CliResult r = RunAsyncdp(SmallAuditArgs(out, "--mode one-run --canaries 40", 0), dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(ReadFile(out + "/audit.json"));
   EXPECT_EQ(j["one_run"]["canaries"], 40);
@@ -133,6 +135,26 @@ TEST(AuditCommand, BadInputIsExitCodeTwo) {
   const CliResult few = RunAsyncdp(SmallAuditArgs(dir.Path("bad"), "", 2), dir);
   EXPECT_EQ(few.exit_code, 2);
   EXPECT_THAT(few.err, HasSubstr("error: --runs: needs 8 <= runs per side"));
+  const CliResult few_canaries =
+      RunAsyncdp(SmallAuditArgs(dir.Path("bad"), "--mode one-run --canaries 3", 0), dir);
+  EXPECT_EQ(few_canaries.exit_code, 2);
+  EXPECT_THAT(few_canaries.err, HasSubstr("error: --canaries: needs 10 <= canaries"));
+  EXPECT_FALSE(std::filesystem::exists(dir.Path("bad")));
+}
+
+// A flag of the other audit mode is refused naming it, not ignored: the one-run audit trains once (--runs
+// and --jobs changed nothing in its audit.json but their echo), the multi-run audit plants one canary.
+TEST(AuditCommand, AFlagOfTheOtherModeIsRefused) {
+  TempDir dir;
+  for (const std::string flag : {"--runs 20", "--jobs 2"}) {
+    const CliResult r = RunAsyncdp(SmallAuditArgs(dir.Path("bad"), "--mode one-run " + flag, 0), dir);
+    EXPECT_EQ(r.exit_code, 2) << flag;
+    EXPECT_THAT(r.err,
+                HasSubstr("error: " + flag.substr(0, flag.find(' ')) + ": applies to --mode multi only"));
+  }
+  const CliResult canaries = RunAsyncdp(SmallAuditArgs(dir.Path("bad"), "--canaries 50"), dir);
+  EXPECT_EQ(canaries.exit_code, 2);
+  EXPECT_THAT(canaries.err, HasSubstr("error: --canaries: applies to --mode one-run only"));
   EXPECT_FALSE(std::filesystem::exists(dir.Path("bad")));
 }
 

@@ -142,9 +142,11 @@ def main(args) -> int:
     for row in AUDITS:
         log(f"audit: {row.name} ({row.what})")
         folder = out.path(f"runs/{row.name}")
-        cmd = [str(binary), "audit", "--config", str(config), *data, "--runs", str(runs_per_side),
-               "--jobs", str(args.jobs_given or 0), "--confidence", f"{confidence:.6f}", "--quiet", *row.args,
-               "--out", str(folder)]
+        # The one-run audit trains once: it refuses the multi-run audit's --runs and --jobs.
+        one_run = "one-run" in row.args
+        multi = [] if one_run else ["--runs", str(runs_per_side), "--jobs", str(args.jobs_given or 0)]
+        cmd = [str(binary), "audit", "--config", str(config), *data, *multi, "--confidence", f"{confidence:.6f}",
+               "--quiet", *row.args, "--out", str(folder)]
         done = subprocess.run(cmd, capture_output=True, text=True)
         out.write_text(f"runs/{row.name}.log", " ".join(cmd) + "\n" + done.stdout + done.stderr)
         if done.returncode not in (0, 3):  # 3 = VIOLATION, a result
