@@ -106,7 +106,10 @@ TEST(MpiRuntimeTest, AKeyCalledReadChangesAnMpiRunOrSaysWhyNot) {
     } catch (const InputError&) {
       continue;  // refused with a message: not silent (and no mpirun needed to say so)
     }
-    probes.push_back({.key = field.key, .value = FieldValueText(field), .config = changed});
+    Probe& probe = probes.emplace_back();
+    probe.key = field.key;
+    probe.value = FieldValueText(field);
+    probe.config = changed;
   }
   constexpr size_t kConcurrent = 3;
   for (size_t i = 0; i < probes.size(); ++i) {
