@@ -140,15 +140,19 @@ nlohmann::json OneRunJson(const AuditReport& r) {
 
 // How the audit ran, what it audited and any test-only fault.
 void SetupSection(const AuditReport& r, nlohmann::json& j) {
+  // Each mode's own sizes; the other mode's are null (a one-run audit trains once, a multi-run audit plants
+  // one canary), as `asyncdp audit` refuses them.
+  const bool one_run = r.options.mode == AuditMode::kOneRun;
+  const auto only = [](bool read, auto value) { return read ? nlohmann::json(value) : nlohmann::json(); };
   j["audit"] = {{"mode", std::string(ToString(r.options.mode))},
                 {"view", std::string(ToString(r.options.view))},
                 {"canary", std::string(ToString(r.options.canary))},
                 {"statistic", r.statistic},
-                {"runs_per_side", r.options.runs},
-                {"canaries", r.options.canaries},
+                {"runs_per_side", only(!one_run, r.options.runs)},
+                {"canaries", only(one_run, r.options.canaries)},
                 {"client", r.options.client},
                 {"confidence", r.options.confidence},
-                {"jobs", r.options.jobs},
+                {"jobs", only(!one_run, r.options.jobs)},
                 {"runtime", "virtual (every run on the deterministic runtime, one worker thread)"},
                 {"seeds", "run r: seed * 1000003 + 2r + 1 (out) or + 2r + 2 (in); listed in scores.csv"}};
   if (r.options.noise_scale != 1.0 || !r.options.accounted_sampling.empty()) {

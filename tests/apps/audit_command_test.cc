@@ -68,6 +68,8 @@ TEST(AuditCommand, ConsistentConfigExitsZeroWithVerdictLineAndOutputs) {
     EXPECT_THAT(j["reported"][accountant]["assumptions"].get<std::string>(), HasSubstr("add_remove"));
   }
   EXPECT_EQ(j["multi_run"]["runs_per_side"], 400);
+  EXPECT_EQ(j["audit"]["runs_per_side"], 400);
+  EXPECT_TRUE(j["audit"]["canaries"].is_null());  // one canary: the one-run audit's size is not echoed
   EXPECT_THAT(j["multi_run"]["gdp_counts"]["assumes"].get<std::string>(), HasSubstr("Gaussian trade-off"));
   EXPECT_THAT(j["threat_model"].get<std::string>(), HasSubstr("(i, U)"));
   EXPECT_THAT(j["config"].get<std::string>(), HasSubstr("rows_per_client = 60"));
@@ -119,6 +121,9 @@ TEST(AuditCommand, OneRunModeWritesCanaryScores) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(ReadFile(out + "/audit.json"));
   EXPECT_EQ(j["one_run"]["canaries"], 40);
+  EXPECT_EQ(j["audit"]["canaries"], 40);
+  EXPECT_TRUE(j["audit"]["runs_per_side"].is_null());  // it trains once
+  EXPECT_TRUE(j["audit"]["jobs"].is_null());
   EXPECT_THAT(ReadFile(out + "/scores.csv"), HasSubstr("canary,included,score\n0,"));
 }
 
