@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -103,6 +104,15 @@ inline std::string WithoutTimings(const std::string& csv) {
     out << '\n';
   }
   return out.str();
+}
+
+// What a run reports (metrics.csv, clients.csv, summary.json), apart from the machine's measurements and
+// the echo of its configuration: what changing a key the run reads must change.
+inline std::string OutputsWithoutTimings(const std::string& metrics_csv, const std::string& clients_csv,
+                                         nlohmann::json summary) {
+  summary.erase("config");
+  for (const std::string& key : kTimingSummaryKeys) summary.erase(key);
+  return WithoutTimings(metrics_csv) + "\n" + WithoutTimings(clients_csv) + "\n" + summary.dump();
 }
 
 }  // namespace asyncdp::testing

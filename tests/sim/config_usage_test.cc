@@ -129,13 +129,10 @@ TEST(ConfigUsage, EveryKeyInEveryModeIsReadOrRefusedByName) {
 // What a run reports, apart from timings and the echo of its configuration: changing a key the run reads
 // must change it (AKeyCalledReadChangesTheRunOrSaysWhyNot).
 std::string Outputs(const TrainResult& r) {
-  nlohmann::json summary = r.summary;
-  summary.erase("config");
-  for (const std::string& key : testing::kTimingSummaryKeys) summary.erase(key);
   std::ostringstream model;
   for (const float v : r.final_model) model << v << ' ';
-  return WithoutTimings(r.metrics_csv) + "\n" + WithoutTimings(r.clients_csv) + "\n" + model.str() + "\n" +
-         summary.dump();
+  return ::asyncdp::testing::OutputsWithoutTimings(r.metrics_csv, r.clients_csv, r.summary) + "\n" +
+         model.str();
 }
 
 // The rules' claim checked against the runs: a key called unread in a deterministic mode changes nothing.

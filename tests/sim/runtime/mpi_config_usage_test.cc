@@ -32,11 +32,8 @@ using testing::Quoted;
 
 // What an MPI run in `dir` reports, apart from timings and the echo of its configuration.
 std::string MpiOutputs(const std::string& dir) {
-  nlohmann::json summary = Summary(dir);
-  summary.erase("config");
-  for (const std::string& key : ::asyncdp::testing::kTimingSummaryKeys) summary.erase(key);
-  return ::asyncdp::testing::WithoutTimings(testing::ReadFile(dir + "/metrics.csv")) + "\n" +
-         ::asyncdp::testing::WithoutTimings(testing::ReadFile(dir + "/clients.csv")) + "\n" + summary.dump();
+  return ::asyncdp::testing::OutputsWithoutTimings(testing::ReadFile(dir + "/metrics.csv"),
+                                                   testing::ReadFile(dir + "/clients.csv"), Summary(dir));
 }
 
 TEST(MpiRuntimeTest, AKeyCalledReadChangesAnMpiRunOrSaysWhyNot) {
