@@ -18,8 +18,9 @@
 #include "apps/commands.h"
 #include "models/reference_optimum.h"
 #include "sim/config_io.h"
-#include "sim/experiment.h"
+#include "sim/config_usage.h"
 #include "sim/output_dir.h"
+#include "sim/reference_objective.h"
 #include "sim/reference_optimum_io.h"
 
 namespace asyncdp::apps {
@@ -33,6 +34,7 @@ struct ReferenceOptimumArgs {
   int64_t max_iterations = 0;
   bool reuse = false;
   bool quiet = false;
+  bool objective_keys = false;
 };
 
 // The summary of an earlier run in `dir` if it is a reference optimum of `key` at `tolerance` or tighter.
@@ -46,26 +48,24 @@ bool CanReuse(const std::string& dir, const nlohmann::json& key, double toleranc
 }
 
 void RunReferenceOptimum(const ReferenceOptimumArgs& args) {
+  if (args.objective_keys) {  // for scripts that derive this command's overrides from a run's
+    for (const std::string& key : sim::ReferenceObjectiveKeys()) std::cout << key << "\n";
+    return;
+  }
   sim::TrainConfig config =
       args.config_path.empty() ? sim::TrainConfig{} : sim::LoadConfigFile(args.config_path);
   for (const auto& assignment : args.overrides) sim::ApplyOverride(config, assignment);
-  // F does not depend on the privacy settings; skipping them skips σ calibration.
-  config.dp.enabled = false;
-  // The objective only (data, shards, model, regulariser): keys about a training run's outputs (eval.*,
-  // output.*) are not this command's to refuse — it reads none of them.
-  sim::ValidateConfig(config, /*refuse_unused_keys=*/false);
+  // The file is a run's configuration, read for its objective only; an override of a key F does not read
+  // would change nothing but the echo, so it is refused.
+  sim::RefuseUnreadOverrides(config, "reference-optimum", [&config](const std::string& key) {
+    return sim::ReferenceObjectiveUnreadReason(key, config);
+  });
+  // BuildReferenceObjective validates the configuration with its privacy settings off (F does not depend
+  // on them), without refusing the file's run-output keys (eval.*, output.*): it reads none of them.
   if (args.quiet) spdlog::set_level(spdlog::level::warn);
   const auto start = std::chrono::steady_clock::now();
-  const sim::Experiment experiment = sim::BuildExperiment(config);
-  std::vector<data::Dataset> shards;  // the clients' shards as data sets of their own (F's parts)
-  for (const auto& shard : experiment.data.shards) shards.push_back(shard.Copy());
-  std::vector<const data::Dataset*> parts;
-  int64_t records = 0;
-  for (const auto& shard : shards) {
-    parts.push_back(&shard);
-    records += shard.rows();
-  }
-  const nlohmann::json key = sim::ReferenceObjectiveKey(experiment.config, records);
+  const sim::ReferenceObjective objective = sim::BuildReferenceObjective(config);
+  const nlohmann::json& key = objective.key;
   if (args.reuse && CanReuse(args.out_dir, key, args.tolerance)) {
     spdlog::info("reference-optimum: {} already holds w* of this objective; kept", args.out_dir);
     std::ifstream in(std::filesystem::path(args.out_dir) / "summary.json");
@@ -75,7 +75,7 @@ void RunReferenceOptimum(const ReferenceOptimumArgs& args) {
   models::ReferenceOptimumOptions options;
   options.gradient_tolerance = args.tolerance;
   options.max_iterations = args.max_iterations;
-  const models::ReferenceOptimum ref = models::ComputeReferenceOptimum(*experiment.model, parts, options);
+  const models::ReferenceOptimum ref = sim::SolveReferenceObjective(objective, options);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!ref.converged) {
     spdlog::warn("reference-optimum: {} stopped after {} iterations at ||grad F|| = {:.3g} > {:.3g}",
@@ -85,7 +85,7 @@ void RunReferenceOptimum(const ReferenceOptimumArgs& args) {
   sim::OutputDirectory out(args.out_dir);
   out.Write("config.resolved.toml", "# asyncdp " ASYNCDP_VERSION
                                     " reference-optimum configuration (dp is not used)\n" +
-                                        sim::ToToml(experiment.config));
+                                        sim::ToToml(objective.experiment.config));
   out.Write("summary.json", summary.dump(2) + "\n");
   out.Commit();
   spdlog::info(
@@ -104,19 +104,30 @@ void RegisterReferenceOptimumCommand(CLI::App& app) {
       "w* and F(w*) for suboptimality curves. logistic, logistic_l2: Newton-CG; geometric_median: "
       "Weiszfeld.\n"
       "Writes OUT/summary.json (also printed on stdout) and OUT/config.resolved.toml.");
-  cmd->add_option("--config", args->config_path, "TOML run configuration (the run whose objective to solve)");
-  cmd->add_option("--set", args->overrides, "Override a key: --set data.train=a9a.gz (repeatable)")
-      ->take_all();
-  cmd->add_option("--out", args->out_dir, "Output directory")->capture_default_str();
-  cmd->add_option("--tolerance", args->tolerance, "Stop when ||grad F(w)|| <= this")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--max-iterations", args->max_iterations, "Iteration cap; 0 = the method's default")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_flag("--reuse", args->reuse,
-                "Keep OUT if it already holds w* of the same objective and tolerance");
+  std::vector<CLI::Option*> solve_options;
+  solve_options.push_back(cmd->add_option("--config", args->config_path,
+                                          "TOML run configuration (the run whose objective to solve)"));
+  solve_options.push_back(
+      cmd->add_option(
+             "--set", args->overrides,
+             "Override a key the objective reads: --set data.train=a9a.gz (repeatable; an override of "
+             "any other key is refused)")
+          ->take_all());
+  solve_options.push_back(cmd->add_option("--out", args->out_dir, "Output directory")->capture_default_str());
+  solve_options.push_back(cmd->add_option("--tolerance", args->tolerance, "Stop when ||grad F(w)|| <= this")
+                              ->capture_default_str()
+                              ->check(CLI::PositiveNumber));
+  solve_options.push_back(
+      cmd->add_option("--max-iterations", args->max_iterations, "Iteration cap; 0 = the method's default")
+          ->capture_default_str()
+          ->check(CLI::NonNegativeNumber));
+  solve_options.push_back(cmd->add_flag(
+      "--reuse", args->reuse, "Keep OUT if it already holds w* of the same objective and tolerance"));
   cmd->add_flag("--quiet", args->quiet, "Only warnings on stderr");
+  CLI::Option* keys =
+      cmd->add_flag("--objective-keys", args->objective_keys,
+                    "Print the configuration keys F reads (the ones --set accepts), one per line, and exit");
+  for (CLI::Option* option : solve_options) keys->excludes(option);  // they would change nothing
   cmd->callback([args] { RunReferenceOptimum(*args); });
 }
 

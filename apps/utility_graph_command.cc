@@ -12,6 +12,7 @@
 
 #include "apps/commands.h"
 #include "sim/config_io.h"
+#include "sim/config_usage.h"
 #include "sim/output_dir.h"
 #include "sim/utility_graph.h"
 
@@ -33,6 +34,12 @@ void RunUtilityGraphCommand(const UtilityGraphArgs& args) {
   sim::TrainConfig config =
       args.config_path.empty() ? sim::TrainConfig{} : sim::LoadConfigFile(args.config_path);
   for (const auto& assignment : args.overrides) sim::ApplyOverride(config, assignment);
+  sim::RequireAsyncRounds(config);  // first: under check-ins most keys' reasons would be about check-ins
+  // An override of a key the graph does not read (one it sets itself, or one its w* runs do not read)
+  // would change nothing but the echo: refused.
+  sim::RefuseUnreadOverrides(config, "utility-graph", [&config](const std::string& key) {
+    return sim::UtilityGraphUnreadReason(key, config);
+  });
   // A base for the utility graph's own runs (w* per C, then noisy copies): it reports test accuracy only, so
   // the run-output keys of the configuration (eval.*, output.*) are not refused here.
   sim::ValidateConfig(config, /*refuse_unused_keys=*/false);
@@ -73,7 +80,9 @@ void RegisterUtilityGraphCommand(CLI::App& app) {
       "OUT/utility_graph.csv and OUT/summary.json (also printed on stdout).");
   cmd->add_option("--config", args->config_path,
                   "TOML run configuration of the w* training (docs/config.md)");
-  cmd->add_option("--set", args->overrides, "Override a key: --set schedule.iterations=20000 (repeatable)")
+  cmd->add_option("--set", args->overrides,
+                  "Override a key: --set schedule.iterations=20000 (repeatable; a key the graph "
+                  "does not read is refused)")
       ->take_all();
   cmd->add_option("--clips", args->clips, "Clipping constants C: 0.025,0.05,0.1 or first:last:step")
       ->required();

@@ -366,6 +366,17 @@ void RefuseUnusedKeys(const TrainConfig& config) {
   }
 }
 
+void RefuseUnreadOverrides(const TrainConfig& config, std::string_view command,
+                           const std::function<std::optional<std::string>(const std::string& key)>& unread) {
+  for (const std::string& key : config.given.overrides) {
+    if (const std::optional<std::string> why = unread(key)) {
+      throw ConfigError(key, fmt::format("is set by --set but `asyncdp {}` does not read it: {}; remove the "
+                                         "override",
+                                         command, *why));
+    }
+  }
+}
+
 std::vector<std::string> UnreadKeyWarnings(const TrainConfig& config) {
   std::vector<std::string> out;
   for (const UnreadKey& u : UnreadKeys(config)) {

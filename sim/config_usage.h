@@ -8,8 +8,10 @@
 // Re-running a config.resolved.toml still works: ToToml writes such keys as comments.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/config.h"
@@ -21,6 +23,13 @@ std::optional<std::string> UnusedKeyReason(const std::string& key, const TrainCo
 
 // Throws ConfigError(key, "...") for the first key refused by the rule above.
 void RefuseUnusedKeys(const TrainConfig& config);
+// For a command that takes a run's configuration and reads only part of it (reference-optimum reads the
+// objective, utility-graph a non-private w* run): throws ConfigError(key, "not read by `asyncdp COMMAND`:
+// REASON") for the first override (--set) that `unread` gives a reason for. The configuration file's own
+// keys are the run's and are not judged: the file may be the very run whose objective the command solves.
+void RefuseUnreadOverrides(const TrainConfig& config, std::string_view command,
+                           const std::function<std::optional<std::string>(const std::string& key)>& unread);
+
 // One line per file key that only the overrides left unread (the rule's exception), for the run's log.
 std::vector<std::string> UnreadKeyWarnings(const TrainConfig& config);
 

@@ -1,7 +1,5 @@
 #include "sim/utility_graph.h"
 
-#include "sim/config_fields.h"
-
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <tbb/parallel_for.h>
@@ -15,9 +13,11 @@
 #include "core/check.h"
 #include "core/error.h"
 #include "core/random.h"
+#include "sim/config_fields.h"
 #include "sim/config_io.h"
-#include "sim/train.h"
+#include "sim/config_usage.h"
 #include "sim/json_number.h"
+#include "sim/train.h"
 
 namespace asyncdp::sim {
 namespace {
@@ -174,9 +174,31 @@ TrainConfig WStarConfig(const TrainConfig& base, double clip) {
   return config;
 }
 
+void RequireAsyncRounds(const TrainConfig& base) {
+  // w* is the model of one asynchronous training run (§6 step 2). Random check-ins train no such model the
+  // graph could read: they ran through their own driver and crashed the graph before this check.
+  if (base.protocol.participation != Participation::kAsyncRounds) {
+    throw ConfigError(
+        "protocol.participation",
+        "the utility graph trains w* with the asynchronous rounds (async_rounds); random check-ins "
+        "are not supported");
+  }
+}
+
+std::optional<std::string> UtilityGraphUnreadReason(const std::string& key, const TrainConfig& base) {
+  if (key == "dp.enabled" || key == "dp.clip" || key == "dp.sigma" || key == "dp.epsilon") {
+    return "the utility graph sets it: w* trains with clipping at each C of --clips and no noise, and "
+           "--sigmas "
+           "gives the noise of the copies (docs/theory.md §6)";
+  }
+  if (key == "output.trace") return "the graph writes each w* run's metrics.csv, not its event trace";
+  return UnusedKeyReason(key, WStarConfig(base, base.dp.clip));
+}
+
 UtilityGraph RunUtilityGraph(const TrainConfig& base, const UtilityGraphOptions& options, bool progress) {
   ValidateUtilityGraphOptions(options);
   ValidateConfig(base, /*refuse_unused_keys=*/false);  // its outputs are the graph's, not a run's
+  RequireAsyncRounds(base);
   const auto start = std::chrono::steady_clock::now();
   UtilityGraph graph;
   graph.base_config = base;

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -82,6 +83,16 @@ struct UtilityGraph {
 // The non-private clipped run that produces w* for clipping constant `clip`: `base` with dp.enabled =
 // false, dp.clip = clip and no ε target or σ (which only make sense with noise).
 TrainConfig WStarConfig(const TrainConfig& base, double clip);
+
+// Throws ConfigError on protocol.participation unless `base` trains with asynchronous rounds: w* is the
+// model of one such run (random check-ins are not supported).
+void RequireAsyncRounds(const TrainConfig& base);
+
+// Why an override (--set) of `key` changes nothing in the utility graph of `base`, or nullopt when the graph
+// reads it: the privacy keys the graph sets itself (dp.enabled, dp.clip, dp.sigma, dp.epsilon: --clips and
+// --sigmas say them), the keys a w* run does not read (config_usage.h), and run outputs the graph does not
+// write (output.trace).
+std::optional<std::string> UtilityGraphUnreadReason(const std::string& key, const TrainConfig& base);
 
 // Trains w* per C and measures every σ. Throws what RunTraining throws for a bad configuration.
 UtilityGraph RunUtilityGraph(const TrainConfig& base, const UtilityGraphOptions& options, bool progress);

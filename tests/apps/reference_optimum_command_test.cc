@@ -145,5 +145,30 @@ TEST(ReferenceOptimumCommand, ModelsWithoutASolverAndBadOptionsExitWithCodeTwo) 
   EXPECT_THAT(tolerance.err, HasSubstr("--tolerance"));
 }
 
+// `--set` of a key F does not read could change nothing but the echo: refused naming the key and what F
+// reads. --objective-keys lists the keys it accepts, for scripts that derive its overrides from a run's.
+TEST(ReferenceOptimumCommand, AnOverrideOfAKeyTheObjectiveDoesNotReadExitsWithCodeTwo) {
+  TempDir dir;
+  for (const std::string key : {"dp.sigma=3", "schedule.iterations=100", "eval.train_rows=50"}) {
+    const CliResult r = RunAsyncdp(Args("quick_strongly_convex.toml", dir.Path("x"), "--set " + key), dir);
+    EXPECT_EQ(r.exit_code, 2) << key;
+    EXPECT_THAT(r.err, HasSubstr(key.substr(0, key.find('=')))) << key;
+    EXPECT_THAT(r.err, HasSubstr("`asyncdp reference-optimum` does not read it")) << key;
+    EXPECT_THAT(r.err, HasSubstr("data.rows_per_client")) << key;  // what F does read
+    EXPECT_FALSE(std::filesystem::exists(dir.Path("x"))) << key;
+  }
+  const CliResult keys = RunAsyncdp("reference-optimum --objective-keys", dir);
+  ASSERT_EQ(keys.exit_code, 0) << keys.err;
+  for (const char* key : {"seed\n", "data.train\n", "data.rows_per_client\n", "clients.count\n",
+                          "model.kind\n", "model.l2_lambda\n"}) {
+    EXPECT_THAT(keys.out, HasSubstr(key));
+  }
+  EXPECT_THAT(keys.out, Not(HasSubstr("dp.")));
+  // With it, the options of a solve would change nothing: refused.
+  const CliResult mixed = RunAsyncdp("reference-optimum --objective-keys --set seed=2", dir);
+  EXPECT_EQ(mixed.exit_code, 2);
+  EXPECT_THAT(mixed.err, HasSubstr("--objective-keys"));
+}
+
 }  // namespace
 }  // namespace asyncdp::testing

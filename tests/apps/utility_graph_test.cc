@@ -69,5 +69,27 @@ TEST(UtilityGraphCommand, BadGridsAndCountsExitWithCodeTwoNamingTheOption) {
   }
 }
 
+// An override the graph does not read is refused naming the key; random check-ins, which train no w* the
+// graph can read, are refused (they crashed the command before).
+TEST(UtilityGraphCommand, AnOverrideTheGraphDoesNotReadAndCheckInsExitWithCodeTwoNamingTheKey) {
+  TempDir dir;
+  const std::string out = dir.Path("ug");
+  const struct {
+    const char* args;
+    const char* key;
+    const char* why;
+  } cases[] = {{" --set dp.sigma=3", "dp.sigma", "--sigmas"},
+               {" --set dp.clip=0.5", "dp.clip", "--clips"},
+               {" --set output.trace=true", "output.trace", "event trace"},
+               {" --set protocol.participation=check_in", "protocol.participation", "check-ins"}};
+  for (const auto& c : cases) {
+    const CliResult r = RunAsyncdp(SmallArgs(out) + c.args + " --clips 0.1 --sigmas 0,2 --draws 2", dir);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;
+    EXPECT_THAT(r.err, HasSubstr(c.key)) << c.args;
+    EXPECT_THAT(r.err, HasSubstr(c.why)) << c.args;
+    EXPECT_FALSE(std::filesystem::exists(out)) << c.args;
+  }
+}
+
 }  // namespace
 }  // namespace asyncdp::testing

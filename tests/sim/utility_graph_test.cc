@@ -6,16 +6,23 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
 #include "models/factory.h"
+#include "sim/config_fields.h"
+#include "sim/config_io.h"
+#include "sim/config_usage.h"
+#include "tests/sim/config_change.h"
 #include "tests/sim/sim_test_util.h"
 
 namespace asyncdp::sim {
 namespace {
 
+using ::asyncdp::testing::SetOtherValue;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -170,6 +177,84 @@ TEST(RunUtilityGraph, OneCurvePerClipStartingAtFractionOne) {
   EXPECT_EQ(summary["draws"], 3);
   EXPECT_EQ(summary["curves"].size(), 2u);
   EXPECT_TRUE(summary["config"].is_string());
+}
+
+// What a graph reports apart from timings and configuration echoes: its CSV, and each w* run's metrics and
+// summary.
+std::string Outputs(const UtilityGraph& graph) {
+  std::string out = UtilityGraphCsv(graph);
+  for (const UtilityCurve& curve : graph.curves) {
+    nlohmann::json summary = curve.wstar_summary;
+    // Echoes of dp.delta, which a run without noise does not read (no accounting), beside its "config".
+    summary.erase("delta");
+    summary["privacy"].erase("delta");
+    out += asyncdp::testing::OutputsWithoutTimings(curve.wstar_metrics_csv, "", summary);
+  }
+  return out;
+}
+
+// Every registry key, set to another valid value alone, changes the graph, is refused with a message, or is
+// called unread (and then changes nothing): what `asyncdp utility-graph` refuses as an override.
+TEST(UtilityGraphUnreadReason, EveryKeyChangesTheGraphOrIsCalledUnreadAndChangesNothing) {
+  TrainConfig base = testing::SmallA9aConfig(3, 300);
+  testing::UseRounds(base, 6);
+  const UtilityGraphOptions options{.clips = {0.1}, .sigmas = {0, 4}, .draws = 2, .threshold = 0.9};
+  // Keys a w* run reads that change nothing in this base, and why (as in tests/sim/config_usage_test.cc).
+  const std::map<std::string, std::string> no_effect_here = {
+      {"data.format", "\"auto\" already reads the LIBSVM files as LIBSVM"},
+      {"data.features", "another column count is refused or pads columns no row uses"},
+      {"protocol.allow_truncation", "the run completes: nothing to accept"},
+      {"protocol.exclude_after", "no client is silent"},
+      {"protocol.worker_threads", "the virtual runtime's results do not depend on its compute threads"},
+      {"eval.points", "5 points over 6 rounds evaluate the same rounds as 4 (every second one)"}};
+  const std::string baseline = Outputs(RunUtilityGraph(base, options, /*progress=*/false));
+  int read = 0, unread = 0;
+  TrainConfig probe = base;
+  const size_t keys = ConfigFields(probe).size();
+  for (size_t i = 0; i < keys; ++i) {
+    TrainConfig changed = base;
+    auto fields = ConfigFields(changed);
+    ConfigField& field = fields[i];
+    if (!SetOtherValue(field)) continue;
+    SCOPED_TRACE(field.key + " = " + FieldValueText(field));
+    const std::optional<std::string> why = UtilityGraphUnreadReason(field.key, changed);
+    std::string outputs;
+    try {
+      outputs = Outputs(RunUtilityGraph(changed, options, /*progress=*/false));
+    } catch (const InputError&) {
+      continue;  // refused with a message (a key called unread: as an override it is refused before this)
+    }
+    if (why) {
+      ++unread;
+      EXPECT_EQ(outputs, baseline) << field.key << " is called unread (" << *why << ") but changed the graph";
+    } else {
+      ++read;
+      if (outputs == baseline) {
+        EXPECT_TRUE(no_effect_here.contains(field.key)) << field.key << " is called read but changed nothing";
+      }
+    }
+  }
+  EXPECT_GT(read, 30);
+  EXPECT_GT(unread, 30);
+}
+
+TEST(UtilityGraphUnreadReason, AnOverrideTheGraphSetsItselfIsRefusedNamingIt) {
+  TrainConfig config = testing::SmallA9aConfig(3, 300);
+  ApplyOverride(config, "schedule.sample_size=20");
+  const auto refuse = [&config] {
+    RefuseUnreadOverrides(config, "utility-graph", [&config](const std::string& key) {
+      return UtilityGraphUnreadReason(key, config);
+    });
+  };
+  EXPECT_NO_THROW(refuse());
+  ApplyOverride(config, "dp.sigma=3");
+  try {
+    refuse();
+    ADD_FAILURE() << "dp.sigma was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("dp.sigma"));
+    EXPECT_THAT(e.what(), HasSubstr("--sigmas"));
+  }
 }
 
 }  // namespace

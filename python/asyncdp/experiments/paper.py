@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from . import env, paper_report, paper_tables
-from .runner import ONE_THREAD_KEYS, RunSpec, child_cpu_seconds, one_thread, run_all, run_cli
+from .runner import RunSpec, child_cpu_seconds, one_thread, reference_optimum, run_all, run_cli
 from .stats import loglog_slope, mean_interval
 
 STEP_CAP = 543  # LeNet: rounds above s = 543 run at η0·543/s (the first-round probes say why)
@@ -138,9 +138,8 @@ def main(args) -> int:
             if problem != "lenet":
                 for seed in convex_seeds:
                     jobs[("ref", problem, seed)] = pool.submit(
-                        run_cli, binary, "reference-optimum", repo / "experiments" / p["config"],
-                        out.path(f"reference/{problem}_s{seed}"), {**_overrides(problem, ctx, threads), "seed": seed},
-                        skip=("eval.", "output.", *ONE_THREAD_KEYS))
+                        reference_optimum, binary, repo / "experiments" / p["config"],
+                        out.path(f"reference/{problem}_s{seed}"), {**_overrides(problem, ctx, threads), "seed": seed})
         for (kind, problem, seed), future in jobs.items():
             try:
                 value = future.result()

@@ -30,7 +30,8 @@ from . import env
 from .quick_report import QuickReport
 from .quick_setup import (ALL_ROWS, COMBOS, CONVEX_SETTINGS, EPSILONS, LENET_SETTINGS, PROBLEMS, SCALES, SCHEDULES,
                           Problem, eps_key)
-from .runner import RunResult, RunSpec, child_cpu_seconds, cli_value, one_thread, resolved_config, run_all, run_cli
+from .runner import (RunResult, RunSpec, child_cpu_seconds, cli_value, one_thread, reference_optimum, resolved_config,
+                     run_all)
 from .stats import last_quarter_median, loglog_slope
 
 
@@ -138,7 +139,7 @@ def main(args) -> int:
         for p in PROBLEMS.values():
             for seed in convex_seeds:
                 d = out.path(f"reference/{p.key}_s{seed}")
-                ref_jobs[(p.key, seed)] = pool.submit(run_cli, binary, "reference-optimum", cfg_dir / p.config, d,
+                ref_jobs[(p.key, seed)] = pool.submit(reference_optimum, binary, cfg_dir / p.config, d,
                                                       {**convex_base, "seed": seed})
     failures = []
     for key, future in ref_jobs.items():

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import functools
 import multiprocessing
 import os
 import pathlib
@@ -156,15 +157,35 @@ def run_cli(binary, command: str, config, out_dir: pathlib.Path, overrides: Mapp
             skip: tuple[str, ...] = ()) -> dict:
     """``asyncdp COMMAND --config CONFIG --set k=v ... ARGS --out OUT --quiet`` for the commands the module does
     not bind (reference-optimum, utility-graph); returns OUT/summary.json. Overrides whose key starts with
-    one of ``skip`` are left out (keys the command does not read)."""
+    one of ``skip`` are left out, and so are the thread cap's keys the run does not read (both commands
+    refuse an override they do not read)."""
     import json
 
     cmd = [str(binary), command, "--config", str(config), "--out", str(out_dir), "--quiet", *args,
-           *_set_args(overrides, skip)]
+           *_set_args(_train_overrides(config, overrides), skip)]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"asyncdp {command} exited {done.returncode}: {done.stderr.strip()[-400:]}")
     return json.loads((out_dir / "summary.json").read_text())
+
+
+@functools.lru_cache(maxsize=None)
+def objective_keys(binary: str) -> frozenset[str]:
+    """The configuration keys ``asyncdp reference-optimum`` reads (its ``--objective-keys``): F depends on these
+    alone, and the command refuses an override of any other."""
+    done = subprocess.run([binary, "reference-optimum", "--objective-keys"], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"asyncdp reference-optimum --objective-keys exited {done.returncode}: "
+                           f"{done.stderr.strip()[-400:]}")
+    return frozenset(done.stdout.split())
+
+
+def reference_optimum(binary, config, out_dir: pathlib.Path, overrides: Mapping[str, Any]) -> dict:
+    """w* of the objective of a ``train`` run of CONFIG with OVERRIDES (``asyncdp reference-optimum``): the
+    overrides F reads are passed on, the run's others (schedule, privacy, evaluation, outputs, threads) are
+    not — they change the run, not its objective. Returns OUT/summary.json."""
+    keys = objective_keys(str(binary))
+    return run_cli(binary, "reference-optimum", config, out_dir, {k: v for k, v in overrides.items() if k in keys})
 
 
 def resolved_config(binary, config, overrides: Mapping[str, Any]) -> dict:
