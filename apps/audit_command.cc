@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "sim/audit/audit.h"
 #include "sim/config_io.h"
+#include "sim/config_usage.h"
 
 namespace asyncdp::apps {
 namespace {
@@ -40,22 +41,21 @@ void RunAudit(AuditArgs& args) {
   sim::TrainConfig config =
       args.config_path.empty() ? sim::TrainConfig{} : sim::LoadConfigFile(args.config_path);
   for (const auto& assignment : args.overrides) sim::ApplyOverride(config, assignment);
-  // `asyncdp audit` trains asynchronous rounds many times with its own canary and options (the flags below);
-  // the audit.* keys configure the one-run audit of `asyncdp train` and would be ignored here.
-  if (config.protocol.participation != asyncdp::sim::Participation::kAsyncRounds) {
-    throw asyncdp::ConfigError("protocol.participation", "asyncdp audit audits asynchronous rounds (async_rounds); random "
-                                                "check-ins are audited by their accountant tests, not by this command");
-  }
-  // Refused when written at all, even at its default value (`audit.client = 0`): this command does not read
-  // it.
+  // `asyncdp audit` trains asynchronous rounds many times with its own canary and options (the flags below).
+  sim::audit::RequireAsyncRounds(config);
+  // The audit.* keys configure the one-run audit of `asyncdp train`: refused when written at all, in the file
+  // too and at their default value (`audit.client = 0`) — whoever writes them means this audit, which has
+  // flags for them.
   for (const std::string& key : config.given.All()) {
-    if (key.rfind("audit.", 0) != 0) continue;
+    if (!key.starts_with("audit.")) continue;
     throw asyncdp::ConfigError(
-        key,
-        "configures the one-run audit of `asyncdp train`; `asyncdp audit` does not read it: "
-        "use its flags (--canaries, --client, --canary, --confidence, --test-noise-scale; "
-        "asyncdp audit --help)");
+        key, "`asyncdp audit` does not read it: " + *sim::audit::AuditUnreadReason(key, config));
   }
+  // The other keys it does not read (the runtime and its threads, a run's evaluation and outputs) are refused
+  // as overrides; in the file they are the run's.
+  sim::RefuseUnreadOverrides(config, "audit", [&config](const std::string& key) {
+    return sim::audit::AuditUnreadReason(key, config);
+  });
   sim::ValidateConfig(config);
   sim::audit::AuditOptions& options = args.options;
   options.mode = sim::audit::ParseAuditMode(args.mode);

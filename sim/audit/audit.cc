@@ -15,15 +15,39 @@
 
 #include "core/accounting/accountant.h"
 #include "core/check.h"
+#include "core/error.h"
 #include "core/sampling.h"
 #include "sim/audit/canary_runs.h"
 #include "sim/audit/one_run_estimates.h"
 #include "sim/audit/reported_epsilons.h"
 #include "sim/audit/train_audit_outcome.h"
 #include "sim/audit/train_canaries.h"
+#include "sim/config_usage.h"
 #include "sim/train.h"
 
 namespace asyncdp::sim::audit {
+
+void RequireAsyncRounds(const TrainConfig& config) {
+  if (config.protocol.participation != Participation::kAsyncRounds) {
+    throw ConfigError(
+        "protocol.participation",
+        "asyncdp audit audits asynchronous rounds (async_rounds); random check-ins are audited by "
+        "their accountant tests, not by this command");
+  }
+}
+
+void RequireAuditedRounds(const Experiment& experiment, int64_t client) {
+  // A budget that allows the audited client no round leaves nothing to audit: every score would be the
+  // same, and the threshold sweep stopped on an internal check (exit 134) before this.
+  const std::vector<int64_t>& rounds = experiment.privacy.budget_rounds;
+  const auto c = static_cast<size_t>(client);
+  if (c < rounds.size() && rounds[c] == 0) {
+    throw ConfigError("dp.epsilon",
+                      fmt::format("the budget epsilon = {} allows the audited client {} no round: nothing to "
+                                  "audit; raise dp.epsilon, or audit without a budget halt",
+                                  experiment.privacy.epsilon_budget, client));
+  }
+}
 namespace {
 
 using accounting::AccountantKind;
@@ -95,6 +119,7 @@ AuditReport RunOneRunMislabelledAudit(const TrainConfig& config, const AuditOpti
   run.protocol.runtime = RuntimeKind::kVirtual;
   const TrainResult trained = RunTraining(run, TrainOptions{.progress = false});
   const Experiment& e = *trained.experiment;
+  RequireAuditedRounds(e, options.client);
   const TrainCanaries& t = *e.train_canaries;
   ASYNCDP_CHECK(trained.audit.has_value());
   const TrainAuditOutcome& outcome = *trained.audit;
@@ -233,11 +258,13 @@ void DecideOneRun(const Experiment& e, const AuditOptions& options, AuditReport&
 
 AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
   const auto start = std::chrono::steady_clock::now();
+  RequireAsyncRounds(config);
   if (options.mode == AuditMode::kOneRun && options.canary == CanaryKind::kMislabelled) {
     return RunOneRunMislabelledAudit(config, options, start);
   }
   const CanaryExperiment canary(config, options);
   const Experiment& e = canary.experiment();
+  RequireAuditedRounds(e, options.client);
   AuditReport report;
   report.options = options;
   report.resolved_config = e.config;
@@ -292,6 +319,23 @@ std::string VerdictLine(const AuditReport& report) {
                                  report.headline_epsilon);
   line += report.violation ? "VIOLATION: " + report.verdict_detail : "consistent";
   return line;
+}
+
+std::optional<std::string> AuditUnreadReason(const std::string& key, const TrainConfig& config) {
+  if (key.starts_with("audit.")) {
+    return "it configures the one-run audit of `asyncdp train`: use this command's flags (--canaries, "
+           "--client, --canary, --confidence, --test-noise-scale; asyncdp audit --help)";
+  }
+  if (key == "protocol.runtime" || key == "protocol.worker_threads" || key.starts_with("protocol.mpi_")) {
+    return "every training of the audit runs on the virtual runtime with one worker thread (the same "
+           "protocol; "
+           "the audited guarantee does not cover timing), --jobs of them at a time";
+  }
+  if (key.starts_with("eval.") || key == "data.eval_rows" || key.starts_with("output.")) {
+    return "the audit scores the canary on each trained model and writes audit.json: it evaluates no test "
+           "metrics and writes none of a run's outputs";
+  }
+  return UnusedKeyReason(key, config);
 }
 
 }  // namespace asyncdp::sim::audit

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,7 +59,20 @@ struct AuditReport {
   int64_t trainings = 0;
 };
 
+// Throws ConfigError when the configuration leaves nothing to audit: participation other than asynchronous
+// rounds (random check-ins; on protocol.participation), or a budget that allows the audited client no round
+// (on dp.epsilon). RunAudit calls both; the command calls the first before anything else is judged.
+void RequireAsyncRounds(const TrainConfig& config);
+void RequireAuditedRounds(const Experiment& experiment, int64_t client);
+
 AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options);
+
+// Why `asyncdp audit` does not read `key` of `config`, or nullopt when it does: the audit.* keys (they
+// configure the one-run audit of `asyncdp train`; the command has flags), the runtime and its threads
+// (every training runs on the virtual runtime with one worker thread, --jobs of them at a time), a run's
+// evaluation and outputs (it scores canaries and writes audit.json), and the keys the run itself does not
+// read (config_usage.h).
+std::optional<std::string> AuditUnreadReason(const std::string& key, const TrainConfig& config);
 
 // `eps_lower = 0.84 (95%) <= eps_reported(pld) = 2.01 : consistent`, or `... > ... : VIOLATION (...)`.
 std::string VerdictLine(const AuditReport& report);

@@ -200,6 +200,31 @@ TEST(AuditCommand, TrainingRunAuditVerdictAndExitCode) {
 
 // `./run_experiments.sh audit` at the tiny scale: every row, the table and the plots.
 
+// A key the audit does not read is refused as an override, naming it (AuditUnreadReason; the probe is
+// tests/sim/audit/audit_keys_test.cc); a budget that lets the audited client train no round is refused on
+// dp.epsilon — it stopped on an internal check (exit 134) before.
+TEST(AuditCommand, AnOverrideTheAuditDoesNotReadAndAnEmptyBudgetExitWithCodeTwo) {
+  TempDir dir;
+  const std::string out = dir.Path("audit");
+  const struct {
+    const char* set;
+    const char* key;
+    const char* why;
+  } cases[] = {{"--set eval.points=3", "eval.points", "writes none of a run's outputs"},
+               {"--set output.diagnostics=true", "output.diagnostics", "writes none of a run's outputs"},
+               {"--set protocol.runtime=threads", "protocol.runtime", "virtual runtime"},
+               {"--set protocol.worker_threads=2", "protocol.worker_threads", "--jobs"},
+               {"--set audit.client=1", "audit.client", "--client"},
+               {"--set dp.epsilon=1", "dp.epsilon", "no round: nothing to audit"}};
+  for (const auto& c : cases) {
+    const CliResult r = RunAsyncdp(SmallAuditArgs(out, c.set, 16), dir);
+    EXPECT_EQ(r.exit_code, 2) << c.set << "\n" << r.err;
+    EXPECT_THAT(r.err, HasSubstr(c.key)) << c.set;
+    EXPECT_THAT(r.err, HasSubstr(c.why)) << c.set;
+    EXPECT_FALSE(std::filesystem::exists(out)) << c.set;
+  }
+}
+
 // run_experiments.sh audit (the Python experiment layer): python/tests/test_experiments.py.
 
 }  // namespace
