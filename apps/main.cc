@@ -60,8 +60,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);  // --help, --version
   } catch (const CLI::ParseError& e) {
-    // Every CLI error starts with "error:", CLI11's option errors included.
-    std::fprintf(stderr, "error: %s\nRun with --help for more information.\n", e.what());
+    // Every CLI error starts with "error:", CLI11's option errors included. Under mpirun every rank parses
+    // the same words and fails the same way: rank 0 alone says so.
+    const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+    if (rank == nullptr) rank = std::getenv("PMI_RANK");
+    if (rank == nullptr || std::atoi(rank) == 0) {
+      std::fprintf(stderr, "error: %s\nRun with --help for more information.\n", e.what());
+    }
     return 2;
   } catch (const asyncdp::apps::CommandExit& e) {
     return e.code;  // the command has reported (e.g. an audit VIOLATION: exit code 3)

@@ -128,14 +128,22 @@ void RegisterTrainCommand(CLI::App& app) {
       "train",
       "Run asynchronous DP-SGD (clients, server, delay rule) and report accuracy and epsilon.\n"
       "Writes OUT/config.resolved.toml, metrics.csv, clients.csv and summary.json (also printed on stdout).");
-  cmd->add_option("--config", args->config_path, "TOML run configuration (keys: docs/config.md)");
-  cmd->add_option("--set", args->overrides, "Override a key: --set dp.sigma=4 (repeatable)")->take_all();
-  cmd->add_option("--out", args->out_dir, "Output directory (default results/<config name>)");
-  cmd->add_flag("--config-doc", args->config_doc, "Print every configuration key with its default (Markdown)");
-  cmd->add_flag(
+  CLI::Option* config =
+      cmd->add_option("--config", args->config_path, "TOML run configuration (keys: docs/config.md)");
+  CLI::Option* set =
+      cmd->add_option("--set", args->overrides, "Override a key: --set dp.sigma=4 (repeatable)")->take_all();
+  CLI::Option* out =
+      cmd->add_option("--out", args->out_dir, "Output directory (default results/<config name>)");
+  CLI::Option* doc = cmd->add_flag("--config-doc", args->config_doc,
+                                   "Print every configuration key with its default (Markdown)");
+  CLI::Option* print = cmd->add_flag(
       "--print-config", args->print_config,
       "Print the resolved configuration (as the run's config.resolved.toml would hold it: data-derived "
       "defaults, sigma calibrated to dp.epsilon) and exit without training or writing anything");
+  // Refused, not ignored: the key reference reads no configuration, and a printed configuration writes no
+  // output directory.
+  for (CLI::Option* option : {config, set, out, print}) doc->excludes(option);
+  print->excludes(out);
   cmd->add_flag("--quiet", args->quiet, "Only warnings on stderr; no progress line");
   cmd->callback([args] { RunTrain(*args); });
 }

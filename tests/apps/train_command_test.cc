@@ -138,9 +138,14 @@ TEST(TrainCommand, PrintConfigIsTheRunsResolvedConfiguration) {
   TempDir dir;
   const std::string calibrate = " --set dp.sigma=0 --set dp.epsilon=2";
   const std::string out = dir.Path("run");
-  const CliResult printed =
-      RunAsyncdp(SmallTable3Args(dir.Path("never")) + calibrate + " --print-config", dir);
+  const std::string run_args = SmallTable3Args(dir.Path("never"));
+  const std::string no_out = run_args.substr(0, run_args.rfind(" --out "));
+  const CliResult printed = RunAsyncdp(no_out + calibrate + " --print-config", dir);
   ASSERT_EQ(printed.exit_code, 0) << printed.err;
+  // It writes nothing, so an output directory is refused rather than ignored.
+  const CliResult with_out = RunAsyncdp(run_args + calibrate + " --print-config", dir);
+  EXPECT_EQ(with_out.exit_code, 2);
+  EXPECT_THAT(with_out.err, HasSubstr("--out excludes --print-config"));
   EXPECT_FALSE(std::filesystem::exists(dir.Path("never")));
   EXPECT_THAT(printed.out, ::testing::Not(HasSubstr("\nsigma = 0\n")));  // calibrated, not the input's 0
   const CliResult ran = RunAsyncdp(SmallTable3Args(out) + calibrate, dir);
@@ -225,6 +230,17 @@ TEST(TrainCommand, ConfigDocListsEveryKey) {
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_THAT(r.out, HasSubstr("`protocol.tau`"));
   EXPECT_THAT(r.out, HasSubstr("`dp.sampling`"));
+  // The reference reads no configuration and writes no directory: a flag that would be ignored is refused
+  // (`--config-doc --config missing.toml` printed the reference before).
+  for (const std::string flag : {"--config missing.toml", "--set seed=3", "--out x", "--print-config"}) {
+    const CliResult with = RunAsyncdp("train --config-doc " + flag, dir);
+    EXPECT_EQ(with.exit_code, 2) << flag;
+    EXPECT_THAT(with.err,
+                ::testing::AnyOf(HasSubstr("--config-doc excludes " + flag.substr(0, flag.find(' '))),
+                                 HasSubstr(flag.substr(0, flag.find(' ')) + " excludes --config-doc")))
+        << flag;
+    EXPECT_EQ(with.out, "") << flag;
+  }
 }
 
 // Issue 14, data loss: --out DIR holding an old result plus the user's own files. asyncdp replaces only

@@ -414,8 +414,9 @@ TEST(MpiRuntimeTest, ARunThatDoesNotSplitOverRanksIsRefusedUnderMpirun) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     const std::string out = dir.Path(c.name);
-    const CliResult run =
-        testing::RunCommand(Mpirun(2) + TrainA9a(c.config, c.args + " --out " + Quoted(out)), dir);
+    // --print-config writes nothing: it refuses --out.
+    const std::string out_flag = c.name == "print_config" ? "" : " --out " + Quoted(out);
+    const CliResult run = testing::RunCommand(Mpirun(2) + TrainA9a(c.config, c.args + out_flag), dir);
     EXPECT_EQ(run.exit_code, 2) << run.err;
     EXPECT_EQ(Occurrences(run.err, c.message), 1u) << run.err;
     EXPECT_FALSE(fs::exists(out));
@@ -425,6 +426,10 @@ TEST(MpiRuntimeTest, ARunThatDoesNotSplitOverRanksIsRefusedUnderMpirun) {
   EXPECT_EQ(calc.exit_code, 2) << calc.err;
   EXPECT_EQ(Occurrences(calc.err, "`asyncdp calc` runs in one process, but this is one of 2 MPI ranks"), 1u)
       << calc.err;
+  // A command-line error is said once too, not once per rank.
+  const CliResult flags = testing::RunCommand(Mpirun(2) + "train --config-doc --set seed=1", dir);
+  EXPECT_EQ(flags.exit_code, 2) << flags.err;
+  EXPECT_EQ(Occurrences(flags.err, "excludes"), 1u) << flags.err;
 }
 
 // Image data (IDX) are read whole on every rank; the ranks still host only their clients and the run
