@@ -42,7 +42,7 @@ void RunAudit(AuditArgs& args) {
       args.config_path.empty() ? sim::TrainConfig{} : sim::LoadConfigFile(args.config_path);
   for (const auto& assignment : args.overrides) sim::ApplyOverride(config, assignment);
   // `asyncdp audit` trains asynchronous rounds many times with its own canary and options (the flags below).
-  sim::audit::RequireAsyncRounds(config);
+  sim::audit::RequireAuditableRun(config);
   // The audit.* keys configure the one-run audit of `asyncdp train`: refused when written at all, in the file
   // too and at their default value (`audit.client = 0`) — whoever writes them means this audit, which has
   // flags for them.

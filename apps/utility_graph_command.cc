@@ -34,7 +34,7 @@ void RunUtilityGraphCommand(const UtilityGraphArgs& args) {
   sim::TrainConfig config =
       args.config_path.empty() ? sim::TrainConfig{} : sim::LoadConfigFile(args.config_path);
   for (const auto& assignment : args.overrides) sim::ApplyOverride(config, assignment);
-  sim::RequireAsyncRounds(config);  // first: under check-ins most keys' reasons would be about check-ins
+  sim::RequireWStarRun(config);  // first: under check-ins most keys' reasons would be about check-ins
   // An override of a key the graph does not read (one it sets itself, or one its w* runs do not read)
   // would change nothing but the echo: refused.
   sim::RefuseUnreadOverrides(config, "utility-graph", [&config](const std::string& key) {

@@ -252,10 +252,8 @@ void ValidateTargets(const TrainConfig& c) {
   require(c.dp.enabled, "dp.enabled", "targets.accuracy needs DP (the budget is what the phases spend)");
   require(t.epsilon > 0 || !t.client_epsilon.empty(), "targets.epsilon",
           "required with targets.accuracy: the budget epsilon_target each client may never exceed");
-  require(c.dp.epsilon == 0, "dp.epsilon",
-          "targets.accuracy plans sigma per phase: leave dp.epsilon and dp.sigma_schedule unset");
-  require(c.dp.sigma_schedule.empty(), "dp.sigma_schedule",
-          "targets.accuracy plans sigma per phase: leave dp.epsilon and dp.sigma_schedule unset");
+  // dp.sigma, dp.epsilon and dp.sigma_schedule, which the phases replace, are refused by the usage rules
+  // (config_usage.h) like every other key the framework does not read.
   require(!c.dp.secure_noise, "dp.secure_noise",
           "the proactive phases are accounted for Gaussian noise only");
   const ProactiveConfig& p = c.proactive;

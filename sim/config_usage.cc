@@ -25,6 +25,10 @@ constexpr const char* kDiagnosticsOnly =
 constexpr const char* kPhasesPlanTheRounds =
     "the proactive framework plans each client's rounds from proactive.phase_epochs";
 
+constexpr const char* kPhasesPlanSigma =
+    "the proactive framework plans sigma per phase (proactive.phase_sigmas) within the budget "
+    "targets.epsilon";
+
 bool Matches(const std::string& pattern, const std::string& key) {
   return pattern.back() == '.' ? key.rfind(pattern, 0) == 0 : key == pattern;
 }
@@ -246,10 +250,14 @@ const std::vector<UsageRule>& Rules() {
              "proactive.phase_sizing = \"e1\" chooses each phase's sample size (set \"calibrated\" to "
              "give one)");
        }},
+      // σ = 0, ε = 0 and no schedule agree ("none": the phases decide); any other value would be ignored.
       {{"dp.sigma"},
+       [](const TrainConfig& c) { return When(ProactiveOn(c) && c.dp.sigma != 0.0, kPhasesPlanSigma); }},
+      {{"dp.epsilon"},
+       [](const TrainConfig& c) { return When(ProactiveOn(c) && c.dp.epsilon != 0.0, kPhasesPlanSigma); }},
+      {{"dp.sigma_schedule"},
        [](const TrainConfig& c) {
-         return When(ProactiveOn(c) && c.dp.sigma != 0.0,
-                     "the proactive framework plans sigma per phase (proactive.phase_sigmas)");
+         return When(ProactiveOn(c) && !c.dp.sigma_schedule.empty(), kPhasesPlanSigma);
        }},
       {{"dp.halt_at_budget"},
        [](const TrainConfig& c) {
@@ -374,6 +382,14 @@ void RefuseUnreadOverrides(const TrainConfig& config, std::string_view command,
                                          "override",
                                          command, *why));
     }
+  }
+}
+
+void RequireAsyncRounds(const TrainConfig& config, std::string_view command, std::string_view why) {
+  if (config.protocol.participation != Participation::kAsyncRounds) {
+    throw ConfigError(
+        "protocol.participation",
+        fmt::format("`asyncdp {}` runs asynchronous rounds (async_rounds) only: {}", command, why));
   }
 }
 

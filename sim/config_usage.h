@@ -30,6 +30,10 @@ void RefuseUnusedKeys(const TrainConfig& config);
 void RefuseUnreadOverrides(const TrainConfig& config, std::string_view command,
                            const std::function<std::optional<std::string>(const std::string& key)>& unread);
 
+// For a command that runs asynchronous rounds only (utility-graph, audit): throws ConfigError on
+// protocol.participation for random check-ins, saying `asyncdp COMMAND` runs asynchronous rounds and `why`.
+void RequireAsyncRounds(const TrainConfig& config, std::string_view command, std::string_view why);
+
 // One line per file key that only the overrides left unread (the rule's exception), for the run's log.
 std::vector<std::string> UnreadKeyWarnings(const TrainConfig& config);
 

@@ -174,15 +174,11 @@ TrainConfig WStarConfig(const TrainConfig& base, double clip) {
   return config;
 }
 
-void RequireAsyncRounds(const TrainConfig& base) {
-  // w* is the model of one asynchronous training run (§6 step 2). Random check-ins train no such model the
-  // graph could read: they ran through their own driver and crashed the graph before this check.
-  if (base.protocol.participation != Participation::kAsyncRounds) {
-    throw ConfigError(
-        "protocol.participation",
-        "the utility graph trains w* with the asynchronous rounds (async_rounds); random check-ins "
-        "are not supported");
-  }
+void RequireWStarRun(const TrainConfig& base) {
+  // w* is the model of one asynchronous training run (§6 step 2); random check-ins train no such model the
+  // graph could read (they crashed the graph before this check).
+  RequireAsyncRounds(base, "utility-graph",
+                     "w* is the model of one such run; random check-ins are not supported");
 }
 
 std::optional<std::string> UtilityGraphUnreadReason(const std::string& key, const TrainConfig& base) {
@@ -198,7 +194,7 @@ std::optional<std::string> UtilityGraphUnreadReason(const std::string& key, cons
 UtilityGraph RunUtilityGraph(const TrainConfig& base, const UtilityGraphOptions& options, bool progress) {
   ValidateUtilityGraphOptions(options);
   ValidateConfig(base, /*refuse_unused_keys=*/false);  // its outputs are the graph's, not a run's
-  RequireAsyncRounds(base);
+  RequireWStarRun(base);
   const auto start = std::chrono::steady_clock::now();
   UtilityGraph graph;
   graph.base_config = base;

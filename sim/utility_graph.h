@@ -86,7 +86,7 @@ TrainConfig WStarConfig(const TrainConfig& base, double clip);
 
 // Throws ConfigError on protocol.participation unless `base` trains with asynchronous rounds: w* is the
 // model of one such run (random check-ins are not supported).
-void RequireAsyncRounds(const TrainConfig& base);
+void RequireWStarRun(const TrainConfig& base);
 
 // Why an override (--set) of `key` changes nothing in the utility graph of `base`, or nullopt when the graph
 // reads it: the privacy keys the graph sets itself (dp.enabled, dp.clip, dp.sigma, dp.epsilon: --clips and

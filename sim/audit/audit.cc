@@ -27,13 +27,9 @@
 
 namespace asyncdp::sim::audit {
 
-void RequireAsyncRounds(const TrainConfig& config) {
-  if (config.protocol.participation != Participation::kAsyncRounds) {
-    throw ConfigError(
-        "protocol.participation",
-        "asyncdp audit audits asynchronous rounds (async_rounds); random check-ins are audited by "
-        "their accountant tests, not by this command");
-  }
+void RequireAuditableRun(const TrainConfig& config) {
+  RequireAsyncRounds(config, "audit",
+                     "random check-ins are audited by their accountant tests, not by this command");
 }
 
 void RequireAuditedRounds(const Experiment& experiment, int64_t client) {
@@ -258,7 +254,7 @@ void DecideOneRun(const Experiment& e, const AuditOptions& options, AuditReport&
 
 AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  RequireAsyncRounds(config);
+  RequireAuditableRun(config);
   if (options.mode == AuditMode::kOneRun && options.canary == CanaryKind::kMislabelled) {
     return RunOneRunMislabelledAudit(config, options, start);
   }

@@ -62,7 +62,7 @@ struct AuditReport {
 // Throws ConfigError when the configuration leaves nothing to audit: participation other than asynchronous
 // rounds (random check-ins; on protocol.participation), or a budget that allows the audited client no round
 // (on dp.epsilon). RunAudit calls both; the command calls the first before anything else is judged.
-void RequireAsyncRounds(const TrainConfig& config);
+void RequireAuditableRun(const TrainConfig& config);
 void RequireAuditedRounds(const Experiment& experiment, int64_t client);
 
 AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options);

@@ -334,8 +334,11 @@ TEST(ConfigUsage, TheIssuesIgnoredSettingsAreRefused) {
   EXPECT_NO_THROW(RefuseUnusedKeys(phases));
   phases = proactive();
   phases.dp.sigma_schedule = {1.0, 2.0};
-  // Named by its own key (the message named dp.epsilon).
-  expect_refused(phases, "dp.sigma_schedule: targets.accuracy", "plans sigma per phase");
+  // Named by its own key (the message named dp.epsilon once), by the usage rules like dp.sigma.
+  expect_refused(phases, "dp.sigma_schedule: is set to", "plans sigma per phase");
+  phases = proactive();
+  phases.dp.epsilon = 1.0;
+  expect_refused(phases, "dp.epsilon: is set to 1", "within the budget targets.epsilon");
   // Audit keys without an audit.
   TrainConfig audit = SmallA9aConfig(3, 300);
   audit.audit.test_noise_scale = 0.1;
