@@ -13,6 +13,7 @@
 
 #include "apps/commands.h"
 #include "core/error.h"
+#include "core/sampling.h"
 #include "sim/audit/audit.h"
 #include "sim/config_io.h"
 #include "sim/config_usage.h"
@@ -28,6 +29,7 @@ struct AuditArgs {
   std::string view = "white-box";
   std::string canary = "dirac";
   std::string statistic = "auto";
+  std::string accounted_sampling;  // --test-accounted-sampling, parsed into options.accounted_sampling
   sim::audit::AuditOptions options;
   bool quiet = false;
   std::vector<std::string> given;  // the flags written on the command line, as "--runs"
@@ -59,6 +61,9 @@ void RunAudit(AuditArgs& args) {
   sim::ValidateConfig(config);
   sim::audit::AuditOptions& options = args.options;
   options.mode = sim::audit::ParseAuditMode(args.mode);
+  if (!args.accounted_sampling.empty()) {
+    options.accounted_sampling = ParseSamplingModel(args.accounted_sampling, "--test-accounted-sampling");
+  }
   // A flag of the other mode is refused, not ignored: the one-run audit trains once (no runs per side, no
   // parallel trainings); the multi-run audit plants one canary.
   const bool one_run = options.mode == sim::audit::AuditMode::kOneRun;
@@ -141,7 +146,7 @@ void RegisterAuditCommand(CLI::App& app) {
   cmd->add_option("--test-noise-scale", args->options.noise_scale,
                   "TEST ONLY: add noise_scale * sigma while accounting sigma")
       ->group("");
-  cmd->add_option("--test-accounted-sampling", args->options.accounted_sampling,
+  cmd->add_option("--test-accounted-sampling", args->accounted_sampling,
                   "TEST ONLY: account as if batches came from this sampler")
       ->group("");
   cmd->callback([args, cmd] {

@@ -265,10 +265,7 @@ AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
   report.options = options;
   report.resolved_config = e.config;
   report.sampling = std::string(ToString(e.privacy.sampling()));
-  const SamplingModel accounted_sampling =
-      options.accounted_sampling.empty()
-          ? e.privacy.sampling()
-          : ParseSamplingModel(options.accounted_sampling, "--test-accounted-sampling");
+  const SamplingModel accounted_sampling = options.accounted_sampling.value_or(e.privacy.sampling());
   report.accounted_sampling = std::string(ToString(accounted_sampling));
   report.neighbours = options.canary == CanaryKind::kWholeClient
                           ? "add/remove one client's data set (user level)"

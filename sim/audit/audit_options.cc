@@ -25,7 +25,6 @@ void AuditOptions::Validate() const {
   if (!(std::isfinite(noise_scale) && noise_scale > 0.0 && noise_scale <= 1.0)) {
     throw ConfigError("--test-noise-scale", "must be in (0, 1]");
   }
-  if (!accounted_sampling.empty()) ParseSamplingModel(accounted_sampling, "--test-accounted-sampling");
   if (mode == AuditMode::kOneRun && canary == CanaryKind::kWholeClient) {
     throw ConfigError("--canary", "a whole-client canary is one client's data set, in or out of the run: use "
                                   "--mode multi");
@@ -34,7 +33,7 @@ void AuditOptions::Validate() const {
     throw ConfigError("--canary", "the one-run audit plants Dirac or mislabelled canaries: use --mode multi for "
                                   "'opposite'");
   }
-  if (mode == AuditMode::kOneRun && canary == CanaryKind::kMislabelled && !accounted_sampling.empty()) {
+  if (mode == AuditMode::kOneRun && canary == CanaryKind::kMislabelled && accounted_sampling) {
     throw ConfigError("--test-accounted-sampling", "not available for a one-run audit of mislabelled canaries");
   }
   const bool loss = statistic == AuditStatistic::kNegativeLoss;

@@ -5,8 +5,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "core/privacy_assumptions.h"
 
 namespace asyncdp::sim::audit {
 
@@ -59,9 +62,9 @@ struct AuditOptions {
   // are written into audit.json as "fault_injection"; never use them for a real audit.
   // The clients add noise noise_scale * sigma while the accountants account sigma (1 = honest).
   double noise_scale = 1.0;
-  // Account the rounds as if batches were drawn by this sampler ("" = the sampler actually run): e.g.
+  // Account the rounds as if batches were drawn by this sampler (none = the sampler actually run): e.g.
   // "poisson" for a fixed-size run replays the old replace-one pair (1-q)N(0) + qN(1) vs N(0).
-  std::string accounted_sampling;
+  std::optional<SamplingModel> accounted_sampling;
 
   // Throws ConfigError naming the option if a value is out of range.
   void Validate() const;

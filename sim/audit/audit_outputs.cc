@@ -155,7 +155,7 @@ void SetupSection(const AuditReport& r, nlohmann::json& j) {
                 {"jobs", only(!one_run, r.options.jobs)},
                 {"runtime", "virtual (every run on the deterministic runtime, one worker thread)"},
                 {"seeds", "run r: seed * 1000003 + 2r + 1 (out) or + 2r + 2 (in); listed in scores.csv"}};
-  if (r.options.noise_scale != 1.0 || !r.options.accounted_sampling.empty()) {
+  if (r.options.noise_scale != 1.0 || r.options.accounted_sampling) {
     j["fault_injection"] = {
         {"noise_scale", r.options.noise_scale},
         {"accounted_sampling", r.accounted_sampling},

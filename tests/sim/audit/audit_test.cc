@@ -117,7 +117,7 @@ TEST(AuditTest, OldFixedSizeAccountingIsAViolation) {
   const TrainConfig c = AuditConfig("fixed_size_without_replacement", 40, 20, 1, 1.0);
   const AuditReport honest = RunAudit(c, o);
   ExpectSound(honest);
-  o.accounted_sampling = "poisson";
+  o.accounted_sampling = SamplingModel::kPoisson;
   const AuditReport old = RunAudit(c, o);
   EXPECT_TRUE(old.violation) << VerdictLine(old);
   EXPECT_LT(Reported(old, "pld"), Reported(honest, "pld"));
