@@ -282,9 +282,12 @@ AuditReport RunAudit(const TrainConfig& config, const AuditOptions& options) {
       report.statistic);
 
   if (e.protocol.runtime.kind != RuntimeKind::kVirtual) {
-    spdlog::info(
-        "audit: every training runs on the virtual runtime (same protocol; protocol.runtime = threads "
-        "would time the runs by the wall clock, which the audited guarantee does not cover)");
+    // A warning, not info: the configuration's runtime is not used, and --quiet must not hide that.
+    spdlog::warn(
+        "audit: protocol.runtime = \"{}\" of the configuration is not used: every training runs on the "
+        "virtual runtime (the same protocol; the threads and MPI runtimes time the runs by the wall clock, "
+        "which the audited guarantee does not cover)",
+        ToString(e.protocol.runtime.kind));
   }
   report.rounds = options.mode == AuditMode::kMultiRun ? RunMultiRunTrainings(canary, options, report)
                                                        : RunOneRunTraining(canary, options, report);
