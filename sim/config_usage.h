@@ -24,9 +24,10 @@ std::optional<std::string> UnusedKeyReason(const std::string& key, const TrainCo
 // Throws ConfigError(key, "...") for the first key refused by the rule above.
 void RefuseUnusedKeys(const TrainConfig& config);
 // For a command that takes a run's configuration and reads only part of it (reference-optimum reads the
-// objective, utility-graph a non-private w* run): throws ConfigError(key, "not read by `asyncdp COMMAND`:
-// REASON") for the first override (--set) that `unread` gives a reason for. The configuration file's own
-// keys are the run's and are not judged: the file may be the very run whose objective the command solves.
+// objective, utility-graph a non-private w* run, audit canary trainings): throws ConfigError(key, "is set by
+// --set but `asyncdp COMMAND` does not read it: REASON; ...") for the first override (--set) that `unread`
+// gives a reason for. The configuration file's own keys are the run's and are not judged: the file may be
+// the very run whose objective the command solves.
 void RefuseUnreadOverrides(const TrainConfig& config, std::string_view command,
                            const std::function<std::optional<std::string>(const std::string& key)>& unread);
 

@@ -183,9 +183,8 @@ void RequireWStarRun(const TrainConfig& base) {
 
 std::optional<std::string> UtilityGraphUnreadReason(const std::string& key, const TrainConfig& base) {
   if (key == "dp.enabled" || key == "dp.clip" || key == "dp.sigma" || key == "dp.epsilon") {
-    return "the utility graph sets it: w* trains with clipping at each C of --clips and no noise, and "
-           "--sigmas "
-           "gives the noise of the copies (docs/theory.md §6)";
+    return "the utility graph sets it: w* trains with clipping at each C of --clips and no noise, "
+           "and --sigmas gives the noise of the copies (docs/theory.md §6)";
   }
   if (key == "output.trace") return "the graph writes each w* run's metrics.csv, not its event trace";
   return UnusedKeyReason(key, WStarConfig(base, base.dp.clip));
