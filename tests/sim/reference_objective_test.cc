@@ -12,25 +12,23 @@
 #include <vector>
 
 #include "core/error.h"
-#include "sim/config_fields.h"
 #include "sim/config_io.h"
 #include "sim/config_usage.h"
-#include "tests/sim/config_change.h"
+#include "tests/sim/key_probe.h"
 #include "tests/sim/sim_test_util.h"
 
 namespace asyncdp::sim {
 namespace {
 
-using ::asyncdp::testing::SetOtherValue;
 using ::testing::HasSubstr;
 
-// w* and F(w*) of a configuration's objective, bit for bit.
-std::vector<double> Solution(const TrainConfig& config) {
+// w* and F(w*) of a configuration's objective, bit for bit (JSON writes doubles so that they read back).
+std::string Solution(const TrainConfig& config) {
   const models::ReferenceOptimum ref = SolveReferenceObjective(BuildReferenceObjective(config), {});
   std::vector<double> out(ref.params.data(), ref.params.data() + ref.params.size());
   out.push_back(ref.objective);
   out.push_back(ref.evaluated_objective);
-  return out;
+  return nlohmann::json(out).dump();
 }
 
 TEST(ReferenceObjective, EveryKeyChangesTheOptimumOrIsCalledUnreadAndChangesNothing) {
@@ -40,33 +38,8 @@ TEST(ReferenceObjective, EveryKeyChangesTheOptimumOrIsCalledUnreadAndChangesNoth
       {"data.format", "\"auto\" already reads the LIBSVM files as LIBSVM"},
       {"data.features", "another column count is refused or pads columns no row uses"},
   };
-  const std::vector<double> baseline = Solution(base);
-  int read = 0, unread = 0;
-  TrainConfig probe = base;
-  const size_t keys = ConfigFields(probe).size();
-  for (size_t i = 0; i < keys; ++i) {
-    TrainConfig changed = base;
-    auto fields = ConfigFields(changed);
-    ConfigField& field = fields[i];
-    if (!SetOtherValue(field)) continue;
-    SCOPED_TRACE(field.key + " = " + FieldValueText(field));
-    const std::optional<std::string> why = ReferenceObjectiveUnreadReason(field.key, changed);
-    std::vector<double> solution;
-    try {
-      solution = Solution(changed);
-    } catch (const InputError&) {
-      continue;  // refused with a message (a key called unread: as an override it is refused before this)
-    }
-    if (why) {
-      ++unread;
-      EXPECT_EQ(solution, baseline) << field.key << " is called unread (" << *why << ") but changed w*";
-    } else {
-      ++read;
-      if (solution == baseline) {
-        EXPECT_TRUE(no_effect_here.contains(field.key)) << field.key << " is called read but changed nothing";
-      }
-    }
-  }
+  const auto [read, unread] =
+      ::asyncdp::testing::ProbeEveryKey(base, Solution, ReferenceObjectiveUnreadReason, no_effect_here, "w*");
   EXPECT_GE(read, 8);     // seed, the data split, the model's objective keys
   EXPECT_GT(unread, 80);  // privacy, schedule, protocol, evaluation, outputs, ...
 }

@@ -13,16 +13,15 @@
 
 #include "core/error.h"
 #include "models/factory.h"
-#include "sim/config_fields.h"
 #include "sim/config_io.h"
 #include "sim/config_usage.h"
 #include "tests/sim/config_change.h"
+#include "tests/sim/key_probe.h"
 #include "tests/sim/sim_test_util.h"
 
 namespace asyncdp::sim {
 namespace {
 
-using ::asyncdp::testing::SetOtherValue;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -207,33 +206,10 @@ TEST(UtilityGraphUnreadReason, EveryKeyChangesTheGraphOrIsCalledUnreadAndChanges
       {"protocol.exclude_after", "no client is silent"},
       {"protocol.worker_threads", "the virtual runtime's results do not depend on its compute threads"},
       {"eval.points", "5 points over 6 rounds evaluate the same rounds as 4 (every second one)"}};
-  const std::string baseline = Outputs(RunUtilityGraph(base, options, /*progress=*/false));
-  int read = 0, unread = 0;
-  TrainConfig probe = base;
-  const size_t keys = ConfigFields(probe).size();
-  for (size_t i = 0; i < keys; ++i) {
-    TrainConfig changed = base;
-    auto fields = ConfigFields(changed);
-    ConfigField& field = fields[i];
-    if (!SetOtherValue(field)) continue;
-    SCOPED_TRACE(field.key + " = " + FieldValueText(field));
-    const std::optional<std::string> why = UtilityGraphUnreadReason(field.key, changed);
-    std::string outputs;
-    try {
-      outputs = Outputs(RunUtilityGraph(changed, options, /*progress=*/false));
-    } catch (const InputError&) {
-      continue;  // refused with a message (a key called unread: as an override it is refused before this)
-    }
-    if (why) {
-      ++unread;
-      EXPECT_EQ(outputs, baseline) << field.key << " is called unread (" << *why << ") but changed the graph";
-    } else {
-      ++read;
-      if (outputs == baseline) {
-        EXPECT_TRUE(no_effect_here.contains(field.key)) << field.key << " is called read but changed nothing";
-      }
-    }
-  }
+  const auto [read, unread] = ::asyncdp::testing::ProbeEveryKey(
+      base,
+      [&options](const TrainConfig& c) { return Outputs(RunUtilityGraph(c, options, /*progress=*/false)); },
+      UtilityGraphUnreadReason, no_effect_here, "the graph");
   EXPECT_GT(read, 30);
   EXPECT_GT(unread, 30);
 }

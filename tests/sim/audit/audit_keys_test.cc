@@ -13,10 +13,9 @@
 
 #include "core/error.h"
 #include "sim/audit/audit.h"
-#include "sim/config_fields.h"
 #include "sim/config_io.h"
 #include "tests/sim/audit/audit_test_util.h"
-#include "tests/sim/config_change.h"
+#include "tests/sim/key_probe.h"
 
 namespace asyncdp::sim::audit {
 namespace {
@@ -58,35 +57,9 @@ TEST(AuditUnreadReason, EveryKeyChangesTheAuditOrIsCalledUnreadAndChangesNothing
       {"clients.latency_mean", "equal clients: a longer constant latency delays every message alike"}};
   for (const AuditOptions& options : {multi, one_run}) {
     SCOPED_TRACE(std::string(ToString(options.mode)));
-    const std::string baseline = Report(base, options);
-    int read = 0, unread = 0;
-    TrainConfig probe = base;
-    const size_t keys = ConfigFields(probe).size();
-    for (size_t i = 0; i < keys; ++i) {
-      TrainConfig changed = base;
-      auto fields = ConfigFields(changed);
-      ConfigField& field = fields[i];
-      if (!::asyncdp::testing::SetOtherValue(field)) continue;
-      SCOPED_TRACE(field.key + " = " + FieldValueText(field));
-      const std::optional<std::string> why = AuditUnreadReason(field.key, changed);
-      std::string report;
-      try {
-        report = Report(changed, options);
-      } catch (const InputError&) {
-        continue;  // refused with a message (a key called unread: as an override it is refused before this)
-      }
-      if (why) {
-        ++unread;
-        EXPECT_EQ(report, baseline) << field.key << " is called unread (" << *why
-                                    << ") but changed the audit";
-      } else {
-        ++read;
-        if (report == baseline) {
-          EXPECT_TRUE(no_effect_here.contains(field.key))
-              << field.key << " is called read but changed nothing";
-        }
-      }
-    }
+    const auto [read, unread] = ::asyncdp::testing::ProbeEveryKey(
+        base, [&options](const TrainConfig& c) { return Report(c, options); }, AuditUnreadReason,
+        no_effect_here, "the audit");
     EXPECT_GT(read, 25);
     EXPECT_GT(unread, 5);  // the one-run training refuses most unread keys itself (InputError above)
   }
