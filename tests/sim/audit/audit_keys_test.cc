@@ -61,8 +61,9 @@ TEST(AuditUnreadReason, EveryKeyChangesTheAuditOrIsCalledUnreadAndChangesNothing
       {"dp.halt_at_budget", "no budget halt is due in 4 rounds"},
       {"dp.sigma_schedule", "the one-entry schedule [1] multiplies sigma by 1"},
       {"clients.latency_mean",
-       "a longer constant latency delays every message alike: no event changes order"},
-      {"clients.straggler_factor", "client 2 is the last to report in every round at 4x already; at 5x too"}};
+       "one-run: its one training's scores stay bit-identical at 1.001 s (the multi-run"
+       " trainings' scores move)"},
+      {"clients.straggler_factor", "client 2 is the slowest at 5x as at 4x: the scores stay bit-identical"}};
   for (const AuditOptions& options : {multi, one_run}) {
     SCOPED_TRACE(std::string(ToString(options.mode)));
     const auto [read, unread] = ::asyncdp::testing::ProbeEveryKey(
