@@ -22,12 +22,15 @@
 #   ./run_experiments.sh checkins     random check-ins: epsilon vs m and p0 beside Poisson at equal
 #                                     participation, DP-SGD on a9a with one record per client, empty steps
 #   ./run_experiments.sh clipping     fixed against adaptive clipping (Andrew et al.) at equal epsilon on a9a
-#   ./run_experiments.sh userlevel    user-level DP: asynchronous rounds against random check-ins at equal epsilon
 #                                     and Fashion-MNIST, 5 seeds, with the clip trajectory
+#   ./run_experiments.sh userlevel    user-level DP: asynchronous rounds against random check-ins at equal
+#                                     epsilon on a9a, 100 and 1,000 clients, 5 seeds
 #
 # Common options: --out DIR (default results/<mode>; a folder holding files the tool did not write is
-# refused), --jobs N (runs at a time, default: the cores), --libsvm PATH, --images DIR, --tiny (seconds-long
-# runs that test the pipeline; no verdicts). Environment: ASYNCDP_BIN (use this binary and the Python module
+# refused), --jobs N (runs at a time, default: the cores), --libsvm PATH (every mode but sweep, whose data
+# are its --config's), --images DIR (quick, paper, proactive, clipping), --seeds N (every mode but audit),
+# --tiny (seconds-long runs that test the pipeline; no verdicts). An option the mode does not read, or one
+# given twice, is an error, not ignored. Environment: ASYNCDP_BIN (use this binary and the Python module
 # beside it, skip set-up and build), ASYNCDP_SHARED_DIR (default ../shared), ASYNCDP_EXPERIMENTS_SCALE=tiny|
 # default|full, ASYNCDP_RUN_TIMEOUT (seconds per run; 0 = none), ASYNCDP_FASHION_PAIR (default 7,9: the two
 # Fashion-MNIST classes of the binary task used when no LIBSVM data is found). Exit codes: 0 done, 1 a run

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from scipy import stats as st
 
+from asyncdp.experiments import __main__ as front_door
 from asyncdp.experiments import output, plots, stats
 from asyncdp.experiments.env import UsageError
 
@@ -218,3 +219,68 @@ def test_quick_refuses_an_output_folder_it_did_not_write(tmp_path):
     done = _run_script(["quick", "--out", str(out)], tmp_path)
     assert done.returncode == 2 and "did not write" in done.stderr
     assert (out / "thesis.tex").read_text() == "precious"
+
+
+# -- the front door's options: read or refused ----------------------------------------------------------------
+
+def _mode_reads(mode):
+    """The options (of front_door.MODE_OPTIONS) that `args.<option>` reads in the mode's module and in every
+    module of the package it imports, transitively; found from the source, not from the table under test."""
+    import ast
+    import pathlib
+
+    folder = pathlib.Path(front_door.__file__).parent
+    assert (folder / f"{mode}.py").is_file(), mode
+    seen, todo, reads = set(), [mode], set()
+    while todo:
+        name = todo.pop()
+        if name in seen or name == "__main__" or not (folder / f"{name}.py").is_file():
+            continue
+        seen.add(name)
+        tree = ast.parse((folder / f"{name}.py").read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                todo += [node.module] if node.module else [a.name for a in node.names]
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "args"
+                    and node.attr in front_door.MODE_OPTIONS):
+                reads.add(node.attr)
+    return reads
+
+
+@pytest.mark.parametrize("mode", sorted(front_door.MODES))
+def test_the_options_table_is_what_each_mode_reads(mode):
+    # A mode that reads an option the table calls unread fails when it runs (parse() removes the option), and
+    # one that the table says reads an option it never looks at would let that option be silently ignored.
+    assert front_door.READS[mode] == _mode_reads(mode)
+
+
+@pytest.mark.parametrize("mode", sorted(front_door.MODES))
+def test_an_option_a_mode_does_not_read_is_refused_and_never_reaches_it(mode, capsys):
+    values = {"seeds": "2", "libsvm": "x.libsvm", "images": "img", "config": "x.toml", "sample_sizes": "1",
+              "epsilons": "1", "mpi": "2"}
+    sweep_needs = ["--config", "x.toml", "--sample-sizes", "1", "--epsilons", "1"] if mode == "sweep" else []
+    for dest in front_door.MODE_OPTIONS:
+        flag = "--" + dest.replace("_", "-")
+        if dest in front_door.READS[mode]:
+            continue
+        with pytest.raises(SystemExit) as ended:
+            front_door.parse([mode, *sweep_needs, flag, values[dest]])
+        assert ended.value.code == 2
+        assert f"{flag} is not read by '{mode}'" in capsys.readouterr().err
+    args = front_door.parse([mode, *sweep_needs])
+    for dest in front_door.MODE_OPTIONS:
+        assert hasattr(args, dest) == (dest in front_door.READS[mode]), dest
+
+
+def test_an_option_given_twice_or_abbreviated_or_contradicting_is_refused(capsys):
+    for argv, message in ((["quick", "--out", "a", "--out", "b"], "--out given twice ('a', then 'b')"),
+                          (["quick", "--seeds", "2", "--seeds", "3"], "--seeds given twice"),
+                          (["quick", "--seed", "2"], "unrecognized arguments: --seed 2"),
+                          (["paper", "--full", "--tiny"], "--full and --tiny exclude each other"),
+                          (["quick", "--full"], "--full is not read by 'quick'")):
+        with pytest.raises(SystemExit) as ended:
+            front_door.parse(argv)
+        assert ended.value.code == 2, argv
+        assert message in capsys.readouterr().err, argv
+    args = front_door.parse(["quick", "--tiny", "--tiny", "--seeds", "2", "--jobs", "1"])  # a flag twice says it once
+    assert (args.scale, args.seeds, args.jobs, args.jobs_given) == ("tiny", 2, 1, 1)

@@ -35,26 +35,61 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
+class _Once(argparse.Action):
+    """Stores an option's value and refuses it a second time: the second would silently replace the first."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault("given", {})
+        if self.dest in given and self.nargs != 0:
+            parser.error(f"{option_string} given twice ('{given[self.dest]}', then '{values}')")
+        given[self.dest] = values
+        setattr(namespace, self.dest, True if self.nargs == 0 else values)
+
+
+# The options each mode reads beyond --out, --jobs and --tiny, which every mode reads (--full: below). An
+# option given to a mode that does not read it is refused, not ignored, and the mode never sees it: parse()
+# removes it from the namespace, so a mode that starts reading one fails until it is listed here.
+# tests/test_experiments.py checks this table against the `args.<option>` reads of each mode's modules.
+MODE_OPTIONS = ("seeds", "libsvm", "images", "config", "sample_sizes", "epsilons", "mpi")
+READS = {
+    "quick": {"seeds", "libsvm", "images"},
+    "paper": {"seeds", "libsvm", "images"},
+    "sweep": {"seeds", "config", "sample_sizes", "epsilons", "mpi"},
+    "audit": {"libsvm"},
+    "proactive": {"seeds", "libsvm", "images"},
+    "checkins": {"seeds", "libsvm"},
+    "clipping": {"seeds", "libsvm", "images"},
+    "userlevel": {"seeds", "libsvm"},
+}
+
+
+def _flag(dest: str) -> str:
+    return "--" + dest.replace("_", "-")
+
+
 def parse(argv):
-    p = _Parser(prog="run_experiments.sh", description="asyncdp experiments (Python modes)")
+    # allow_abbrev=False: `--ep 1` is an error, not a guess at --epsilons (the asyncdp CLI does the same)
+    p = _Parser(prog="run_experiments.sh", description="asyncdp experiments (Python modes)", allow_abbrev=False)
     p.add_argument("mode", choices=sorted(MODES))
-    p.add_argument("--out", help="output folder (default results/MODE)")
-    p.add_argument("--jobs", type=_positive, default=None, help="runs at a time (default: the cores)")
-    p.add_argument("--seeds", type=_positive, default=None, help="seeds per run group (default: the mode's)")
-    p.add_argument("--libsvm", help="LIBSVM training file for the convex problems")
-    p.add_argument("--images", help="folder of IDX images for LeNet")
-    p.add_argument("--tiny", action="store_true", help="seconds-long runs (tests; no verdicts)")
-    p.add_argument("--full", action="store_true", help="paper: every test row and finer utility graphs")
-    p.add_argument("--config", help="sweep: the base configuration (TOML)")
-    p.add_argument("--sample-sizes", help="sweep: comma list of s (or max: the paper's calculator)")
-    p.add_argument("--epsilons", help="sweep: comma list of target epsilons")
-    p.add_argument("--mpi", type=_positive, default=0, help="sweep: spread the runs over P MPI ranks")
+    p.add_argument("--out", action=_Once, help="output folder (default results/MODE)")
+    p.add_argument("--jobs", action=_Once, type=_positive, default=None, help="runs at a time (default: the cores)")
+    p.add_argument("--seeds", action=_Once, type=_positive, default=None,
+                   help="seeds per run group (default: the mode's)")
+    p.add_argument("--libsvm", action=_Once, help="LIBSVM training file for the convex problems")
+    p.add_argument("--images", action=_Once, help="folder of IDX images for LeNet")
+    p.add_argument("--tiny", action=_Once, nargs=0, default=False, help="seconds-long runs (tests; no verdicts)")
+    p.add_argument("--full", action=_Once, nargs=0, default=False,
+                   help="paper: every test row and finer utility graphs")
+    p.add_argument("--config", action=_Once, help="sweep: the base configuration (TOML)")
+    p.add_argument("--sample-sizes", action=_Once, help="sweep: comma list of s (or max: the paper's calculator)")
+    p.add_argument("--epsilons", action=_Once, help="sweep: comma list of target epsilons")
+    p.add_argument("--mpi", action=_Once, type=_positive, default=0, help="sweep: spread the runs over P MPI ranks")
     args = p.parse_args(argv)
-    if args.mode != "sweep":
-        for flag, value in (("--config", args.config), ("--sample-sizes", args.sample_sizes),
-                            ("--epsilons", args.epsilons), ("--mpi", args.mpi)):
-            if value:
-                p.error(f"{flag} belongs to 'sweep'")
+    given = vars(args).pop("given", {})
+    for dest in MODE_OPTIONS:
+        if dest in given and dest not in READS[args.mode]:
+            readers = ", ".join(m for m in sorted(READS) if dest in READS[m])
+            p.error(f"{_flag(dest)} is not read by '{args.mode}' (modes that read it: {readers}); refused, not ignored")
     if args.mpi and args.jobs:
         p.error("--mpi and --jobs exclude each other (with --mpi every rank runs one run at a time)")
     if args.mpi:
@@ -65,7 +100,9 @@ def parse(argv):
                     "ASYNCDP_MPIRUN names another)")
     scale = os.environ.get("ASYNCDP_EXPERIMENTS_SCALE", "default")
     if args.full and args.mode != "paper":
-        p.error("--full belongs to 'paper'")
+        p.error(f"--full is not read by '{args.mode}' (modes that read it: paper); refused, not ignored")
+    if args.full and args.tiny:
+        p.error("--full and --tiny exclude each other")
     if args.full:
         scale = "full"
     if args.tiny:
@@ -75,6 +112,9 @@ def parse(argv):
     args.scale = scale
     args.jobs_given = args.jobs  # None: the mode's default (audit: each audit command uses every core)
     args.jobs = args.jobs or env.cores()
+    for dest in MODE_OPTIONS:
+        if dest not in READS[args.mode]:
+            delattr(args, dest)
     return args
 
 
