@@ -42,12 +42,12 @@ struct CalcArgs {
 // JSON has no infinity: non-finite numbers (e.g. gamma when no solution exists) become null.
 // The accepted range of every number `calc` takes, checked once where it enters (here), so the calculators
 // never see NaN, an infinity or a magnitude whose s_max cannot be represented. N and K are counts.
-constexpr sim::NumericRange kRecordsRange{1, 1e9};         // --N: records in one client's data set
-constexpr sim::NumericRange kIterationsRange{1, 1e12};     // --K: gradient computations
+constexpr sim::NumericRange kRecordsRange{1, 1e9};          // --N: records in one client's data set
+constexpr sim::NumericRange kIterationsRange{1, 1e12};      // --K: gradient computations
 constexpr sim::NumericRange kDeltaRange{0, 1, true, true};  // --delta
-constexpr sim::NumericRange kSigmaRange{0, 1e6, true};     // --sigma (6) further needs sigma^2 > 2
-constexpr sim::NumericRange kEpsilonRange{0, 1e3, true};   // --epsilon
-constexpr sim::NumericRange kThetaRange{1, 1e3};           // --theta = s_max / s_bar
+constexpr sim::NumericRange kSigmaRange{0, 1e6, true};      // --sigma (6) further needs sigma^2 > 2
+constexpr sim::NumericRange kEpsilonRange{0, 1e3, true};    // --epsilon
+constexpr sim::NumericRange kThetaRange{1, 1e3};            // --theta = s_max / s_bar
 // Sample sizes are printed as integers only while a double holds them exactly.
 constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
 
@@ -125,7 +125,7 @@ nlohmann::ordered_json SimplifiedJson(const CalcRequest& args) {
 nlohmann::ordered_json MultiPhaseJson(const CalcRequest& args) {
   const std::string& dash = args.option_prefix;
   if (args.sigma || args.iterations || args.theta) {
-    throw ConfigError(dash + "phases", "takes K and sigma per phase from the file; drop " + dash + "sigma/" + dash +
+    throw ConfigError(dash + "phases", "takes K and sigma from each phase; drop " + dash + "sigma/" + dash +
                                            "K/" + dash + "theta");
   }
   if (!args.epsilon) throw ConfigError(dash + "epsilon", "the E.1 calculator needs the target epsilon");
@@ -229,7 +229,7 @@ void RegisterCalcCommand(CLI::App& app) {
     if (calc->count("--theta")) request.theta = args->theta;
     if (!args->phases_path.empty()) {
       if (request.sigma || request.iterations || request.theta) {
-        throw ConfigError("--phases", "takes K and sigma per phase from the file; drop --sigma/--K/--theta");
+        throw ConfigError("--phases", "takes K and sigma from each phase; drop --sigma/--K/--theta");
       }
       if (!request.epsilon) throw ConfigError("--epsilon", "the E.1 calculator needs the target epsilon");
       request.phases = accounting::ParsePhasesCsv(data::ReadTextFile(args->phases_path), args->phases_path);

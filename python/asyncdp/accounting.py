@@ -48,12 +48,19 @@ def _rounds(name, value):
     return rounds
 
 
+def _group(name, value, sizes, shape):
+    """``value`` as a tuple of one of ``sizes`` entries; anything else (a scalar, a string, a longer tuple
+    whose extra entries would be dropped) is a ConfigError at ``name`` naming the ``shape`` expected."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) not in sizes:
+        message = f"expected {shape}, got {value!r}"
+        raise ConfigError(f"{name}: {message}", name, message)
+    return tuple(value)
+
+
 def _schedule_groups(schedule):
     groups = []
     for i, group in enumerate(schedule):
-        if len(group) not in (2, 3):
-            message = f"expected (q, sigma) or (q, sigma, count), got {group!r}"
-            raise ConfigError(f"schedule[{i}]: {message}", f"schedule[{i}]", message)
+        group = _group(f"schedule[{i}]", group, (2, 3), "(q, sigma) or (q, sigma, count)")
         count = _rounds(f"schedule[{i}] count", group[2]) if len(group) == 3 else 1
         groups.append((_real(f"schedule[{i}] q", group[0]), _real(f"schedule[{i}] sigma", group[1]), count))
     return groups
@@ -438,6 +445,7 @@ def calc(N: float, delta: float, *, K: Optional[float] = None, sigma: Optional[f
     elif phases is not None:
         phase_list = []
         for j, phase in enumerate(phases):
+            phase = _group(f"phases[{j}]", phase, (1, 2), "(K,) or (K, sigma) (sigma None: derive it)")
             k, phase_sigma = (phase[0], phase[1]) if len(phase) == 2 else (phase[0], None)
             phase_list.append((_real(f"phases[{j}] K", k), _real(f"phases[{j}] sigma", phase_sigma)))
     obj = _asyncdp.calc_json(_real("N", N), _real("K", K), _real("delta", delta), _real("sigma", sigma),

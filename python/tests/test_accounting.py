@@ -117,6 +117,17 @@ def test_bad_arguments_raise_with_the_cli_text(tmp_path):
     assert (error.value.file, error.value.line) == (str(bad), 2)
     with pytest.raises(asyncdp.ConfigError, match="K: required"):
         asyncdp.calc(N=100, delta=0.01, sigma=3.0)
+    # A group of the wrong shape is refused where it is, not cut to size: a third entry of a phase (here its
+    # sigma 8.0 would have been dropped, then the phase refused for lacking one) or a bare number.
+    for phases, where in (([(20000, None), (20000, 8.0, 7)], "phases[1]"), ([20000], "phases[0]"),
+                          ([(20000, None), "20000,8"], "phases[1]")):
+        with pytest.raises(asyncdp.ConfigError, match=r"expected \(K,\) or \(K, sigma\)") as error:
+            asyncdp.calc(N=10000, delta=1e-4, epsilon=2.0, phases=phases)
+        assert error.value.key == where
+    for schedule, where in (([(0.1, 1.0, 3, 4)], "schedule[0]"), ([(0.1, 1.0), 0.1], "schedule[1]")):
+        with pytest.raises(asyncdp.ConfigError, match=r"expected \(q, sigma\) or \(q, sigma, count\)") as error:
+            asyncdp.account(schedule=schedule, delta=1e-5)
+        assert error.value.key == where
 
 
 def _without_seconds(obj):
