@@ -42,7 +42,7 @@ bool Given(const AuditArgs& args, const std::string& flag) {
 void RunAudit(AuditArgs& args) {
   sim::TrainConfig config =
       args.config_path.empty() ? sim::TrainConfig{} : sim::LoadConfigFile(args.config_path);
-  for (const auto& assignment : args.overrides) sim::ApplyOverride(config, assignment);
+  sim::ApplyOverrides(config, args.overrides);
   // `asyncdp audit` trains asynchronous rounds many times with its own canary and options (the flags below).
   sim::audit::RequireAuditableRun(config);
   // The audit.* keys configure the one-run audit of `asyncdp train`: refused when written at all, in the file

@@ -54,7 +54,7 @@ void RunReferenceOptimum(const ReferenceOptimumArgs& args) {
   }
   sim::TrainConfig config =
       args.config_path.empty() ? sim::TrainConfig{} : sim::LoadConfigFile(args.config_path);
-  for (const auto& assignment : args.overrides) sim::ApplyOverride(config, assignment);
+  sim::ApplyOverrides(config, args.overrides);
   // The file is a run's configuration, read for its objective only; an override of a key F does not read
   // would change nothing but the echo, so it is refused.
   sim::RefuseUnreadOverrides(config, "reference-optimum", [&config](const std::string& key) {

@@ -84,7 +84,7 @@ void RunTrain(const TrainArgs& args) {
     return;
   }
   sim::TrainConfig config = args.config_path.empty() ? sim::TrainConfig{} : sim::LoadConfigFile(args.config_path);
-  for (const auto& assignment : args.overrides) sim::ApplyOverride(config, assignment);
+  sim::ApplyOverrides(config, args.overrides);
   sim::ValidateConfig(config);
   if (args.quiet) spdlog::set_level(spdlog::level::warn);
   if (args.print_config) {

@@ -33,7 +33,7 @@ struct UtilityGraphArgs {
 void RunUtilityGraphCommand(const UtilityGraphArgs& args) {
   sim::TrainConfig config =
       args.config_path.empty() ? sim::TrainConfig{} : sim::LoadConfigFile(args.config_path);
-  for (const auto& assignment : args.overrides) sim::ApplyOverride(config, assignment);
+  sim::ApplyOverrides(config, args.overrides);
   sim::RequireWStarRun(config);  // first: under check-ins most keys' reasons would be about check-ins
   // An override of a key the graph does not read (one it sets itself, or one its w* runs do not read)
   // would change nothing but the echo: refused.

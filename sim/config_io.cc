@@ -1,6 +1,7 @@
 #include "sim/config_io.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <charconv>
@@ -340,6 +341,22 @@ void ApplyOverride(TrainConfig& config, const std::string& assignment) {
   config.given.NoteOverride(key);
 }
 
+void ApplyOverrides(TrainConfig& config, const std::vector<std::string>& assignments) {
+  std::map<std::string, std::string> earlier;  // key → the assignment that set it so far in this layer
+  const auto value_of = [](const std::string& assignment) { return Trim(assignment.substr(assignment.find('=') + 1)); };
+  for (const std::string& assignment : assignments) {
+    ApplyOverride(config, assignment);  // refuses a malformed or unknown one first
+    const std::string key = Trim(assignment.substr(0, assignment.find('=')));
+    // Later replaces earlier (a wrapper's --set list plus one more is a common way to vary one key), but
+    // not silently: the dropped value is named. The same value again replaces nothing.
+    const auto at = earlier.find(key);
+    if (at != earlier.end() && value_of(at->second) != value_of(assignment)) {
+      spdlog::warn("{}: given twice ({}, then {}); the later value is used", key, at->second, Trim(assignment));
+    }
+    earlier.insert_or_assign(key, Trim(assignment));
+  }
+}
+
 void ValidateConfig(const TrainConfig& c, bool refuse_unused_keys) {
   // Ranges first: each key's range lives in the registry and was checked where the value entered; this
   // repeats it for configurations built in code.
@@ -438,10 +455,11 @@ std::string RenderConfigDoc() {
       "the parser accepts is listed here, with its default. Unknown keys and bad values are rejected with\n"
       "exit code 2 and the key's path (and FILE:LINE:COL for a key read from a TOML file). Every number\n"
       "must be finite and in the range of the \"allowed\" column; an integer key also accepts a float with\n"
-      "an integral value (`5e4`). Override any key from the command line with `--set key=value`. A key the\n"
-      "run does not read (e.g. `dp.sampling` for random check-ins) is refused too, even when it is written\n"
-      "at its default value, with the reason; `config.resolved.toml` and `--print-config` write such keys\n"
-      "as comments, so the file runs again as it is.\n\n"
+      "an integral value (`5e4`). Override any key from the command line with `--set key=value`; of two\n"
+      "`--set`s of one key the later is used, with a warning naming both values. A key the run does not\n"
+      "read (e.g. `dp.sampling` for random check-ins) is refused too, even when it is written at its\n"
+      "default value, with the reason; `config.resolved.toml` and `--print-config` write such keys as\n"
+      "comments, so the file runs again as it is.\n\n"
       "| key | default | allowed | meaning |\n|---|---|---|---|\n";
   for (const auto& f : fields) {
     std::string allowed = f.range ? f.range->ToString() : "";

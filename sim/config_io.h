@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "sim/config.h"
 
@@ -17,6 +18,10 @@ TrainConfig ParseConfigText(const std::string& text, const std::string& origin);
 // Applies one `dotted.key=value` override (the CLI's --set). Values are TOML-like: numbers, true/false,
 // strings with or without quotes, integer lists as `1,2,3` or `[1, 2, 3]`.
 void ApplyOverride(TrainConfig& config, const std::string& assignment);
+// Applies one layer of overrides (a command's --set list; in Python, train()'s keyword overrides, or a dict
+// configuration) in order; a later layer overrides an earlier one's keys, as --set does the file's. Within a
+// layer a key given again with another value replaces the earlier value with a warning that names both.
+void ApplyOverrides(TrainConfig& config, const std::vector<std::string>& assignments);
 
 // Checks ranges and cross-field rules (e.g. dropout needs exclude_after). Throws ConfigError.
 void ValidateConfig(const TrainConfig& config, bool refuse_unused_keys = true);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 
@@ -20,7 +21,7 @@ int main(int argc, char** argv) {
   try {
     example::RegisterHuberRegression();  // before the configuration is read: model.kind = "huber" is now valid
     asyncdp::sim::TrainConfig config = asyncdp::sim::LoadConfigFile(argv[1]);
-    for (int i = 2; i < argc; ++i) asyncdp::sim::ApplyOverride(config, argv[i]);
+    asyncdp::sim::ApplyOverrides(config, std::vector<std::string>(argv + 2, argv + argc));
     const asyncdp::sim::TrainResult result = asyncdp::sim::RunTraining(config, {.progress = false});
     std::printf("%s\n", result.summary.dump(2).c_str());
     return 0;

@@ -148,19 +148,21 @@ def _progress_named(progress):
     return call
 
 
-def _config_source(config, overrides: Mapping[str, Any]) -> tuple[Optional[str], list[str]]:
+def _config_source(config, overrides: Mapping[str, Any]) -> tuple[Optional[str], list[list[str]]]:
     """train()'s and resolve_config()'s first argument and keyword overrides as the binding takes them: the
-    TOML file's path (or None) and the ``key=value`` assignments applied after it."""
+    TOML file's path (or None) and the layers of ``key=value`` assignments applied after it — a dict
+    configuration's, then the overrides'. A key given twice within a layer (``dp={"sigma": 4}`` with
+    ``dp__sigma=5``) is warned about; the overrides replace a dict configuration's key without one."""
     path = None
-    assignments = []
+    layers = []
     if isinstance(config, Mapping):
-        assignments.extend(_assignments(config))
+        layers.append(_assignments(config))
     elif config is not None:
         if not isinstance(config, (str, os.PathLike)):
             raise TypeError(f"config: expected a path, a dict or None, got {type(config).__name__}")
         path = os.fspath(config)
-    assignments.extend(_assignments({key.replace("__", "."): value for key, value in overrides.items()}))
-    return path, assignments
+    layers.append(_assignments({key.replace("__", "."): value for key, value in overrides.items()}))
+    return path, layers
 
 
 def _at_key(e: ConfigError) -> ConfigError:
@@ -180,7 +182,8 @@ def train(config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] = None
     ``config``: the path of a TOML configuration (docs/config.md), a dict of the same shape
     ({"seed": 1, "dp": {"sigma": 4.0}, ...}), or None for the defaults. ``overrides`` are applied after
     it, like the CLI's ``--set``: ``dp={"sigma": 4.0}``, or ``dp__sigma=4.0`` ("__" for "."), or
-    ``seed=3``. ``out``: also write the CLI's output files into that directory.
+    ``seed=3`` (one key given both ways: the later is used, with a warning naming both values). ``out``:
+    also write the CLI's output files into that directory.
     ``progress``: called every ``poll_seconds`` on the calling thread with
     {"global_round", "time", "gradients_total"} (gradients summed over clients); an exception it raises
     stops the run and propagates.
@@ -193,7 +196,7 @@ def train(config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] = None
     """
     import numpy  # noqa: F401  (the result holds numpy arrays; fail early if it is missing)
 
-    path, assignments = _config_source(config, overrides)
+    path, layers = _config_source(config, overrides)
     if isinstance(poll_seconds, bool) or not isinstance(poll_seconds, (int, float)):
         raise TypeError(f"poll_seconds: expected a number, got {type(poll_seconds).__name__}")
     if not (poll_seconds > 0 and math.isfinite(poll_seconds)):
@@ -204,7 +207,7 @@ def train(config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] = None
     if out is not None and not isinstance(out, (str, os.PathLike)):
         raise TypeError(f"out: expected a path, got {type(out).__name__}")
     try:
-        parts = _asyncdp.train(path, assignments, _progress_named(progress), float(poll_seconds),
+        parts = _asyncdp.train(path, layers, _progress_named(progress), float(poll_seconds),
                                None if out is None else os.fspath(out))
     except ConfigError as e:
         raise _at_key(e) from None
@@ -229,9 +232,9 @@ def resolve_config(config: Union[str, "os.PathLike[str]", Mapping[str, Any], Non
     run's ``config.resolved.toml`` records it (``asyncdp train --print-config``), without training: e.g.
     ``resolve_config("experiments/table3_strongly_convex.toml", dp__sigma=0, dp__epsilon=1)["dp"]["sigma"]``.
     Loads the data and runs the calibration; errors as for train()."""
-    path, assignments = _config_source(config, overrides)
+    path, layers = _config_source(config, overrides)
     try:
-        return tomllib.loads(_asyncdp.resolve_config(path, assignments))
+        return tomllib.loads(_asyncdp.resolve_config(path, layers))
     except ConfigError as e:
         raise _at_key(e) from None
 
@@ -242,9 +245,9 @@ def unread_keys(config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] 
     ``unread_keys(protocol__participation="check_in")["dp.sampling"]`` says check-ins sample by their own
     check-in. ``train`` refuses such a key when it is given (even at its default value), so this tells a
     script which of its keys apply to a run. Reads the configuration only (no data, no checks)."""
-    path, assignments = _config_source(config, overrides)
+    path, layers = _config_source(config, overrides)
     try:
-        return dict(_asyncdp.unread_keys(path, assignments))
+        return dict(_asyncdp.unread_keys(path, layers))
     except ConfigError as e:
         raise _at_key(e) from None
 

@@ -84,19 +84,27 @@ py::dict ProgressDict(const ProgressMailbox::Snapshot& s) {
   return info;
 }
 
-// The configuration train() and resolve_config() start from: the TOML file (or the defaults), then the
-// assignments, checked as the CLI checks them.
-sim::TrainConfig ConfigOf(const std::optional<std::string>& config_path,
-                          const std::vector<std::string>& overrides) {
+// The configuration as train(), resolve_config() and unread_keys() read it, before its checks: the TOML file
+// (or the defaults), then the layers of assignments in order (a dict configuration's, then the keyword
+// overrides), each a layer as a command's --set list is.
+sim::TrainConfig UncheckedConfigOf(const std::optional<std::string>& config_path,
+                                   const std::vector<std::vector<std::string>>& layers) {
   sim::TrainConfig config = config_path ? sim::LoadConfigFile(*config_path) : sim::TrainConfig{};
-  for (const std::string& assignment : overrides) sim::ApplyOverride(config, assignment);
+  for (const std::vector<std::string>& layer : layers) sim::ApplyOverrides(config, layer);
+  return config;
+}
+
+// ... checked as the CLI checks it.
+sim::TrainConfig ConfigOf(const std::optional<std::string>& config_path,
+                          const std::vector<std::vector<std::string>>& layers) {
+  sim::TrainConfig config = UncheckedConfigOf(config_path, layers);
   sim::ValidateConfig(config);
   return config;
 }
 
-py::object Train(std::optional<std::string> config_path, const std::vector<std::string>& overrides,
+py::object Train(std::optional<std::string> config_path, const std::vector<std::vector<std::string>>& layers,
                  const py::object& progress, double poll_seconds, std::optional<std::string> out_dir) {
-  const sim::TrainConfig config = ConfigOf(config_path, overrides);
+  const sim::TrainConfig config = ConfigOf(config_path, layers);
 
   ProgressMailbox mailbox;
   std::atomic<bool> cancel{false};
@@ -150,8 +158,8 @@ py::object Train(std::optional<std::string> config_path, const std::vector<std::
 void RegisterTraining(py::module_& m) {
   m.def(
       "resolve_config",
-      [](std::optional<std::string> config_path, const std::vector<std::string>& overrides) {
-        const sim::TrainConfig config = ConfigOf(config_path, overrides);
+      [](std::optional<std::string> config_path, const std::vector<std::vector<std::string>>& layers) {
+        const sim::TrainConfig config = ConfigOf(config_path, layers);
         std::string toml;
         {
           py::gil_scoped_release release;
@@ -159,15 +167,14 @@ void RegisterTraining(py::module_& m) {
         }
         return toml;
       },
-      py::arg("config_path"), py::arg("overrides"),
+      py::arg("config_path"), py::arg("layers"),
       "config.resolved.toml's text for a run of this configuration (data-derived defaults, "
       "sigma calibrated), without training");
   m.def(
       "unread_keys",
-      [](std::optional<std::string> config_path, const std::vector<std::string>& overrides) {
+      [](std::optional<std::string> config_path, const std::vector<std::vector<std::string>>& layers) {
         // As the run would parse it, without the checks (a key the run does not read is what is asked for).
-        sim::TrainConfig config = config_path ? sim::LoadConfigFile(*config_path) : sim::TrainConfig{};
-        for (const std::string& assignment : overrides) sim::ApplyOverride(config, assignment);
+        const sim::TrainConfig config = UncheckedConfigOf(config_path, layers);
         std::vector<std::pair<std::string, std::string>> unread;
         sim::TrainConfig fields_of = config;
         for (const sim::ConfigField& field : sim::ConfigFields(fields_of)) {
@@ -176,9 +183,9 @@ void RegisterTraining(py::module_& m) {
         }
         return unread;
       },
-      py::arg("config_path"), py::arg("overrides"),
+      py::arg("config_path"), py::arg("layers"),
       "(key, reason) for every configuration key this configuration's run does not read");
-  m.def("train", &Train, py::arg("config_path"), py::arg("overrides"), py::arg("progress"),
+  m.def("train", &Train, py::arg("config_path"), py::arg("layers"), py::arg("progress"),
         py::arg("poll_seconds"), py::arg("out_dir"),
         "Runs `asyncdp train`; returns summary, metrics_csv, clients_csv, config_toml, final_model.");
 }

@@ -76,7 +76,7 @@ def test_train_equals_cli_run(a9a, tmp_path):
     assert run.config["model"]["kind"] == run.summary["model"]["kind"]
 
 
-def test_dict_config_equals_file_config(a9a, tmp_path):
+def test_dict_config_equals_file_config(a9a, tmp_path, capfd):
     from_file = asyncdp.train(TABLE3, **small_overrides(a9a, seed=2))
     as_dict = {"seed": 1, "data": {"features": 123}, "model": {"kind": "logistic_l2", "l2_lambda": 0.0},
                "clients": {"count": 5}, "protocol": {"runtime": "virtual", "delay_rule": "bounded", "tau": 1},
@@ -87,9 +87,16 @@ def test_dict_config_equals_file_config(a9a, tmp_path):
     from_dict = asyncdp.train(as_dict, **small_overrides(a9a, seed=2))
     assert from_dict.metrics_csv == from_file.metrics_csv
     assert from_dict.config == from_file.config
-    # "__" spells a dotted key in keyword overrides.
-    again = asyncdp.train(TABLE3, **small_overrides(a9a, seed=2), eval__points=3)
+    # "__" spells a dotted key in keyword overrides: eval.points = 3 given only as eval__points.
+    without_eval = {key: value for key, value in small_overrides(a9a, seed=2).items() if key != "eval"}
+    again = asyncdp.train(TABLE3, **without_eval, eval__points=3)
     assert again.metrics_csv == from_file.metrics_csv
+    # A key given twice among the overrides: the later value is used, with a warning naming both; the
+    # overrides replace a dict configuration's key (as --set does a file's) without one.
+    assert asyncdp.resolve_config(TABLE3, **small_overrides(a9a, seed=2), eval__points=4)["eval"]["points"] == 4
+    assert "eval.points: given twice (eval.points=3, then eval.points=4)" in capfd.readouterr().err
+    assert asyncdp.resolve_config(as_dict, **small_overrides(a9a, seed=2), dp__sigma=4.0)["dp"]["sigma"] == 4.0
+    assert "given twice" not in capfd.readouterr().err
 
 
 def test_resolve_config_is_what_the_run_resolves_without_training(a9a, tmp_path):

@@ -224,6 +224,21 @@ TEST(TrainCommand, BadOverrideAndBadDataAreExitTwoAndLeaveNoResult) {
   }
 }
 
+TEST(TrainCommand, ALaterSetOfTheSameKeyWinsWithAWarning) {
+  TempDir dir;
+  // SmallTable3Args sets eval.points=3; a wrapper's arguments plus one more --set vary one key.
+  std::string args = SmallTable3Args(dir.Path("o"));
+  args = args.substr(0, args.find(" --out "));  // --print-config instead
+  CliResult r = RunAsyncdp(args + " --set eval.points=4 --print-config", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\npoints = 4\n"));
+  EXPECT_THAT(r.err, HasSubstr("eval.points: given twice (eval.points=3, then eval.points=4); the later value is "
+                               "used"));
+  r = RunAsyncdp(args + " --set eval.points=3 --print-config", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("given twice")));  // the same value again drops nothing
+}
+
 TEST(TrainCommand, ConfigDocListsEveryKey) {
   TempDir dir;
   const CliResult r = RunAsyncdp("train --config-doc", dir);

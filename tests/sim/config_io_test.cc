@@ -156,6 +156,19 @@ TEST(ConfigIo, OverridesUseDottedKeysAndTomlLikeValues) {
   EXPECT_THROW(ApplyOverride(c, "protocol.runtime=fibers"), ConfigError);
 }
 
+TEST(ConfigIo, OverridesApplyInOrderAndTheLaterOfTwoValuesIsUsed) {
+  // (The warning that names both values: TrainCommand.ALaterSetOfTheSameKeyWinsWithAWarning.)
+  TrainConfig c;
+  ApplyOverrides(c, {"dp.sigma=4", "seed=3"});
+  ApplyOverrides(c, {"dp.sigma=5"});  // a later layer overrides an earlier one's key, as --set the file's
+  EXPECT_DOUBLE_EQ(c.dp.sigma, 5.0);
+  EXPECT_EQ(c.seed, 3u);
+  ApplyOverrides(c, {"dp.sigma=6", "seed=4", " dp.sigma = 7"});
+  EXPECT_DOUBLE_EQ(c.dp.sigma, 7.0);
+  EXPECT_EQ(c.seed, 4u);
+  EXPECT_THROW(ApplyOverrides(c, {"dp.sigma=1", "dp.sigmaa=1"}), ConfigError);  // each assignment is checked
+}
+
 TEST(ConfigIo, ValidationNamesTheOffendingKey) {
   TrainConfig c;
   c.data.train = "x";
