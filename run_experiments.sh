@@ -33,7 +33,8 @@
 # given twice, is an error, not ignored. Environment: ASYNCDP_BIN (use this binary and the Python module
 # beside it, skip set-up and build), ASYNCDP_SHARED_DIR (default ../shared), ASYNCDP_EXPERIMENTS_SCALE=tiny|
 # default|full, ASYNCDP_RUN_TIMEOUT (seconds per run; 0 = none), ASYNCDP_FASHION_PAIR (default 7,9: the two
-# Fashion-MNIST classes of the binary task used when no LIBSVM data is found). Exit codes: 0 done, 1 a run
+# Fashion-MNIST classes of the binary task used when no LIBSVM data is found); a bad value of the last three
+# is an error before any run, whether or not the mode would use it. Exit codes: 0 done, 1 a run
 # failed (the REPORT lists it), 2 bad usage or input.
 set -euo pipefail
 

@@ -284,3 +284,26 @@ def test_an_option_given_twice_or_abbreviated_or_contradicting_is_refused(capsys
         assert message in capsys.readouterr().err, argv
     args = front_door.parse(["quick", "--tiny", "--tiny", "--seeds", "2", "--jobs", "1"])  # a flag twice says it once
     assert (args.scale, args.seeds, args.jobs, args.jobs_given) == ("tiny", 2, 1, 1)
+
+
+def test_a_bad_environment_setting_is_refused_before_any_run_even_where_unused(monkeypatch, capsys):
+    # quick --tiny finds a9a, so ASYNCDP_FASHION_PAIR and the scale variable would not be used: still refused.
+    for name, value, message in (("ASYNCDP_RUN_TIMEOUT", "abc", "expected seconds per run"),
+                                 ("ASYNCDP_RUN_TIMEOUT", "-5", "a number >= 0"),
+                                 ("ASYNCDP_RUN_TIMEOUT", "inf", "a number >= 0"),
+                                 ("ASYNCDP_FASHION_PAIR", "7", "two different Fashion-MNIST classes"),
+                                 ("ASYNCDP_FASHION_PAIR", "7,7", "two different Fashion-MNIST classes"),
+                                 ("ASYNCDP_FASHION_PAIR", "3,10", "two different Fashion-MNIST classes"),
+                                 ("ASYNCDP_EXPERIMENTS_SCALE", "huge", "expected one of tiny, default, full")):
+        with monkeypatch.context() as m:
+            m.setenv(name, value)
+            with pytest.raises(SystemExit) as ended:
+                front_door.parse(["quick", "--tiny"])
+            assert ended.value.code == 2, (name, value)
+            err = capsys.readouterr().err
+            assert f"{name}={value}: " in err and message in err, err
+    monkeypatch.setenv("ASYNCDP_RUN_TIMEOUT", "2.5")
+    monkeypatch.setenv("ASYNCDP_FASHION_PAIR", "0,6")
+    assert front_door.parse(["quick"]).scale == "default"
+    from asyncdp.experiments import env
+    assert (env.run_timeout(), env.fashion_pair()) == (2.5, (0, 6))

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import os
 import pathlib
 import sys
 
@@ -98,7 +97,12 @@ def parse(argv):
         if env.which(launcher) is None:
             p.error(f"--mpi needs an MPI launcher: '{launcher}' not found (scripts/install-deps.sh installs Open MPI; "
                     "ASYNCDP_MPIRUN names another)")
-    scale = os.environ.get("ASYNCDP_EXPERIMENTS_SCALE", "default")
+    try:  # the environment's settings, read before any run (env.py)
+        scale = env.scale()
+        env.run_timeout()
+        env.fashion_pair()
+    except env.UsageError as e:
+        p.error(str(e))
     if args.full and args.mode != "paper":
         p.error(f"--full is not read by '{args.mode}' (modes that read it: paper); refused, not ignored")
     if args.full and args.tiny:

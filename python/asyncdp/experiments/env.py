@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import gzip
+import math
 import os
 import pathlib
 import platform
@@ -27,6 +28,46 @@ import numpy as np
 
 class UsageError(Exception):
     """Bad input to an experiment (a missing data set, an unknown option): exit code 2, no traceback."""
+
+
+# The environment's settings, each read here only; __main__.parse() reads them all before any run, so a bad
+# value stops the mode at once (exit 2) even where this mode would not use it.
+
+def run_timeout() -> float:
+    """ASYNCDP_RUN_TIMEOUT: seconds a run may take before it is stopped and reported failed; unset or 0 =
+    none."""
+    text = os.environ.get("ASYNCDP_RUN_TIMEOUT") or "0"
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise UsageError(f"ASYNCDP_RUN_TIMEOUT={text}: expected seconds per run, a number >= 0 (0 = none)")
+    return value
+
+
+def fashion_pair() -> tuple[int, int]:
+    """ASYNCDP_FASHION_PAIR: the two Fashion-MNIST classes of the binary task used when no LIBSVM a9a is
+    found (default 7,9)."""
+    text = os.environ.get("ASYNCDP_FASHION_PAIR", "7,9")
+    try:
+        a, b = (int(c) for c in text.split(","))
+    except ValueError:
+        a = b = -1
+    if not (0 <= a <= 9 and 0 <= b <= 9 and a != b):
+        raise UsageError(f"ASYNCDP_FASHION_PAIR={text}: expected two different Fashion-MNIST classes 0-9, e.g. 7,9")
+    return a, b
+
+
+SCALES = ("tiny", "default", "full")
+
+
+def scale() -> str:
+    """ASYNCDP_EXPERIMENTS_SCALE: tiny, default or full (unset: default); --tiny and --full override it."""
+    text = os.environ.get("ASYNCDP_EXPERIMENTS_SCALE") or "default"
+    if text not in SCALES:
+        raise UsageError(f"ASYNCDP_EXPERIMENTS_SCALE={text}: expected one of {', '.join(SCALES)}")
+    return text
 
 
 def repo_dir() -> pathlib.Path:
@@ -131,11 +172,7 @@ def resolve_libsvm(given: str | None = None) -> DataSet:
             d = directory.resolve()
             return DataSet("a9a", d / "a9a.gz", d / "a9a.t.gz", f"LIBSVM a9a / a9a.t from {d}", "libsvm")
     images = resolve_images(None)
-    pair = os.environ.get("ASYNCDP_FASHION_PAIR", "7,9")
-    try:
-        a, b = (int(c) for c in pair.split(","))
-    except ValueError:
-        raise UsageError(f"ASYNCDP_FASHION_PAIR={pair}: expected two class indices, e.g. 7,9") from None
+    a, b = fashion_pair()
     cache = repo_dir() / ".cache" / "experiments"
     out = {}
     for part, source in (("train", images.train), ("test", images.test)):

@@ -8,6 +8,7 @@ import pathlib
 import pickle
 import sys
 
+from . import env
 from .runner import _run_one, mpi_rank
 
 
@@ -15,7 +16,7 @@ def main(argv) -> int:
     queue, runs_dir = pathlib.Path(argv[0]), pathlib.Path(argv[1])
     rank, size = mpi_rank()
     specs = pickle.loads(queue.read_bytes())
-    timeout = float(os.environ.get("ASYNCDP_RUN_TIMEOUT") or 0)
+    timeout = env.run_timeout()
     for i, spec in enumerate(specs):
         if i % size != rank:
             continue

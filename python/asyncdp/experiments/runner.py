@@ -26,6 +26,8 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
+from . import env
+
 
 @dataclasses.dataclass(frozen=True)
 class RunSpec:
@@ -113,7 +115,7 @@ def run_all(specs: Sequence[RunSpec], runs_dir: pathlib.Path, jobs: int, log=pri
     names = [s.name for s in specs]
     if len(set(names)) != len(names):
         raise ValueError("run names must be unique")
-    timeout = float(os.environ.get("ASYNCDP_RUN_TIMEOUT") or 0)
+    timeout = env.run_timeout()
     runs_dir.mkdir(parents=True, exist_ok=True)
     if mpi_ranks > 0:
         return run_over_mpi(specs, runs_dir, mpi_ranks, timeout, log)
