@@ -35,7 +35,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 class _Once(argparse.Action):
-    """Stores an option's value and refuses it a second time: the second would silently replace the first."""
+    """Stores an option's value and refuses a second value (it would silently replace the first); a flag
+    (nargs 0) given twice says the same thing twice and is taken. Records what was given in ``given``."""
 
     def __call__(self, parser, namespace, values, option_string=None):
         given = namespace.__dict__.setdefault("given", {})
