@@ -177,13 +177,30 @@ def value_text(value):
     return "skipped" if value is None else value if isinstance(value, str) else f"{value:.4g}"
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def _positive(kind):
+    """An argparse type: a number of ``kind`` > 0 (0 threads or a negative budget would not time anything)."""
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a positive {kind.__name__}, got '{text}'") from None
+        if not value > 0 or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"expected a positive {kind.__name__}, got '{text}'")
+        return value
+    return parse
+
+
+# What --check does not read: given with it, each is refused rather than ignored.
+NOT_READ_BY_CHECK = ("build", "seconds", "fashion_mnist", "skip_epoch")
+
+
+def parse(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     parser.add_argument("--opacus", default=os.environ.get("OPACUS_DIR", ""),
                         help="path of a local Opacus checkout (see the module docstring); empty = skip Opacus")
     parser.add_argument("--build", default=os.path.join(REPO, "build", "release"), help="asyncdp build directory")
-    parser.add_argument("--threads", type=int, default=1, help="threads for all (torch and model.threads)")
-    parser.add_argument("--seconds", type=float, default=3.0, help="timing budget per clipped-sum row")
+    parser.add_argument("--threads", type=_positive(int), default=1, help="threads for all (torch and model.threads)")
+    parser.add_argument("--seconds", type=_positive(float), default=3.0, help="timing budget per clipped-sum row")
     parser.add_argument("--fashion-mnist", default=FASHION, help="directory of the Fashion-MNIST IDX files")
     parser.add_argument("--a9a", default=os.path.join(REPO, "..", "shared", "datasets", "libsvm", "a9a.gz"))
     parser.add_argument("--skip-epoch", action="store_true", help="skip the one-epoch runs")
@@ -192,7 +209,16 @@ def main():
     parser.add_argument("--check", action="store_true",
                         help="only check the torch clipped sums, and with --opacus each Opacus engine's, "
                              "against a per-example loop, then exit")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.check:
+        for dest in NOT_READ_BY_CHECK:
+            if getattr(args, dest) != parser.get_default(dest):
+                parser.error(f"--{dest.replace('_', '-')} is not read by --check (it checks the clipped sums only)")
+    return args
+
+
+def main():
+    args = parse()
     # Without importing torch: the re-exec has to come before torch loads a BLAS.
     if importlib.util.find_spec("torch") is not None:
         reexec_with_openblas(args.threads, args.keep_openblas_overrides)

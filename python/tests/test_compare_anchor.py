@@ -32,6 +32,22 @@ def test_the_script_runs_on_the_anchor_it_imports():
     assert callable(script.main) and callable(script.check_clipped_sums)
 
 
+def test_an_option_that_would_be_ignored_or_time_nothing_is_refused(capsys):
+    script = load("compare")
+    for argv, message in ((["--check", "--seconds", "5"], "--seconds is not read by --check"),
+                          (["--check", "--skip-epoch"], "--skip-epoch is not read by --check"),
+                          (["--threads", "0"], "expected a positive int, got '0'"),
+                          (["--seconds", "-1"], "expected a positive float, got '-1'"),
+                          (["--second", "5"], "unrecognized arguments: --second 5")):
+        with pytest.raises(SystemExit) as ended:
+            script.parse(argv)
+        assert ended.value.code == 2, argv
+        assert message in capsys.readouterr().err, argv
+    args = script.parse(["--check", "--threads", "2"])
+    assert args.check and args.threads == 2
+    assert script.parse(["--seconds", "1.5"]).seconds == 1.5
+
+
 def test_best_core_follows_the_flags(compare):
     # Flag lists as /proc/cpuinfo prints them (abridged): Emerald Rapids, Skylake-SP, Haswell, a pre-AVX2 CPU.
     assert compare.best_openblas_core("fma avx2 avx512f avx512bw avx512_bf16".split()) == "Cooperlake"
