@@ -32,7 +32,10 @@ class Run:
     (the CSV's ``epsilon``: the worst client's running epsilon). ``metrics_frame()`` /
     ``clients_frame()`` give them as pandas DataFrames. ``config``: the resolved configuration as a dict
     (``config_toml``: config.resolved.toml's text). ``final_model``: the global model v-hat after every
-    applied update (float32). ``metrics_csv`` / ``clients_csv``: the CLI's files' text.
+    applied update (float32). ``metrics_csv`` / ``clients_csv``: the CLI's files' text. ``events_csv``:
+    events.csv's text, the protocol's event trace, with ``output.trace = true`` ("" without it;
+    ``events_frame()`` gives it as a DataFrame): a diagnostic, not covered by epsilon (arrival order
+    reflects compute times).
     """
 
     summary: dict
@@ -43,6 +46,17 @@ class Run:
     metrics_csv: str
     clients_csv: str
     config_toml: str
+    events_csv: str = ""
+
+    def events_frame(self):
+        """events.csv (the event trace) as a pandas DataFrame; the run must set ``output.trace = true``."""
+        if not self.events_csv:
+            raise ValueError("no event trace: the run did not set output.trace = true")
+        import io
+
+        import pandas as pd
+
+        return pd.read_csv(io.StringIO(self.events_csv))
 
     def metrics_frame(self):
         """metrics.csv as a pandas DataFrame, with the column names of ``metrics`` (needs pandas)."""
@@ -217,7 +231,7 @@ def train(config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] = None
     run = Run(summary=summary, metrics=_named_metrics(_csv_columns(parts["metrics_csv"]), num_clients),
               clients=_csv_columns(parts["clients_csv"]), config=tomllib.loads(config_toml),
               final_model=parts["final_model"], metrics_csv=parts["metrics_csv"],
-              clients_csv=parts["clients_csv"], config_toml=config_toml)
+              clients_csv=parts["clients_csv"], config_toml=config_toml, events_csv=parts["events_csv"])
     # Where `asyncdp train` exits 4 (after writing ``out``; the rule is sim::TruncationRefused): a
     # truncated run is not a result unless the configuration accepts it.
     if parts["truncation_refused"]:

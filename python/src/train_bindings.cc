@@ -145,6 +145,7 @@ py::object Train(std::optional<std::string> config_path, const std::vector<std::
   out["summary"] = ToPython(result.summary);
   out["metrics_csv"] = result.metrics_csv;
   out["clients_csv"] = result.clients_csv;
+  out["events_csv"] = result.events_csv;  // "" without output.trace
   out["config_toml"] = sim::ToToml(result.resolved_config);
   out["truncation_refused"] = sim::TruncationRefused(result);
   auto* model = new Eigen::VectorXf(std::move(result.final_model));

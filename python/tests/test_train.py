@@ -99,6 +99,21 @@ def test_dict_config_equals_file_config(a9a, tmp_path, capfd):
     assert "given twice" not in capfd.readouterr().err
 
 
+def test_the_event_trace_is_returned_as_the_cli_writes_it(a9a, tmp_path):
+    # output.trace without out= was computed and dropped: train() returned no trace.
+    cli_out = tmp_path / "cli"
+    run_cli(*cli_small_args(a9a, cli_out), "--set", "output.trace=true")
+    run = asyncdp.train(TABLE3, **small_overrides(a9a), output__trace=True)
+    assert run.events_csv and run.events_csv == (cli_out / "events.csv").read_text()
+    frame = run.events_frame()
+    lines = run.events_csv.splitlines()
+    assert len(frame) == len(lines) - 1 and list(frame.columns) == lines[0].split(",")
+    plain = asyncdp.train(TABLE3, **small_overrides(a9a))
+    assert plain.events_csv == ""
+    with pytest.raises(ValueError, match="output.trace"):
+        plain.events_frame()
+
+
 def test_resolve_config_is_what_the_run_resolves_without_training(a9a, tmp_path):
     calibrate = {"dp": {"sigma": 0.0, "epsilon": 2.0}}
     resolved = asyncdp.resolve_config(TABLE3, **small_overrides(a9a), **calibrate)
