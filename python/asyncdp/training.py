@@ -22,7 +22,7 @@ _METRICS_NAMES = {
 
 @dataclasses.dataclass(frozen=True, repr=False)
 class Run:
-    """One finished run, with the content of the CLI's four output files.
+    """One finished run, with the content of the CLI's output files.
 
     ``summary``: summary.json as a dict (accuracy, epsilon per accountant with its assumptions, the
     resolved configuration, timings). ``metrics`` / ``clients``: metrics.csv / clients.csv as
@@ -32,7 +32,9 @@ class Run:
     (the CSV's ``epsilon``: the worst client's running epsilon). ``metrics_frame()`` /
     ``clients_frame()`` give them as pandas DataFrames. ``config``: the resolved configuration as a dict
     (``config_toml``: config.resolved.toml's text). ``final_model``: the global model v-hat after every
-    applied update (float32). ``metrics_csv`` / ``clients_csv``: the CLI's files' text. ``events_csv``:
+    applied update (float32). ``metrics_csv`` / ``clients_csv``: the CLI's files' text. ``phases_csv``:
+    phases.csv's text for a proactive run (``targets.accuracy > 0``; "" otherwise), one row per client and
+    phase, and ``phases_frame()`` its DataFrame. ``events_csv``:
     events.csv's text, the protocol's event trace, with ``output.trace = true`` ("" without it;
     ``events_frame()`` gives it as a DataFrame): a diagnostic, not covered by epsilon (arrival order
     reflects compute times).
@@ -47,6 +49,17 @@ class Run:
     clients_csv: str
     config_toml: str
     events_csv: str = ""
+    phases_csv: str = ""
+
+    def phases_frame(self):
+        """phases.csv (a proactive run's phases, one row per client and phase) as a pandas DataFrame."""
+        if not self.phases_csv:
+            raise ValueError("no phases: the run is not proactive (targets.accuracy = 0)")
+        import io
+
+        import pandas as pd
+
+        return pd.read_csv(io.StringIO(self.phases_csv))
 
     def events_frame(self):
         """events.csv (the event trace) as a pandas DataFrame; the run must set ``output.trace = true``."""
@@ -231,7 +244,8 @@ def train(config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] = None
     run = Run(summary=summary, metrics=_named_metrics(_csv_columns(parts["metrics_csv"]), num_clients),
               clients=_csv_columns(parts["clients_csv"]), config=tomllib.loads(config_toml),
               final_model=parts["final_model"], metrics_csv=parts["metrics_csv"],
-              clients_csv=parts["clients_csv"], config_toml=config_toml, events_csv=parts["events_csv"])
+              clients_csv=parts["clients_csv"], config_toml=config_toml, events_csv=parts["events_csv"],
+              phases_csv=parts["phases_csv"])
     # Where `asyncdp train` exits 4 (after writing ``out``; the rule is sim::TruncationRefused): a
     # truncated run is not a result unless the configuration accepts it.
     if parts["truncation_refused"]:

@@ -146,6 +146,7 @@ py::object Train(std::optional<std::string> config_path, const std::vector<std::
   out["metrics_csv"] = result.metrics_csv;
   out["clients_csv"] = result.clients_csv;
   out["events_csv"] = result.events_csv;  // "" without output.trace
+  out["phases_csv"] = result.phases_csv;  // "" unless proactive
   out["config_toml"] = sim::ToToml(result.resolved_config);
   out["truncation_refused"] = sim::TruncationRefused(result);
   auto* model = new Eigen::VectorXf(std::move(result.final_model));

@@ -100,7 +100,7 @@ def test_dict_config_equals_file_config(a9a, tmp_path, capfd):
 
 
 def test_the_event_trace_is_returned_as_the_cli_writes_it(a9a, tmp_path):
-    # output.trace without out= was computed and dropped: train() returned no trace.
+    # output.trace without out= was computed and dropped: train() returned no trace (nor phases).
     cli_out = tmp_path / "cli"
     run_cli(*cli_small_args(a9a, cli_out), "--set", "output.trace=true")
     run = asyncdp.train(TABLE3, **small_overrides(a9a), output__trace=True)
@@ -109,9 +109,21 @@ def test_the_event_trace_is_returned_as_the_cli_writes_it(a9a, tmp_path):
     lines = run.events_csv.splitlines()
     assert len(frame) == len(lines) - 1 and list(frame.columns) == lines[0].split(",")
     plain = asyncdp.train(TABLE3, **small_overrides(a9a))
-    assert plain.events_csv == ""
+    assert plain.events_csv == "" and plain.phases_csv == ""
     with pytest.raises(ValueError, match="output.trace"):
         plain.events_frame()
+    with pytest.raises(ValueError, match="not proactive"):
+        plain.phases_frame()
+
+
+def test_a_proactive_runs_phases_are_returned_as_the_cli_writes_them(a9a, tmp_path):
+    train, test = a9a
+    flow = os.path.join(SOURCE_DIR, "experiments", "proactive_flow.toml")
+    small = {"data": {"train": str(train), "test": str(test), "rows_per_client": 600, "eval_rows": 1000}}
+    run = asyncdp.train(flow, **small, out=tmp_path / "py")
+    assert run.phases_csv and run.phases_csv == (tmp_path / "py" / "phases.csv").read_text()
+    frame = run.phases_frame()
+    assert len(frame) == len(run.phases_csv.splitlines()) - 1 and set(frame["client"]) <= set(range(5))
 
 
 def test_resolve_config_is_what_the_run_resolves_without_training(a9a, tmp_path):
