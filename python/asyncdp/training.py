@@ -53,23 +53,11 @@ class Run:
 
     def phases_frame(self):
         """phases.csv (a proactive run's phases, one row per client and phase) as a pandas DataFrame."""
-        if not self.phases_csv:
-            raise ValueError("no phases: the run is not proactive (targets.accuracy = 0)")
-        import io
-
-        import pandas as pd
-
-        return pd.read_csv(io.StringIO(self.phases_csv))
+        return _csv_frame(self.phases_csv, "no phases: the run is not proactive (targets.accuracy = 0)")
 
     def events_frame(self):
         """events.csv (the event trace) as a pandas DataFrame; the run must set ``output.trace = true``."""
-        if not self.events_csv:
-            raise ValueError("no event trace: the run did not set output.trace = true")
-        import io
-
-        import pandas as pd
-
-        return pd.read_csv(io.StringIO(self.events_csv))
+        return _csv_frame(self.events_csv, "no event trace: the run did not set output.trace = true")
 
     def metrics_frame(self):
         """metrics.csv as a pandas DataFrame, with the column names of ``metrics`` (needs pandas)."""
@@ -91,6 +79,17 @@ class Run:
         truncated = ", truncated=True" if s.get("truncated") else ""
         return (f"Run(model={s['model']['kind']!r}, test_accuracy={s['test_accuracy']!r}, "
                 f"epsilon={s['epsilon']!r}, delta={s['delta']!r}, {progress}{truncated})")
+
+
+def _csv_frame(text, why_empty):
+    """An optional output file's text as a pandas DataFrame; ValueError(why_empty) when the run has none."""
+    if not text:
+        raise ValueError(why_empty)
+    import io
+
+    import pandas as pd
+
+    return pd.read_csv(io.StringIO(text))
 
 
 def _csv_columns(text):
