@@ -91,9 +91,11 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        kAnyCount},
       // [data]
       {"data.train", &c.data.train,
-       "Training data file: LIBSVM text (.gz ok), IDX images, or CIFAR-10 .bin."},
+       "Training data file: LIBSVM text (.gz ok), IDX images, or CIFAR-10 .bin. A relative path is taken from "
+       "the working directory, not from the configuration file's folder."},
       {"data.test", &c.data.test,
-       "Test data file; empty = hold out data.test_fraction of the training rows."},
+       "Test data file (a relative path: from the working directory); empty = hold out data.test_fraction of "
+       "the training rows."},
       {"data.format", &c.data.format, "File format.", {"auto", "libsvm", "idx", "cifar"}},
       {"data.features", &c.data.features,
        "Declared feature count for LIBSVM files; 0 = infer from the training file.", Closed(0, kMaxFeatures)},

@@ -1,7 +1,9 @@
 #include "sim/train_data.h"
 
+#include <filesystem>
 #include <numeric>
 #include <string>
+#include <system_error>
 
 #include "core/error.h"
 #include "data/libsvm.h"
@@ -9,6 +11,32 @@
 #include "data/partition.h"
 
 namespace asyncdp::sim {
+namespace {
+
+// A data file that cannot be opened or read is named by its key, and a relative path that does not exist
+// says where it was looked for: a configuration's paths are taken from the working directory, not from the
+// configuration file's folder, so `--config experiments/x.toml` run from elsewhere misses `datasets/...`.
+// Errors inside the file (FILE:LINE:COL, a byte offset) and errors naming another file (an IDX labels
+// file) keep their own location.
+template <class Load>
+data::Dataset LoadNamed(const char* key, const std::string& path, Load load) {
+  try {
+    return load();
+  } catch (const InputError& e) {
+    if (e.where() != path) throw;
+    std::string message = path + ": " + e.message();
+    std::error_code error;
+    const std::filesystem::path file(path);
+    if (file.is_relative() && !std::filesystem::exists(file, error)) {
+      const std::filesystem::path here = std::filesystem::current_path(error);
+      message += " (a relative path is taken from the working directory, " + (error ? "." : here.string()) +
+                 ", not from the configuration file's folder)";
+    }
+    throw ConfigError(key, message);
+  }
+}
+
+}  // namespace
 
 LoadedData LoadTrainData(const DataConfig& config, uint64_t seed, const RowHolding& holding) {
   data::DataLoadOptions options;
@@ -29,7 +57,7 @@ LoadedData LoadTrainData(const DataConfig& config, uint64_t seed, const RowHoldi
     };
   }
   LoadedData loaded;
-  data::Dataset all = data::LoadDataset(config.train, options);
+  data::Dataset all = LoadNamed("data.train", config.train, [&] { return data::LoadDataset(config.train, options); });
   if (config.test.empty()) {
     const auto split = data::SplitTrainTest(all.rows(), config.test_fraction, seed);
     loaded.train = data::Subset(all, split.train);
@@ -42,9 +70,10 @@ LoadedData LoadTrainData(const DataConfig& config, uint64_t seed, const RowHoldi
     loaded.train = std::move(all);
     // A LIBSVM test file is read with the training file's feature count and label mapping, so a test
     // file that never uses the last feature (a9a.t) or lists labels in another order still lines up.
-    loaded.test = loaded.train.format == data::DataFormat::kLibsvm
-                      ? data::ReadLibsvmLike(config.test, loaded.train)
-                      : data::LoadDataset(config.test, options);
+    loaded.test = LoadNamed("data.test", config.test, [&] {
+      return loaded.train.format == data::DataFormat::kLibsvm ? data::ReadLibsvmLike(config.test, loaded.train)
+                                                               : data::LoadDataset(config.test, options);
+    });
     if (loaded.test.features() != loaded.train.features()) {
       throw ConfigError("data.test", "test data has " + std::to_string(loaded.test.features()) +
                                          " features, training data " + std::to_string(loaded.train.features()));

@@ -239,6 +239,32 @@ TEST(TrainCommand, ALaterSetOfTheSameKeyWinsWithAWarning) {
   EXPECT_THAT(r.err, ::testing::Not(HasSubstr("given twice")));  // the same value again drops nothing
 }
 
+// A data file that cannot be opened is named by its key; a relative path that does not exist says it was
+// looked for from the working directory (the README's configurations name datasets/... from the clone's root,
+// so one run from elsewhere missed it with only the path in the message).
+TEST(TrainCommand, AMissingDataFileIsNamedByItsKeyAndARelativeOneSaysWhereItWasLookedFor) {
+  TempDir dir;
+  const std::string config = Quoted(SourceDir() + "/experiments/table3_strongly_convex.toml");
+  const std::string cd = "cd " + Quoted(dir.Path("")) + " && " + Quoted(AsyncdpBinary()) + " train --quiet ";
+  CliResult r = RunCommand(cd + "--config " + config + " --set data.train=nowhere/a9a.gz --print-config", dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("error: data.train: nowhere/a9a.gz: cannot open: No such file or directory (a "
+                               "relative path is taken from the working directory, "));
+  EXPECT_THAT(r.err, HasSubstr(", not from the configuration file's folder)"));
+  // An absolute path needs no such note, and the test file is named by its own key.
+  const std::string missing = dir.Path("missing.t");
+  r = RunCommand(cd + "--config " + config + " --set data.train=" + Quoted(SharedFile("datasets/libsvm/a9a.gz")) +
+                     " --set data.test=" + Quoted(missing) + " --print-config",
+                 dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("error: data.test: " + missing + ": cannot open: No such file or directory\n"));
+  // An error inside a file keeps its FILE:LINE:COL.
+  std::ofstream(dir.Path("bad.svm")) << "1 3:1\nx 2:1\n";
+  r = RunCommand(cd + "--config " + config + " --set data.train=bad.svm --set data.test= --print-config", dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("error: bad.svm:2:"));
+}
+
 TEST(TrainCommand, ConfigDocListsEveryKey) {
   TempDir dir;
   const CliResult r = RunAsyncdp("train --config-doc", dir);
