@@ -307,3 +307,24 @@ def test_a_bad_environment_setting_is_refused_before_any_run_even_where_unused(m
     assert front_door.parse(["quick"]).scale == "default"
     from asyncdp.experiments import env
     assert (env.run_timeout(), env.fashion_pair()) == (2.5, (0, 6))
+
+
+def test_the_reports_command_line_is_the_one_that_reproduces_it(monkeypatch):
+    for key in front_door.RESULT_ENVIRONMENT + ("ASYNCDP_EXPERIMENTS_SCALE",):
+        monkeypatch.delenv(key, raising=False)
+    # Every word given stays, quoted for a shell; a default scale adds nothing.
+    assert (front_door.command_line(["quick", "--seeds", "2", "--libsvm", "my data.svm"], "default")
+            == "./run_experiments.sh quick --seeds 2 --libsvm 'my data.svm'")
+    # The scale chosen by ASYNCDP_EXPERIMENTS_SCALE alone becomes the flag that chooses it.
+    monkeypatch.setenv("ASYNCDP_EXPERIMENTS_SCALE", "full")
+    assert front_door.command_line(["paper"], "full") == "./run_experiments.sh paper --full"
+    assert front_door.command_line(["paper", "--tiny"], "tiny") == "./run_experiments.sh paper --tiny"
+    # The environment that chooses the data or cuts runs short comes first, when set.
+    monkeypatch.setenv("ASYNCDP_FASHION_PAIR", "3,5")
+    monkeypatch.setenv("ASYNCDP_SHARED_DIR", "/data/x y")
+    assert (front_door.command_line(["checkins"], "default")
+            == "ASYNCDP_SHARED_DIR='/data/x y' ASYNCDP_FASHION_PAIR=3,5 ./run_experiments.sh checkins")
+    # parse() records it for the reports.
+    monkeypatch.delenv("ASYNCDP_EXPERIMENTS_SCALE")
+    assert (front_door.parse(["audit", "--tiny"]).command
+            == "ASYNCDP_SHARED_DIR='/data/x y' ASYNCDP_FASHION_PAIR=3,5 ./run_experiments.sh audit --tiny")

@@ -2,6 +2,7 @@
 door (run_experiments.sh). Split from test_experiments.py so that ctest runs the long flows side by side."""
 
 import math
+import shlex
 
 import numpy as np
 import pandas as pd
@@ -20,8 +21,9 @@ SWEEP = ["sweep", "--config", str(SOURCE / "experiments/sweep_example.toml")]
 
 def test_sweep_aggregates_seeds_per_sample_size_and_epsilon_including_s_max(tmp_path):
     out = tmp_path / "sweep"
-    done = _run_script([*SWEEP, "--sample-sizes", "5,26,max", "--epsilons", "0.2,0.5", "--seeds", "2", "--jobs", "2",
-                        "--out", str(out)], tmp_path)
+    words = [*SWEEP, "--sample-sizes", "5,26,max", "--epsilons", "0.2,0.5", "--seeds", "2", "--jobs", "2", "--out",
+             str(out)]
+    done = _run_script(words, tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     grid = pd.read_csv(out / "sweep.csv")
     # (2 sample sizes + s_max) x 2 epsilons DP groups and 2 non-DP twins, each over 2 seeds
@@ -39,6 +41,9 @@ def test_sweep_aggregates_seeds_per_sample_size_and_epsilon_including_s_max(tmp_
         assert claim in claims
     report = (out / "REPORT.md").read_text()
     assert "## Results (mean and 95% interval over 2 seeds)" in report and "majority-class rate" in report
+    # The command the report names re-runs it: every word given, the scale the environment chose as a flag,
+    # and the environment that cuts runs short (experiments_script sets ASYNCDP_RUN_TIMEOUT).
+    assert f"ASYNCDP_RUN_TIMEOUT=240 ./run_experiments.sh {shlex.join([*words, '--tiny'])}` on " in report
     table = pd.read_csv(out / "plots/accuracy_vs_sample_size.csv")
     curves = table[table["kind"] == "curve"]
     assert set(curves.loc[curves["series"] == "ε = 0.5", "x"]) == {5.0, 26.0}

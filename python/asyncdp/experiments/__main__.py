@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import os
 import pathlib
+import shlex
 import sys
 
 from . import audit, checkins, clipping, env, paper, proactive, quick, sweep, userlevel
@@ -63,6 +65,24 @@ READS = {
 }
 
 
+# The environment settings that choose a report's data or cut its runs short (env.py); each REPORT's command
+# line shows those that were set, so the line it prints re-runs what it reports.
+RESULT_ENVIRONMENT = ("ASYNCDP_SHARED_DIR", "ASYNCDP_FASHION_DIR", "ASYNCDP_FASHION_PAIR", "ASYNCDP_RUN_TIMEOUT")
+
+
+def command_line(argv, scale: str) -> str:
+    """The command that reproduces a report: the words as given (seeds, data, sweep grid, ...), the scale as
+    a flag when only ASYNCDP_EXPERIMENTS_SCALE chose it, and the result-changing environment when set.
+    Before, each mode wrote its own line and dropped --seeds, --libsvm and --images (quick --seeds 2 said
+    `./run_experiments.sh quick`, which runs 5 seeds)."""
+    words = [str(w) for w in argv]
+    flag = {"tiny": "--tiny", "full": "--full"}.get(scale)
+    if flag and flag not in words:
+        words.append(flag)
+    settings = [f"{key}={shlex.quote(os.environ[key])}" for key in RESULT_ENVIRONMENT if os.environ.get(key)]
+    return " ".join(settings + ["./run_experiments.sh", shlex.join(words)])
+
+
 def _flag(dest: str) -> str:
     return "--" + dest.replace("_", "-")
 
@@ -115,6 +135,7 @@ def parse(argv):
     if scale not in ("tiny", "default") and not (args.mode == "paper" and scale == "full"):
         p.error(f"{args.mode} runs at scale tiny or default, not '{scale}'")
     args.scale = scale
+    args.command = command_line(argv, scale)
     args.jobs_given = args.jobs  # None: the mode's default (audit: each audit command uses every core)
     args.jobs = args.jobs or env.cores()
     for dest in MODE_OPTIONS:

@@ -282,8 +282,7 @@ def _report(args, libsvm, audits, train, runs_per_side, canaries, confidence, k,
     honest = int((audits["expected"] == "consistent").sum() + (train["expected"] == "consistent").sum()) \
         if len(train) else int((audits["expected"] == "consistent").sum())
     lines = ["# Empirical privacy audit of asyncdp", "",
-             report.provenance("./run_experiments.sh audit" + (" --tiny" if args.scale == "tiny" else ""), args.scale,
-                               args.jobs), ""]
+             report.provenance(args.command, args.scale, args.jobs), ""]
     if args.scale == "tiny":
         lines += ["> **Tiny scale**: 50 runs a side cannot resolve the FAULT rows; the table tests the pipeline.", ""]
     honest_ratio = audits.loc[audits["expected"] == "consistent", "ratio_lower"]

@@ -271,8 +271,7 @@ def _report(args, libsvm, sc, eps_vs_m, bounds, groups, checks, empty, figures, 
     f = report.cell
 
     lines = ["# Random check-ins: privacy by random allocation, utility on a9a", "",
-             report.provenance("./run_experiments.sh checkins" + (" --tiny" if args.scale == "tiny" else ""),
-                               args.scale, args.jobs), ""]
+             report.provenance(args.command, args.scale, args.jobs), ""]
     if args.scale == "tiny":
         lines += ["> **Tiny scale**: a smoke test of the pipeline; no verdict is drawn.", ""]
     ratio = eps_vs_m["checkin_epsilon"] / eps_vs_m["poisson_pld_epsilon"]

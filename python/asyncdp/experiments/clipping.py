@@ -102,8 +102,7 @@ def main(args) -> int:
     figures = _figures(out, results, majority, args.scale)
     decided = checks[checks["verdict"].isin([HOLDS, FAILS, INCONCLUSIVE])]
     lines = ["# Fixed against adaptive clipping at equal ε", "",
-             report.provenance("./run_experiments.sh clipping" + (" --tiny" if args.scale == "tiny" else ""), args.scale,
-                               args.jobs), ""]
+             report.provenance(args.command, args.scale, args.jobs), ""]
     if args.scale == "tiny":
         lines += ["> **Tiny scale**: a smoke test of the pipeline; no verdict is drawn.", ""]
     lines += ["## Summary", ""]

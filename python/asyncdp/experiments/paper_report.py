@@ -53,8 +53,7 @@ def write(out, args, ctx, comparison, notes, printed, utility, refs, results, me
     verdicts = _Verdicts(sc.name, majority)
     figures = {}
     lines = ["# Proactive DP (van Dijk et al.): the paper's experiments beside our numbers", "",
-             report.provenance("./run_experiments.sh paper" + {"tiny": " --tiny", "full": " --full"}.get(sc.name, ""),
-                               sc.name, args.jobs), ""]
+             report.provenance(args.command, sc.name, args.jobs), ""]
     if sc.name == "tiny":
         lines += ["> **Tiny scale.** Seconds-long runs (convex K = 3,000, LeNet K = 600) that test the pipeline: the "
                   "figures are far from the paper's, no verdict is drawn, and the x axes do **not** match the paper's.",

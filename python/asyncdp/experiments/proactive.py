@@ -203,8 +203,7 @@ def _report(args, libsvm, flow, alloc, comparisons, figures, majority, run_secon
 
     admitted = flow[flow["admitted"]]
     lines = ["# Proactive framework: targets, phases and budget allocation", "",
-             report.provenance("./run_experiments.sh proactive" + (" --tiny" if args.scale == "tiny" else ""),
-                               args.scale, args.jobs), ""]
+             report.provenance(args.command, args.scale, args.jobs), ""]
     if args.scale == "tiny":
         lines += ["> **Tiny scale**: a smoke test of the pipeline; no verdict is drawn.", ""]
     lines += ["## Summary", ""]

@@ -236,8 +236,7 @@ class QuickReport:
         lines = [
             "# Quick comparison: how fast DP-SGD converges on strongly convex, plain convex and non-convex objectives",
             "",
-            report.provenance("./run_experiments.sh quick" + (" --tiny" if self.scale.name == "tiny" else ""),
-                              self.scale.name, args.jobs),
+            report.provenance(args.command, self.scale.name, args.jobs),
             "",
         ]
         if self.scale.name == "tiny":

@@ -150,11 +150,9 @@ def main(args) -> int:
     note = "TINY SCALE: a smoke test of the pipeline, not a result" if args.scale == "tiny" else ""
     figures = _figures(out, grid, ok, majority, note)
     cpu = child_cpu_seconds()
-    command = (f"./run_experiments.sh sweep --config {_rel(config, repo)} --sample-sizes {args.sample_sizes} "
-               f"--epsilons {args.epsilons} --seeds {seeds_n}" + (f" --mpi {args.mpi}" if args.mpi else ""))
     how = (f"spread over {args.mpi} MPI ranks with `{' '.join(_launcher())}`, one run per rank at a time"
            if args.mpi else f"{args.jobs} run(s) at a time on this machine")
-    lines = [f"# Sweep: {config.stem}", "", report.provenance(command, args.scale, args.jobs), ""]
+    lines = [f"# Sweep: {config.stem}", "", report.provenance(args.command, args.scale, args.jobs), ""]
     if args.scale == "tiny":
         lines += ["> **Tiny scale**: seconds-long runs that test the pipeline; no verdict is drawn.", ""]
     lines += [

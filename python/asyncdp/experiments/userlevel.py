@@ -155,8 +155,7 @@ def _figures(out, runs: pd.DataFrame, majority: float, scale: str) -> dict:
 def _report(args, libsvm, sc, groups, checks, figures, results, run_seconds) -> str:
     decided = checks[checks["verdict"].isin([HOLDS, FAILS, INCONCLUSIVE])]
     lines = ["# User-level DP: asynchronous rounds against random check-ins at equal ε", "",
-             report.provenance("./run_experiments.sh userlevel" + (" --tiny" if args.scale == "tiny" else ""),
-                               args.scale, args.jobs), ""]
+             report.provenance(args.command, args.scale, args.jobs), ""]
     if args.scale == "tiny":
         lines += ["> **Tiny scale**: a smoke test of the pipeline; no verdict is drawn.", ""]
     lines += ["## Summary", ""]
