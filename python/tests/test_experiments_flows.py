@@ -1,8 +1,11 @@
 """The experiment layer's sweep, audit and proactive flows end to end at the tiny scale through the front
 door (run_experiments.sh). Split from test_experiments.py so that ctest runs the long flows side by side."""
 
+import json
 import math
+import os
 import shlex
+import subprocess
 
 import numpy as np
 import pandas as pd
@@ -35,6 +38,23 @@ def test_sweep_aggregates_seeds_per_sample_size_and_epsilon_including_s_max(tmp_
     assert (dp["eps_pld"] <= dp["epsilon_target"] * (1 + 1e-6)).all()  # calibrated to the target, never above
     for name, seed in zip(runs["run"], runs["seed"]):
         assert f"seed = {seed}\n" in (out / "runs" / name / "config.resolved.toml").read_text()
+    # runs/index.csv lists every run of both passes (s_max needs the first) with what started it, and its
+    # line re-runs a run from the CLI to the same numbers.
+    index = pd.read_csv(out / "runs/index.csv", keep_default_na=False)
+    assert set(runs["run"]) <= set(index["run"]) and index["run"].is_unique and index["ok"].all()
+    assert (index["config"] == "experiments/sweep_example.toml").all()
+    assert dict(zip(index["run"], index["seed"])) | dict(zip(runs["run"], runs["seed"])) == dict(
+        zip(index["run"], index["seed"]))
+    line = index[index["run"] == dp["run"].iloc[0]].iloc[0]
+    sets = [w for pair in line["overrides"].split(" ") for w in ("--set", pair)] if line["overrides"] else []
+    again = subprocess.run([os.environ.get("ASYNCDP_BINARY", str(SOURCE / "build/release/asyncdp")), "train",
+                            "--quiet", "--config", line["config"], *sets, "--set", f"seed={line['seed']}", "--out",
+                            str(tmp_path / "again")], cwd=SOURCE, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    first, second = (json.loads((d / "summary.json").read_text()) for d in (out / "runs" / line["run"],
+                                                                           tmp_path / "again"))
+    assert (second["test_accuracy"], second["epsilon"], second["sigma"]) == (
+        first["test_accuracy"], first["epsilon"], first["sigma"])
     checks = pd.read_csv(out / "checks.csv")
     claims = " ".join(checks["claim"])
     for claim in ("larger s gives better accuracy", "larger eps gives better accuracy", "non-private is the ceiling"):

@@ -5,7 +5,8 @@ for it (problem, privacy setting, ...). ``run_all`` runs them ``jobs`` at a time
 runs never share a thread pool or a log level) and returns typed ``RunResult``s: the summary, metrics and
 clients tables as the ``asyncdp`` module gives them, the CPU seconds the run used, or the error that ended
 it. Each run also writes the CLI's four files into ``runs/NAME/`` of the output folder, so every number in
-a REPORT can be traced to a run directory holding its resolved configuration and seed.
+a REPORT can be traced to a run directory holding its resolved configuration and seed, and ``runs/index.csv``
+lists every run with the configuration file, overrides and seed it was started from (``record``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import functools
+import json
+import math
 import multiprocessing
 import os
 import pathlib
@@ -47,6 +50,7 @@ class RunResult:
     cpu_seconds: float
     wall_seconds: float
     error: str | None = None
+    applied: Mapping[str, Any] | None = None  # the overrides the run was started with (None: not started)
 
     @property
     def ok(self) -> bool:
@@ -95,16 +99,18 @@ def _run_one(spec: RunSpec, runs_dir: str, timeout: float) -> RunResult:
             raise RunTimeout(f"stopped after ASYNCDP_RUN_TIMEOUT={timeout:g} s")
 
     out = pathlib.Path(runs_dir) / spec.name
+    applied = None
     try:
         config = spec.config if isinstance(spec.config, Mapping) else os.fspath(spec.config)
-        kwargs = {key.replace(".", "__"): value for key, value in _train_overrides(config, spec.overrides).items()}
+        applied = _train_overrides(config, spec.overrides)
+        kwargs = {key.replace(".", "__"): value for key, value in applied.items()}
         run = asyncdp.train(config, out=out, progress=progress, seed=spec.seed, **kwargs)
     except Exception as e:  # noqa: BLE001 - every failure is reported in the REPORT, none is fatal to the others
         detail = "".join(traceback.format_exception_only(type(e), e)).strip()
         return RunResult(spec, None, None, None, time.process_time() - start_cpu, time.monotonic() - start_wall,
-                         detail)
+                         detail, applied)
     return RunResult(spec, run.summary, run.metrics_frame(), run.clients_frame(),
-                     time.process_time() - start_cpu, time.monotonic() - start_wall)
+                     time.process_time() - start_cpu, time.monotonic() - start_wall, applied=applied)
 
 
 def run_all(specs: Sequence[RunSpec], runs_dir: pathlib.Path, jobs: int, log=print, mpi_ranks: int = 0) -> list[RunResult]:
@@ -118,7 +124,7 @@ def run_all(specs: Sequence[RunSpec], runs_dir: pathlib.Path, jobs: int, log=pri
     timeout = env.run_timeout()
     runs_dir.mkdir(parents=True, exist_ok=True)
     if mpi_ranks > 0:
-        return run_over_mpi(specs, runs_dir, mpi_ranks, timeout, log)
+        return record(runs_dir, run_over_mpi(specs, runs_dir, mpi_ranks, timeout, log))
     results: dict[str, RunResult] = {}
     context = multiprocessing.get_context("spawn")  # a fresh interpreter per worker: no inherited threads
     with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=context) as pool:
@@ -136,7 +142,45 @@ def run_all(specs: Sequence[RunSpec], runs_dir: pathlib.Path, jobs: int, log=pri
                 log(f"run {spec.name} failed: {result.error}")
             elif done % 10 == 0 or done == len(specs):
                 log(f"{done}/{len(specs)} runs done")
-    return [results[n] for n in names]
+    return record(runs_dir, [results[n] for n in names])
+
+
+INDEX_COLUMNS = ["run", "config", "overrides", "seed", "labels", "ok", "error"]
+
+
+def _json(labels: Mapping[str, Any]) -> str:
+    """Labels as strict JSON: an infinite ε (a non-DP twin) is the string "inf", not JSON's missing Infinity."""
+    finite = {k: (str(v) if isinstance(v, float) and not math.isfinite(v) else v) for k, v in labels.items()}
+    return json.dumps(finite, sort_keys=True, default=str, allow_nan=False)
+
+
+def record(runs_dir: pathlib.Path, results: Sequence[RunResult]) -> list[RunResult]:
+    """Appends ``results`` to ``runs_dir/index.csv``: each run's configuration (a file, relative to the
+    repository when inside it, or the inline table as JSON), the overrides it was started with as the
+    ``key=value`` words of ``asyncdp train --set`` (the thread cap only where the run reads it), its seed,
+    the experiment's labels, and whether it finished. Every REPORT's provenance points here; a mode that
+    calls ``run_all`` twice (check-ins, the sweep) gets one table."""
+    try:
+        repo = env.repo_dir()
+    except env.UsageError:  # the package installed with pip, used outside a clone
+        repo = None
+
+    def config_text(config) -> str:
+        if isinstance(config, Mapping):
+            return json.dumps(config, sort_keys=True, default=str)
+        path = pathlib.Path(config).resolve()
+        return str(path.relative_to(repo)) if repo is not None and path.is_relative_to(repo) else str(path)
+
+    rows = pd.DataFrame([{"run": r.spec.name, "config": config_text(r.spec.config),
+                          "overrides": " ".join(f"{key}={cli_value(value)}" for key, value in
+                                                (r.spec.overrides if r.applied is None else r.applied).items()),
+                          "seed": r.spec.seed, "labels": _json(r.spec.labels),
+                          "ok": r.ok, "error": r.error or ""} for r in results], columns=INDEX_COLUMNS)
+    index = runs_dir / "index.csv"
+    if index.exists():
+        rows = pd.concat([pd.read_csv(index, keep_default_na=False), rows], ignore_index=True)
+    rows.to_csv(index, index=False)
+    return list(results)
 
 
 def cli_value(value) -> str:
