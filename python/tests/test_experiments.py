@@ -157,6 +157,15 @@ def test_quick_writes_its_tables_report_and_figures(quick):
     groups = pd.read_csv(quick / "groups.csv")
     assert set(groups["beats_baseline"]) == {"no verdict (tiny scale)"}
     assert "## Failed runs" not in report
+    # The budget headline counts every verdict of its rows in checks.csv ("in 0 of 5" alone read as a result).
+    budget = checks[checks["claim"].str.contains("final F − F\\* lower at", regex=True)]
+    assert len(budget) == 5
+    assert (f"lowers the final F − F* ({len(budget)} (problem, schedule) pairs, paired by seed): holds 0, does not "
+            f"hold 0, inconclusive 0, no verdict {len(budget)}.") in report
+    # runs/index.csv names what started each of runs.csv's runs.
+    index = pd.read_csv(quick / "runs/index.csv", keep_default_na=False)
+    assert sorted(index["run"]) == sorted(pd.read_csv(quick / "runs.csv")["name"])
+    assert index["config"].str.fullmatch(r"experiments/quick_\w+\.toml").all()
 
 
 def test_quick_runs_every_cell_of_its_matrix_with_its_seed(quick):
