@@ -177,7 +177,8 @@ void RegisterAccountCommand(CLI::App& app) {
       ->check(CLI::IsMember({"poisson", "fixed", "shuffle", "random_allocation"}))
       ->capture_default_str();
   account->add_option("--schedule", args->schedule_path,
-                      "CSV of heterogeneous rounds: q,sigma[,count] per line");
+                      "CSV of heterogeneous rounds: q,sigma[,count] per line")
+      ->check(NonEmptyPath());
   account->add_option("--k", args->allocations, "random_allocation: rounds each record joins per window")
       ->capture_default_str();
   account->add_option("--windows", args->windows, "random_allocation: number of windows E composed")

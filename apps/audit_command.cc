@@ -90,8 +90,9 @@ void RunAudit(AuditArgs& args) {
                                  : std::filesystem::path(args.config_path).stem().string() + "_audit";
     out_dir = "results/" + stem;
   }
+  sim::OutputDirectory out(out_dir);  // judged before the trainings, not after them
   const sim::audit::AuditReport report = sim::audit::RunAudit(config, options);
-  sim::audit::WriteAuditOutputs(report, out_dir);
+  sim::audit::WriteAuditOutputs(report, out);
   spdlog::info(
       "audit: {} trainings in {:.2f} s ({:.2f} ms each) -> {}", report.trainings, report.wall_seconds,
       1e3 * report.wall_seconds / static_cast<double>(std::max<int64_t>(1, report.trainings)), out_dir);
@@ -116,9 +117,11 @@ void RegisterAuditCommand(CLI::App& app) {
       "check it against every accountant's reported epsilon. Prints one verdict line; exit code 3 on "
       "VIOLATION.\n"
       "Writes OUT/audit.json, config.resolved.toml, scores.csv, histogram.csv, roc.csv (docs/audit.md).");
-  cmd->add_option("--config", args->config_path, "TOML run configuration (keys: docs/config.md)");
+  cmd->add_option("--config", args->config_path, "TOML run configuration (keys: docs/config.md)")
+      ->check(NonEmptyPath());
   cmd->add_option("--set", args->overrides, "Override a key: --set dp.sigma=4 (repeatable)")->take_all();
-  cmd->add_option("--out", args->out_dir, "Output directory (default results/<config name>_audit)");
+  cmd->add_option("--out", args->out_dir, "Output directory (default results/<config name>_audit)")
+      ->check(NonEmptyPath());
   cmd->add_option("--runs", args->options.runs, "Multi-run: trainings per side (with / without the canary)")
       ->capture_default_str();
   cmd->add_option("--mode", args->mode, "multi (N runs a side) | one-run (m canaries, one training)")

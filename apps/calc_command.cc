@@ -216,7 +216,8 @@ void RegisterCalcCommand(CLI::App& app) {
   calc->add_option("--mode", args->mode, "gamma: paper (Tables 9-11) | exact (smallest solution)")
       ->check(CLI::IsMember({"paper", "exact"}))
       ->capture_default_str();
-  calc->add_option("--phases", args->phases_path, "E.1 multi-phase calculator: CSV of K,sigma per phase");
+  calc->add_option("--phases", args->phases_path, "E.1 multi-phase calculator: CSV of K,sigma per phase")
+      ->check(NonEmptyPath());
   calc->footer(kCalcFooter);
   calc->callback([args, calc] {
     CalcRequest request;

@@ -14,6 +14,15 @@ inline constexpr int kExitViolation = 3;
 // protocol.allow_truncation is false.
 inline constexpr int kExitTruncated = 4;
 
+// The check of every path option (--config, --out, data files): an empty value, as `--out "$DIR"` with DIR
+// unset gives, is an error (exit 2) rather than a silent default (train wrote to results/<config name>) or a
+// filesystem error after the work was done (utility-graph, reference-optimum: exit 1).
+inline CLI::Validator NonEmptyPath() {
+  return CLI::Validator(
+      [](const std::string& value) { return value.empty() ? "empty value; a path is expected" : std::string(); }, "",
+      "NONEMPTY");
+}
+
 // Thrown by a subcommand after its outputs are written, to end the process with `code`.
 struct CommandExit {
   int code = 0;

@@ -67,7 +67,8 @@ void RegisterDataCommand(CLI::App& app) {
   auto args = std::make_shared<DataInfoArgs>();
   info->add_option("path", args->path,
                    "Data file: LIBSVM text, IDX images, or CIFAR-10 .bin (may be gzipped)")
-      ->required();
+      ->required()
+      ->check(NonEmptyPath());
   info->add_option("--format", args->format, "File format; auto detects IDX by magic, CIFAR by .bin size")
       ->check(CLI::IsMember({"auto", "libsvm", "idx", "cifar"}))
       ->capture_default_str();
@@ -76,7 +77,8 @@ void RegisterDataCommand(CLI::App& app) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   info->add_option("--labels", args->labels,
-                   "IDX labels file (default: the sibling *-labels-idx1-ubyte[.gz] of the images file)");
+                   "IDX labels file (default: the sibling *-labels-idx1-ubyte[.gz] of the images file)")
+      ->check(NonEmptyPath());
   info->callback([args] { RunDataInfo(*args); });
 }
 

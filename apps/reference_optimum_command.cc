@@ -72,6 +72,8 @@ void RunReferenceOptimum(const ReferenceOptimumArgs& args) {
     std::cout << in.rdbuf();
     return;
   }
+  // Judged before the solve, not after it (a file at --out was refused only once w* had been found).
+  sim::OutputDirectory out(args.out_dir);
   models::ReferenceOptimumOptions options;
   options.gradient_tolerance = args.tolerance;
   options.max_iterations = args.max_iterations;
@@ -82,7 +84,6 @@ void RunReferenceOptimum(const ReferenceOptimumArgs& args) {
                  ref.method, ref.iterations, ref.gradient_norm, args.tolerance);
   }
   const nlohmann::json summary = sim::ReferenceOptimumJson(ref, key, args.tolerance, seconds);
-  sim::OutputDirectory out(args.out_dir);
   out.Write("config.resolved.toml", "# asyncdp " ASYNCDP_VERSION
                                     " reference-optimum configuration (dp is not used)\n" +
                                         sim::ToToml(objective.experiment.config));
@@ -106,14 +107,16 @@ void RegisterReferenceOptimumCommand(CLI::App& app) {
       "Writes OUT/summary.json (also printed on stdout) and OUT/config.resolved.toml.");
   std::vector<CLI::Option*> solve_options;
   solve_options.push_back(cmd->add_option("--config", args->config_path,
-                                          "TOML run configuration (the run whose objective to solve)"));
+                                          "TOML run configuration (the run whose objective to solve)")
+                              ->check(NonEmptyPath()));
   solve_options.push_back(
       cmd->add_option(
              "--set", args->overrides,
              "Override a key the objective reads: --set data.train=a9a.gz (repeatable; an override of "
              "any other key is refused)")
           ->take_all());
-  solve_options.push_back(cmd->add_option("--out", args->out_dir, "Output directory")->capture_default_str());
+  solve_options.push_back(
+      cmd->add_option("--out", args->out_dir, "Output directory")->capture_default_str()->check(NonEmptyPath()));
   solve_options.push_back(cmd->add_option("--tolerance", args->tolerance, "Stop when ||grad F(w)|| <= this")
                               ->capture_default_str()
                               ->check(CLI::PositiveNumber));

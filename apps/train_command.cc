@@ -129,11 +129,13 @@ void RegisterTrainCommand(CLI::App& app) {
       "Run asynchronous DP-SGD (clients, server, delay rule) and report accuracy and epsilon.\n"
       "Writes OUT/config.resolved.toml, metrics.csv, clients.csv and summary.json (also printed on stdout).");
   CLI::Option* config =
-      cmd->add_option("--config", args->config_path, "TOML run configuration (keys: docs/config.md)");
+      cmd->add_option("--config", args->config_path, "TOML run configuration (keys: docs/config.md)")
+          ->check(NonEmptyPath());
   CLI::Option* set =
       cmd->add_option("--set", args->overrides, "Override a key: --set dp.sigma=4 (repeatable)")->take_all();
   CLI::Option* out =
-      cmd->add_option("--out", args->out_dir, "Output directory (default results/<config name>)");
+      cmd->add_option("--out", args->out_dir, "Output directory (default results/<config name>)")
+          ->check(NonEmptyPath());
   CLI::Option* doc = cmd->add_flag("--config-doc", args->config_doc,
                                    "Print every configuration key with its default (Markdown)");
   CLI::Option* print = cmd->add_flag(

@@ -51,9 +51,11 @@ void RunUtilityGraphCommand(const UtilityGraphArgs& args) {
   sim::ValidateUtilityGraphOptions(options);
   if (args.quiet) spdlog::set_level(spdlog::level::warn);
 
+  // The output directory is judged before the graph's runs, not after (a file or a foreign directory at
+  // --out was refused only once every curve had been computed).
+  sim::OutputDirectory out(args.out_dir);
   const sim::UtilityGraph graph = sim::RunUtilityGraph(config, options, /*progress=*/!args.quiet);
   const nlohmann::json summary = sim::UtilityGraphSummary(graph);
-  sim::OutputDirectory out(args.out_dir);
   const std::string header =
       "# asyncdp " ASYNCDP_VERSION
       " utility-graph base configuration (w* runs set dp.enabled = false, dp.clip = C)\n";
@@ -79,7 +81,8 @@ void RegisterUtilityGraphCommand(CLI::App& app) {
       "accuracy of w* + N(0, C^2 sigma^2 I) relative to w* for every sigma. Writes\n"
       "OUT/utility_graph.csv and OUT/summary.json (also printed on stdout).");
   cmd->add_option("--config", args->config_path,
-                  "TOML run configuration of the w* training (docs/config.md)");
+                  "TOML run configuration of the w* training (docs/config.md)")
+      ->check(NonEmptyPath());
   cmd->add_option("--set", args->overrides,
                   "Override a key: --set schedule.iterations=20000 (repeatable; a key the graph "
                   "does not read is refused)")
@@ -92,7 +95,7 @@ void RegisterUtilityGraphCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--threshold", args->threshold, "Accuracy fraction read off as acceptable (10% drop = 0.9)")
       ->capture_default_str();
-  cmd->add_option("--out", args->out_dir, "Output directory")->capture_default_str();
+  cmd->add_option("--out", args->out_dir, "Output directory")->capture_default_str()->check(NonEmptyPath());
   cmd->add_flag("--quiet", args->quiet, "Only warnings on stderr; no progress line");
   cmd->callback([args] { RunUtilityGraphCommand(*args); });
 }

@@ -229,8 +229,7 @@ nlohmann::json AuditJson(const AuditReport& r) {
   return j;
 }
 
-void WriteAuditOutputs(const AuditReport& r, const std::string& out_dir) {
-  OutputDirectory out(out_dir);
+void WriteAuditOutputs(const AuditReport& r, OutputDirectory& out) {
   out.Write("audit.json", AuditJson(r).dump(2) + "\n");
   out.Write("config.resolved.toml",
             "# asyncdp " ASYNCDP_VERSION " resolved configuration (audited)\n" + ToToml(r.resolved_config));

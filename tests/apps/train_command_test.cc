@@ -291,6 +291,52 @@ TEST(TrainCommand, EveryShippedConfigurationFindsItsDataFromTheClonesRoot) {
   EXPECT_GE(checked, 12);
 }
 
+// An empty path (`--out "$DIR"` with DIR unset) is an error naming the option, in every command: train wrote
+// to its default results/<config name> instead, and utility-graph and reference-optimum did their work and
+// then stopped on a filesystem error with exit code 1.
+TEST(TrainCommand, EveryPathOptionRefusesAnEmptyValue) {
+  TempDir dir;
+  const std::string t3 = Quoted(SourceDir() + "/experiments/table3_strongly_convex.toml");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"train --config " + t3 + " --out ''", "--out"},
+      {"train --config ''", "--config"},
+      {"audit --config " + t3 + " --runs 4 --out ''", "--out"},
+      {"reference-optimum --config " + t3 + " --out ''", "--out"},
+      {"utility-graph --config " + t3 + " --clips 0.1 --sigmas 0,4 --out ''", "--out"},
+      {"utility-graph --config '' --clips 0.1 --sigmas 0,4", "--config"},
+      {"data info ''", "path"},
+      {"data info " + Quoted(SharedFile("datasets/libsvm/a9a.gz")) + " --labels ''", "--labels"},
+      {"calc --N 100 --delta 1e-4 --epsilon 1 --phases ''", "--phases"},
+      {"account --schedule '' --delta 1e-5", "--schedule"}};
+  for (const auto& [args, option] : cases) {
+    const CliResult r = RunAsyncdp(args, dir);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_THAT(r.err, HasSubstr("error: " + option + ": empty value; a path is expected")) << args;
+  }
+}
+
+// An --out that would be refused is refused before the work, not after it: utility-graph computed every
+// curve, audit ran every training, and only then said the path was a file.
+TEST(TrainCommand, AnOutputThatWouldBeRefusedIsRefusedBeforeTheWork) {
+  TempDir dir;
+  const std::string file = dir.Write("a_file", "not a directory\n");
+  const std::string t3 = Quoted(SourceDir() + "/experiments/table3_strongly_convex.toml");
+  const std::string data = " --set data.train=" + Quoted(SharedFile("datasets/libsvm/a9a.gz")) +
+                           " --set data.test=" + Quoted(SharedFile("datasets/libsvm/a9a.t.gz"));
+  for (const std::string& args :
+       {"utility-graph --config " + t3 + data + " --clips 0.1 --sigmas 0,4 --out " + Quoted(file),
+        "audit --config " + Quoted(SourceDir() + "/experiments/audit_logistic.toml") + data + " --runs 20 --out " +
+            Quoted(file),
+        "reference-optimum --config " + t3 + data + " --out " + Quoted(file)}) {
+    const CliResult r = RunAsyncdp(args, dir);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_THAT(r.err, HasSubstr("output path exists and is not a directory")) << args;
+    // No progress line: utility-graph logs each curve's F(w*), audit its trainings, reference-optimum its w*.
+    EXPECT_THAT(r.err, ::testing::Not(::testing::AnyOf(HasSubstr("F(w*) ="), HasSubstr("trainings"))))
+        << args << ": " << r.err;
+  }
+}
+
 TEST(TrainCommand, ConfigDocListsEveryKey) {
   TempDir dir;
   const CliResult r = RunAsyncdp("train --config-doc", dir);
