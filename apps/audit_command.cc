@@ -17,6 +17,7 @@
 #include "sim/audit/audit.h"
 #include "sim/config_io.h"
 #include "sim/config_usage.h"
+#include "sim/output_dir.h"
 
 namespace asyncdp::apps {
 namespace {
@@ -90,9 +91,9 @@ void RunAudit(AuditArgs& args) {
                                  : std::filesystem::path(args.config_path).stem().string() + "_audit";
     out_dir = "results/" + stem;
   }
-  sim::OutputDirectory out(out_dir);  // judged before the trainings, not after them
+  sim::CheckOutputTarget(out_dir);  // judged before the trainings, not after them
   const sim::audit::AuditReport report = sim::audit::RunAudit(config, options);
-  sim::audit::WriteAuditOutputs(report, out);
+  sim::audit::WriteAuditOutputs(report, out_dir);
   spdlog::info(
       "audit: {} trainings in {:.2f} s ({:.2f} ms each) -> {}", report.trainings, report.wall_seconds,
       1e3 * report.wall_seconds / static_cast<double>(std::max<int64_t>(1, report.trainings)), out_dir);

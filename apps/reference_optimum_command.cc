@@ -73,7 +73,7 @@ void RunReferenceOptimum(const ReferenceOptimumArgs& args) {
     return;
   }
   // Judged before the solve, not after it (a file at --out was refused only once w* had been found).
-  sim::OutputDirectory out(args.out_dir);
+  sim::CheckOutputTarget(args.out_dir);
   models::ReferenceOptimumOptions options;
   options.gradient_tolerance = args.tolerance;
   options.max_iterations = args.max_iterations;
@@ -84,6 +84,7 @@ void RunReferenceOptimum(const ReferenceOptimumArgs& args) {
                  ref.method, ref.iterations, ref.gradient_norm, args.tolerance);
   }
   const nlohmann::json summary = sim::ReferenceOptimumJson(ref, key, args.tolerance, seconds);
+  sim::OutputDirectory out(args.out_dir);
   out.Write("config.resolved.toml", "# asyncdp " ASYNCDP_VERSION
                                     " reference-optimum configuration (dp is not used)\n" +
                                         sim::ToToml(objective.experiment.config));

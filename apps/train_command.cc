@@ -16,6 +16,7 @@
 #include "apps/mpi_session.h"
 #endif
 #include "sim/config_io.h"
+#include "sim/output_dir.h"
 #include "sim/train.h"
 
 namespace asyncdp::apps {
@@ -30,13 +31,17 @@ struct TrainArgs {
   bool quiet = false;
 };
 
-void TrainAndWrite(const TrainArgs& args, const sim::TrainConfig& config, bool progress) {
+// `writes`: this process publishes the outputs (false on an MPI client rank; rank 0 writes them).
+void TrainAndWrite(const TrainArgs& args, const sim::TrainConfig& config, bool progress, bool writes) {
   std::string out_dir = args.out_dir;
   if (out_dir.empty()) {
     const std::string stem =
         args.config_path.empty() ? "train" : std::filesystem::path(args.config_path).stem().string();
     out_dir = "results/" + stem;
   }
+  // The output directory is judged before the run: a --out that is a file or another tool's folder was
+  // refused only once the training (minutes for LeNet) was done, and its results were lost.
+  if (writes) sim::CheckOutputTarget(out_dir);
   const sim::TrainResult result = sim::RunTraining(config, sim::TrainOptions{.progress = progress});
   if (!result.primary) return;  // an MPI client rank: rank 0 writes the outputs
   sim::WriteTrainOutputs(result, out_dir);
@@ -67,7 +72,7 @@ void TrainOverMpi(const TrainArgs& args, const sim::TrainConfig& config) {
   // still reported below.
   if (session.rank() != 0) spdlog::set_level(spdlog::level::err);
   try {
-    TrainAndWrite(args, config, !args.quiet && session.rank() == 0);
+    TrainAndWrite(args, config, !args.quiet && session.rank() == 0, /*writes=*/session.rank() == 0);
   } catch (const InputError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     session.Abort(2);
@@ -117,7 +122,7 @@ void RunTrain(const TrainArgs& args) {
     return;
   }
 #endif
-  TrainAndWrite(args, config, !args.quiet);
+  TrainAndWrite(args, config, !args.quiet, /*writes=*/true);
 }
 
 }  // namespace

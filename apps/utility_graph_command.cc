@@ -53,9 +53,10 @@ void RunUtilityGraphCommand(const UtilityGraphArgs& args) {
 
   // The output directory is judged before the graph's runs, not after (a file or a foreign directory at
   // --out was refused only once every curve had been computed).
-  sim::OutputDirectory out(args.out_dir);
+  sim::CheckOutputTarget(args.out_dir);
   const sim::UtilityGraph graph = sim::RunUtilityGraph(config, options, /*progress=*/!args.quiet);
   const nlohmann::json summary = sim::UtilityGraphSummary(graph);
+  sim::OutputDirectory out(args.out_dir);
   const std::string header =
       "# asyncdp " ASYNCDP_VERSION
       " utility-graph base configuration (w* runs set dp.enabled = false, dp.clip = C)\n";

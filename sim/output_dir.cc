@@ -138,24 +138,40 @@ std::optional<std::set<std::string>> PreviousOutputFiles(const fs::path& dir) {
 
 void SetCommitHookForTesting(CommitHook hook) { g_commit_hook = hook; }
 
-OutputDirectory::OutputDirectory(const fs::path& target) : target_(fs::absolute(target).lexically_normal()) {
-  if (target_.filename().empty()) target_ = target_.parent_path();
+namespace {
+// fs::absolute("") throws a bare filesystem_error ("cannot make absolute path"), which reached users as an
+// exit-1 crash after the run; an empty target is bad input.
+fs::path AbsoluteTarget(const fs::path& target) {
+  if (target.empty()) throw InputError("", "the output directory is an empty path");
+  fs::path absolute = fs::absolute(target).lexically_normal();
+  if (absolute.filename().empty()) absolute = absolute.parent_path();
+  return absolute;
+}
+}  // namespace
+
+fs::path CheckOutputTarget(const fs::path& target) {
+  const fs::path absolute = AbsoluteTarget(target);
   std::error_code ec;
-  RecoverInterruptedPublishes(target_);
-  if (fs::exists(target_, ec)) {
-    if (!fs::is_directory(target_, ec)) {
-      throw InputError(target_.string(), "output path exists and is not a directory");
+  RecoverInterruptedPublishes(absolute);
+  if (fs::exists(absolute, ec)) {
+    if (!fs::is_directory(absolute, ec)) {
+      throw InputError(absolute.string(), "output path exists and is not a directory");
     }
-    if (!fs::is_empty(target_, ec)) {
-      const auto previous = PreviousOutputFiles(target_);
+    if (!fs::is_empty(absolute, ec)) {
+      const auto previous = PreviousOutputFiles(absolute);
       if (!previous) {
-        throw InputError(target_.string(),
+        throw InputError(absolute.string(),
                          "output directory is not empty and holds no asyncdp result (no " +
                              std::string(kOutputManifestName) +
                              " manifest); refusing to write into it: choose a new or empty --out directory");
       }
     }
   }
+  return absolute;
+}
+
+OutputDirectory::OutputDirectory(const fs::path& target) : target_(CheckOutputTarget(target)) {
+  std::error_code ec;
   fs::create_directories(target_.parent_path(), ec);
   staging_ = target_.parent_path() / ("." + target_.filename().string() + ".partial-" + std::to_string(getpid()));
   fs::remove_all(staging_, ec);

@@ -37,6 +37,12 @@ enum class CommitStep { kStaged, kLinked, kExchanged, kAdopted, kRemovedOld, kDo
 using CommitHook = void (*)(CommitStep);
 void SetCommitHookForTesting(CommitHook hook);
 
+// The target's judgement alone, as OutputDirectory makes it (absent, empty or a previous result; anything
+// else, an empty path included, throws InputError), without staging anything: commands call it before their
+// work so that a bad --out is refused before a run rather than after it, and a run killed meanwhile leaves
+// no staging directory behind. Returns the absolute target.
+std::filesystem::path CheckOutputTarget(const std::filesystem::path& target);
+
 class OutputDirectory {
  public:
   // Throws InputError when `target` exists and is neither empty nor a previous asyncdp result.

@@ -232,6 +232,8 @@ def train(config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] = None
         raise TypeError(f"progress: expected a callable, got {type(progress).__name__}")
     if out is not None and not isinstance(out, (str, os.PathLike)):
         raise TypeError(f"out: expected a path, got {type(out).__name__}")
+    if out is not None and os.fspath(out) == "":
+        raise ConfigError("out: empty value; a path is expected", "out", "empty value; a path is expected")
     try:
         parts = _asyncdp.train(path, layers, _progress_named(progress), float(poll_seconds),
                                None if out is None else os.fspath(out))

@@ -22,6 +22,7 @@
 #include "sim/config_fields.h"
 #include "sim/config_io.h"
 #include "sim/config_usage.h"
+#include "sim/output_dir.h"
 #include "sim/train.h"
 
 namespace asyncdp::python {
@@ -105,6 +106,7 @@ sim::TrainConfig ConfigOf(const std::optional<std::string>& config_path,
 py::object Train(std::optional<std::string> config_path, const std::vector<std::vector<std::string>>& layers,
                  const py::object& progress, double poll_seconds, std::optional<std::string> out_dir) {
   const sim::TrainConfig config = ConfigOf(config_path, layers);
+  if (out_dir) sim::CheckOutputTarget(*out_dir);  // before the run: a bad out= was refused only after it
 
   ProgressMailbox mailbox;
   std::atomic<bool> cancel{false};

@@ -167,6 +167,16 @@ def test_bad_config_raises_with_the_key_path(a9a, tmp_path):
     assert cli.returncode == 2 and cli.stderr.strip() == f"error: {error.value}"
     with pytest.raises(asyncdp.InputError, match="cannot open"):
         asyncdp.train(TABLE3, data={"train": str(tmp_path / "missing.svm")})
+    # out= is judged before the run: a file there stops train() before its first round (before, the whole run
+    # ran and then failed), and an empty path is a ConfigError, not a filesystem error after the run.
+    rounds = []
+    (tmp_path / "a_file").write_text("not a directory\n")
+    with pytest.raises(asyncdp.InputError, match="output path exists and is not a directory"):
+        asyncdp.train(TABLE3, out=tmp_path / "a_file", progress=rounds.append, poll_seconds=0.001)
+    assert rounds == []
+    with pytest.raises(asyncdp.ConfigError, match="^out: empty value; a path is expected$") as error:
+        asyncdp.train(TABLE3, out="")
+    assert error.value.key == "out"
 
 
 def test_unread_keys_names_what_a_run_does_not_read_and_train_refuses_them_even_at_their_default(a9a):

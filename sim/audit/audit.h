@@ -22,7 +22,6 @@
 #include "sim/audit/reported_epsilons.h"
 #include "sim/config.h"
 #include "sim/experiment.h"
-#include "sim/output_dir.h"
 
 namespace asyncdp::sim::audit {
 
@@ -82,9 +81,8 @@ std::string VerdictLine(const AuditReport& report);
 // configuration and audit options, the threat model.
 nlohmann::json AuditJson(const AuditReport& report);
 
-// Writes audit.json, config.resolved.toml, scores.csv, histogram.csv, roc.csv (multi-run) into `out` and
-// publishes it atomically (sim/output_dir.h). The caller opens `out` before the audit's trainings, so a
-// --out that would be refused is refused before any work.
-void WriteAuditOutputs(const AuditReport& report, OutputDirectory& out);
+// Writes audit.json, config.resolved.toml, scores.csv, histogram.csv, roc.csv (multi-run) into out_dir
+// atomically (sim/output_dir.h; the command judges out_dir with CheckOutputTarget before the trainings).
+void WriteAuditOutputs(const AuditReport& report, const std::string& out_dir);
 
 }  // namespace asyncdp::sim::audit

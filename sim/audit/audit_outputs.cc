@@ -229,7 +229,8 @@ nlohmann::json AuditJson(const AuditReport& r) {
   return j;
 }
 
-void WriteAuditOutputs(const AuditReport& r, OutputDirectory& out) {
+void WriteAuditOutputs(const AuditReport& r, const std::string& out_dir) {
+  OutputDirectory out(out_dir);
   out.Write("audit.json", AuditJson(r).dump(2) + "\n");
   out.Write("config.resolved.toml",
             "# asyncdp " ASYNCDP_VERSION " resolved configuration (audited)\n" + ToToml(r.resolved_config));

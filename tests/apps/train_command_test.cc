@@ -315,8 +315,8 @@ TEST(TrainCommand, EveryPathOptionRefusesAnEmptyValue) {
   }
 }
 
-// An --out that would be refused is refused before the work, not after it: utility-graph computed every
-// curve, audit ran every training, and only then said the path was a file.
+// An --out that would be refused is refused before the work, not after it: train ran the whole training,
+// utility-graph computed every curve, audit ran every training, and only then said the path was a file.
 TEST(TrainCommand, AnOutputThatWouldBeRefusedIsRefusedBeforeTheWork) {
   TempDir dir;
   const std::string file = dir.Write("a_file", "not a directory\n");
@@ -327,12 +327,15 @@ TEST(TrainCommand, AnOutputThatWouldBeRefusedIsRefusedBeforeTheWork) {
        {"utility-graph --config " + t3 + data + " --clips 0.1 --sigmas 0,4 --out " + Quoted(file),
         "audit --config " + Quoted(SourceDir() + "/experiments/audit_logistic.toml") + data + " --runs 20 --out " +
             Quoted(file),
-        "reference-optimum --config " + t3 + data + " --out " + Quoted(file)}) {
+        "reference-optimum --config " + t3 + data + " --out " + Quoted(file),
+        "train --config " + t3 + data + " --set schedule.epochs=1 --out " + Quoted(file)}) {
     const CliResult r = RunAsyncdp(args, dir);
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_THAT(r.err, HasSubstr("output path exists and is not a directory")) << args;
-    // No progress line: utility-graph logs each curve's F(w*), audit its trainings, reference-optimum its w*.
-    EXPECT_THAT(r.err, ::testing::Not(::testing::AnyOf(HasSubstr("F(w*) ="), HasSubstr("trainings"))))
+    // No progress line: utility-graph logs each curve's F(w*), audit its trainings, reference-optimum its w*,
+    // train its run ("train: 5 clients, ...") and its accounting.
+    EXPECT_THAT(r.err, ::testing::Not(::testing::AnyOf(HasSubstr("F(w*) ="), HasSubstr("trainings"),
+                                                       HasSubstr("train: "), HasSubstr("accounting:"))))
         << args << ": " << r.err;
   }
 }

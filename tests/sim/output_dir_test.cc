@@ -91,6 +91,34 @@ TEST(OutputDirectory, RefusesARegularFile) {
   EXPECT_EQ(Slurp(file), "not a directory");
 }
 
+// CheckOutputTarget, which the commands call before their work, judges a target as the constructor does
+// and stages nothing: a run killed after it (Ctrl-C, MPI_Abort) leaves no ".NAME.partial-PID" behind.
+TEST(OutputDirectory, CheckOutputTargetJudgesAsTheConstructorDoesAndStagesNothing) {
+  TempDir dir;
+  const fs::path root(dir.Path(""));
+  EXPECT_EQ(CheckOutputTarget(root / "new"), root / "new");  // absent: accepted, not created
+  EXPECT_FALSE(fs::exists(root / "new"));
+  fs::create_directory(root / "empty");
+  EXPECT_EQ(CheckOutputTarget(root / "empty/"), root / "empty");
+  WriteResult(root / "previous", "old");
+  EXPECT_EQ(CheckOutputTarget(root / "previous"), root / "previous");
+  const std::string file = dir.Write("a_file", "not a directory");
+  fs::create_directory(root / "foreign");
+  WriteText(root / "foreign/notes.txt", "mine");
+  const int before = EntriesIn(root);
+  for (const fs::path& bad : {fs::path(file), root / "foreign", fs::path()}) {
+    EXPECT_THROW(CheckOutputTarget(bad), InputError) << bad;
+    EXPECT_THROW(OutputDirectory out(bad), InputError) << bad;
+  }
+  EXPECT_EQ(EntriesIn(root), before);
+  EXPECT_EQ(Slurp(root / "foreign/notes.txt"), "mine");
+  try {
+    CheckOutputTarget("");
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("the output directory is an empty path"));
+  }
+}
+
 TEST(OutputDirectory, ReplacesOnlyItsOwnFilesAndKeepsEveryOtherFile) {
   TempDir dir;
   const fs::path target = dir.Path("run");
