@@ -337,3 +337,13 @@ def test_the_reports_command_line_is_the_one_that_reproduces_it(monkeypatch):
     monkeypatch.delenv("ASYNCDP_EXPERIMENTS_SCALE")
     assert (front_door.parse(["audit", "--tiny"]).command
             == "ASYNCDP_SHARED_DIR='/data/x y' ASYNCDP_FASHION_PAIR=3,5 ./run_experiments.sh audit --tiny")
+
+
+@pytest.mark.parametrize("words", [["quick", "--out", ""], ["quick", "--libsvm", ""], ["quick", "--images", ""],
+                                   ["sweep", "--config", "", "--sample-sizes", "1", "--epsilons", "1"]])
+def test_an_empty_path_is_an_error_not_the_default(words, capsys):
+    # `--out "$DIR"` with DIR unset published into results/quick, and `--libsvm ''` ran on the default data.
+    with pytest.raises(SystemExit) as stop:
+        front_door.parse(words)
+    assert stop.value.code == 2
+    assert f"{words[1]}: empty value; a path is expected" in capsys.readouterr().err

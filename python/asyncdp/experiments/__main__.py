@@ -65,6 +65,14 @@ READS = {
 }
 
 
+def _path(text: str) -> str:
+    """A path option's value: an empty one (``--out "$DIR"`` with DIR unset) is an error, not the default
+    (``--out ''`` published into results/MODE, ``--libsvm ''`` ran on the default data)."""
+    if not text:
+        raise argparse.ArgumentTypeError("empty value; a path is expected")
+    return text
+
+
 # The environment settings that choose a report's data or cut its runs short (env.py); each REPORT's command
 # line shows those that were set, so the line it prints re-runs what it reports.
 RESULT_ENVIRONMENT = ("ASYNCDP_SHARED_DIR", "ASYNCDP_FASHION_DIR", "ASYNCDP_FASHION_PAIR", "ASYNCDP_RUN_TIMEOUT")
@@ -91,16 +99,16 @@ def parse(argv):
     # allow_abbrev=False: `--ep 1` is an error, not a guess at --epsilons (the asyncdp CLI does the same)
     p = _Parser(prog="run_experiments.sh", description="asyncdp experiments (Python modes)", allow_abbrev=False)
     p.add_argument("mode", choices=sorted(MODES))
-    p.add_argument("--out", action=_Once, help="output folder (default results/MODE)")
+    p.add_argument("--out", action=_Once, type=_path, help="output folder (default results/MODE)")
     p.add_argument("--jobs", action=_Once, type=_positive, default=None, help="runs at a time (default: the cores)")
     p.add_argument("--seeds", action=_Once, type=_positive, default=None,
                    help="seeds per run group (default: the mode's)")
-    p.add_argument("--libsvm", action=_Once, help="LIBSVM training file for the convex problems")
-    p.add_argument("--images", action=_Once, help="folder of IDX images for LeNet")
+    p.add_argument("--libsvm", action=_Once, type=_path, help="LIBSVM training file for the convex problems")
+    p.add_argument("--images", action=_Once, type=_path, help="folder of IDX images for LeNet")
     p.add_argument("--tiny", action=_Once, nargs=0, default=False, help="seconds-long runs (tests; no verdicts)")
     p.add_argument("--full", action=_Once, nargs=0, default=False,
                    help="paper: every test row and finer utility graphs")
-    p.add_argument("--config", action=_Once, help="sweep: the base configuration (TOML)")
+    p.add_argument("--config", action=_Once, type=_path, help="sweep: the base configuration (TOML)")
     p.add_argument("--sample-sizes", action=_Once, help="sweep: comma list of s (or max: the paper's calculator)")
     p.add_argument("--epsilons", action=_Once, help="sweep: comma list of target epsilons")
     p.add_argument("--mpi", action=_Once, type=_positive, default=0, help="sweep: spread the runs over P MPI ranks")
