@@ -2,7 +2,10 @@
 the tiny scale through the front door (run_experiments.sh), checking the tables every figure is drawn
 from and the figures' axes through matplotlib's objects."""
 
+import dataclasses
+import json
 import math
+import shlex
 
 import numpy as np
 import pandas as pd
@@ -347,3 +350,18 @@ def test_an_empty_path_is_an_error_not_the_default(words, capsys):
         front_door.parse(words)
     assert stop.value.code == 2
     assert f"{words[1]}: empty value; a path is expected" in capsys.readouterr().err
+
+
+def test_the_run_index_quotes_each_override_for_a_shell(tmp_path):
+    from asyncdp.experiments import runner
+
+    spec = runner.RunSpec("r1", SOURCE / "experiments/table3_strongly_convex.toml",
+                          {"data.train": "/data/my a9a.gz", "dp.sigma": 4.0, "dp.enabled": True}, 7,
+                          {"eps": math.inf, "kind": "DP"})
+    runner.record(tmp_path, [runner.RunResult(spec, None, None, None, 0.0, 0.0, "stopped", None)])
+    runner.record(tmp_path, [runner.RunResult(dataclasses.replace(spec, name="r2"), None, None, None, 0.0, 0.0)])
+    index = pd.read_csv(tmp_path / "index.csv", keep_default_na=False)
+    assert list(index["run"]) == ["r1", "r2"] and list(index["ok"]) == [False, True]
+    assert index["config"][0] == "experiments/table3_strongly_convex.toml" and index["seed"][0] == 7
+    assert shlex.split(index["overrides"][0]) == ['data.train="/data/my a9a.gz"', "dp.sigma=4.0", "dp.enabled=true"]
+    assert json.loads(index["labels"][0]) == {"eps": "inf", "kind": "DP"} and index["error"][0] == "stopped"

@@ -46,7 +46,7 @@ def test_sweep_aggregates_seeds_per_sample_size_and_epsilon_including_s_max(tmp_
     assert dict(zip(index["run"], index["seed"])) | dict(zip(runs["run"], runs["seed"])) == dict(
         zip(index["run"], index["seed"]))
     line = index[index["run"] == dp["run"].iloc[0]].iloc[0]
-    sets = [w for pair in line["overrides"].split(" ") for w in ("--set", pair)] if line["overrides"] else []
+    sets = [w for pair in shlex.split(line["overrides"]) for w in ("--set", pair)]
     again = subprocess.run([os.environ.get("ASYNCDP_BINARY", str(SOURCE / "build/release/asyncdp")), "train",
                             "--quiet", "--config", line["config"], *sets, "--set", f"seed={line['seed']}", "--out",
                             str(tmp_path / "again")], cwd=SOURCE, capture_output=True, text=True)

@@ -21,6 +21,7 @@ import os
 import pathlib
 import pickle
 import resource
+import shlex
 import subprocess
 import sys
 import time
@@ -157,7 +158,8 @@ def _json(labels: Mapping[str, Any]) -> str:
 def record(runs_dir: pathlib.Path, results: Sequence[RunResult]) -> list[RunResult]:
     """Appends ``results`` to ``runs_dir/index.csv``: each run's configuration (a file, relative to the
     repository when inside it, or the inline table as JSON), the overrides it was started with as the
-    ``key=value`` words of ``asyncdp train --set`` (the thread cap only where the run reads it), its seed,
+    ``key=value`` words of ``asyncdp train --set``, quoted for a shell (a path may hold a space; the thread
+    cap only where the run reads it), its seed,
     the experiment's labels, and whether it finished. Every REPORT's provenance points here; a mode that
     calls ``run_all`` twice (check-ins, the sweep) gets one table."""
     try:
@@ -172,8 +174,8 @@ def record(runs_dir: pathlib.Path, results: Sequence[RunResult]) -> list[RunResu
         return str(path.relative_to(repo)) if repo is not None and path.is_relative_to(repo) else str(path)
 
     rows = pd.DataFrame([{"run": r.spec.name, "config": config_text(r.spec.config),
-                          "overrides": " ".join(f"{key}={cli_value(value)}" for key, value in
-                                                (r.spec.overrides if r.applied is None else r.applied).items()),
+                          "overrides": shlex.join(f"{key}={cli_value(value)}" for key, value in
+                                                  (r.spec.overrides if r.applied is None else r.applied).items()),
                           "seed": r.spec.seed, "labels": _json(r.spec.labels),
                           "ok": r.ok, "error": r.error or ""} for r in results], columns=INDEX_COLUMNS)
     index = runs_dir / "index.csv"
