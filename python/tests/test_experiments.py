@@ -157,6 +157,7 @@ def test_quick_writes_its_tables_report_and_figures(quick):
     # No verdict at tiny scale.
     checks = pd.read_csv(quick / "checks.csv")
     assert len(checks) > 0 and (checks["verdict"] == "no verdict (tiny scale)").all()
+    assert checks["measured"].str.contains(r", n = \d+$|\(n = \d+\)$").all()  # every verdict names its n
     groups = pd.read_csv(quick / "groups.csv")
     assert set(groups["beats_baseline"]) == {"no verdict (tiny scale)"}
     assert "## Failed runs" not in report
@@ -365,3 +366,9 @@ def test_the_run_index_quotes_each_override_for_a_shell(tmp_path):
     assert index["config"][0] == "experiments/table3_strongly_convex.toml" and index["seed"][0] == 7
     assert shlex.split(index["overrides"][0]) == ['data.train="/data/my a9a.gz"', "dp.sigma=4.0", "dp.enabled=true"]
     assert json.loads(index["labels"][0]) == {"eps": "inf", "kind": "DP"} and index["error"][0] == "stopped"
+
+
+def test_a_verdicts_interval_names_its_n():
+    assert stats.mean_interval([1.0, 2.0, 3.0]).text_n() == "2 [-0.484, 4.48], n = 3"
+    assert stats.mean_interval([2.0]).text_n() == "2 (n = 1)"
+    assert stats.mean_interval([]).text_n() == "n/a (n = 0)"

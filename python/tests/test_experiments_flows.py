@@ -56,6 +56,7 @@ def test_sweep_aggregates_seeds_per_sample_size_and_epsilon_including_s_max(tmp_
     assert (second["test_accuracy"], second["epsilon"], second["sigma"]) == (
         first["test_accuracy"], first["epsilon"], first["sigma"])
     checks = pd.read_csv(out / "checks.csv")
+    assert checks["measured"].str.endswith(", n = 2").all()  # every paired difference names its n
     claims = " ".join(checks["claim"])
     for claim in ("larger s gives better accuracy", "larger eps gives better accuracy", "non-private is the ceiling"):
         assert claim in claims

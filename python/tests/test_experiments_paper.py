@@ -74,6 +74,7 @@ def test_paper_tables_figures_and_honest_headlines(tmp_path):
     assert "so the figures' x axes match" not in report  # tiny scale: K is not the paper's
     checks = pd.read_csv(out / "checks.csv")
     assert len(checks) > 0 and (checks["verdict"] == "no verdict (tiny scale)").all()
+    assert checks["measured"].str.contains(r", n = \d+$|\(n = \d+\)$").all()  # every verdict names its n
     runs = pd.read_csv(out / "runs.csv")
     assert runs["ok"].all()
     lenet = runs[(runs["problem"] == "lenet") & (runs["kind"] == "dp")]
@@ -141,3 +142,4 @@ def test_userlevel_compares_async_rounds_and_check_ins_at_equal_user_level_epsil
     checks = pd.read_csv(out / "checks.csv")
     assert list(checks["verdict"]) == ["no verdict (tiny scale)"]
     assert "check-ins − async" in (out / "REPORT.md").read_text()
+    assert checks["measured"].str.fullmatch(r"check-ins − async \S+ \[\S+, \S+\], n = 2").all()  # a verdict names n

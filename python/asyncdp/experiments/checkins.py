@@ -214,7 +214,7 @@ def _utility_groups(utility: pd.DataFrame, majority: float, scale: str):
             verdict = ("no verdict (tiny scale)" if scale == "tiny" else
                        "no verdict: a group is not above the majority class" if not ok else verdict_below(d, 0.0))
             checks.append({"claim": f"ε = {e:g}: check-ins (fixed window) are less accurate than {METHODS[other]}",
-                           "measured": f"fixed − {other} {d.text()}", "verdict": verdict})
+                           "measured": f"fixed − {other} {d.text_n()}", "verdict": verdict})
     return groups, pd.DataFrame(checks, columns=["claim", "measured", "verdict"])
 
 

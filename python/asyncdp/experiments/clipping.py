@@ -94,7 +94,7 @@ def main(args) -> int:
         verdict = ("no verdict (tiny scale)" if args.scale == "tiny" else
                    "no verdict: a group is not above the majority class" if not above else verdict_above(d, 0.0))
         checks.append({"claim": f"{task}, ε = {e:g}: adaptive clipping is more accurate than fixed C",
-                       "measured": f"adaptive − fixed {d.text()}", "verdict": verdict})
+                       "measured": f"adaptive − fixed {d.text_n()}", "verdict": verdict})
     groups = pd.DataFrame(groups)
     groups.to_csv(out.path("groups.csv"), index=False)
     checks = pd.DataFrame(checks, columns=["claim", "measured", "verdict"])

@@ -41,7 +41,7 @@ class _Verdicts:
             v = "no verdict: a run group at chance level (not above the majority class)"
         else:
             v = verdict_above(d, 0.0)
-        self.rows.append({"claim": claim, "measured": d.text(), "verdict": v})
+        self.rows.append({"claim": claim, "measured": d.text_n(), "verdict": v})
         return v
 
 

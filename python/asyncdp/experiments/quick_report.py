@@ -179,7 +179,7 @@ class QuickReport:
             slope = self.iv("convex", pk, "sgd", "slope", p.paper_schedule)
             bound = g["schedule_slope"] + 0.15
             checks.append(Check(f"{pk}, SGD: F − F* falls at least at the schedule's rate (within 0.15)",
-                                f"slope {slope.text()}", f"< {bound:.3f} (η(t) over the window: "
+                                f"slope {slope.text_n()}", f"< {bound:.3f} (η(t) over the window: "
                                 f"{g['schedule_slope']:.3f})", self._decide(lambda: verdict_below(slope, bound))))
         # (b) strongly vs plain convex at an equal schedule, per privacy setting (paired by seed).
         for sk in SCHEDULES:
@@ -197,7 +197,7 @@ class QuickReport:
                          (" do" if len(below) > 1 else " does") + " not beat F(0) − F*")
                 else:
                     v = self._decide(lambda: verdict_below(diff, 0.0))
-                checks.append(Check(claim, f"slope difference (strongly − plain) {diff.text()}", "< 0", v))
+                checks.append(Check(claim, f"slope difference (strongly − plain) {diff.text_n()}", "< 0", v))
         # (c) more budget, lower suboptimality.
         for pk, sk in COMBOS:
             a = self.runs("convex", pk, eps_key(EPSILONS[-1]), sk)
@@ -206,7 +206,7 @@ class QuickReport:
                 continue
             diff = self.paired(a, b, "final_subopt")
             checks.append(Check(f"{pk}, {SCHEDULES[sk][1]}: final F − F* lower at ε = {EPSILONS[-1]:g} than at "
-                                f"ε = {EPSILONS[0]:g}", f"difference {diff.text()}", "< 0",
+                                f"ε = {EPSILONS[0]:g}", f"difference {diff.text_n()}", "< 0",
                                 self._decide(lambda: verdict_below(diff, 0.0))))
         # (d) non-convex: DP LeNet's training loss above the non-private twin's, per setting.
         nd = self.runs("lenet", "lenet", "nondp")
@@ -223,7 +223,7 @@ class QuickReport:
             else:
                 v = self._decide(lambda: verdict_below(diff, 0.0))
             checks.append(Check(f"LeNet, {st.label}: the non-private twin reaches a lower training loss",
-                                f"difference (non-DP − DP) {diff.text()}", "< 0", v))
+                                f"difference (non-DP − DP) {diff.text_n()}", "< 0", v))
         return checks
 
     # -- REPORT ----------------------------------------------------------------------------------------------

@@ -45,6 +45,14 @@ class Interval:
             return f"{_g(self.mean, digits)} (n = {self.n})"
         return f"{_g(self.mean, digits)} [{_g(self.low, digits)}, {_g(self.high, digits)}]"
 
+    def text_n(self, digits: int = 3) -> str:
+        """text() with the number of values (seeds, or seed pairs) it rests on, as every verdict's measured
+        column states it: "m [lo, hi], n = 5"; "m (n = 1)" and "n/a (n = 0)" without an interval."""
+        body = self.text(digits)
+        if body == "n/a":
+            return f"n/a (n = {self.n})"
+        return body if self.n < 2 or not math.isfinite(self.low) else f"{body}, n = {self.n}"
+
 
 def _g(x: float, digits: int) -> str:
     return f"{x:.{digits}g}"

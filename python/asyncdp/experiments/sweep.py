@@ -264,13 +264,13 @@ def _checks(ok: pd.DataFrame, grid: pd.DataFrame, majority: float, scale: str) -
         ss = sorted(g["sample_size"].unique())
         for s1, s2 in zip(ss, ss[1:]):
             d = _paired(g[g["sample_size"] == s2], g[g["sample_size"] == s1])
-            out.append((f"larger s gives better accuracy: ε = {e:g}, s = {s2} vs {s1}", d.text(),
+            out.append((f"larger s gives better accuracy: ε = {e:g}, s = {s2} vs {s1}", d.text_n(),
                         decide(d, [("DP", s1, e), ("DP", s2, e)])))
     for s, g in dp.groupby("sample_size"):
         es = sorted(g["epsilon_target"].unique())
         for e1, e2 in zip(es, es[1:]):
             d = _paired(g[g["epsilon_target"] == e2], g[g["epsilon_target"] == e1])
-            out.append((f"larger eps gives better accuracy: s = {s}, ε = {e2:g} vs {e1:g}", d.text(),
+            out.append((f"larger eps gives better accuracy: s = {s}, ε = {e2:g} vs {e1:g}", d.text_n(),
                         decide(d, [("DP", s, e1), ("DP", s, e2)])))
     twins = ok[ok["kind"] == "non-DP"]
     for (s, e), g in dp.groupby(["sample_size", "epsilon_target"]):
@@ -278,7 +278,7 @@ def _checks(ok: pd.DataFrame, grid: pd.DataFrame, majority: float, scale: str) -
         if t.empty:
             continue
         d = _paired(t, g)
-        out.append((f"non-private is the ceiling: s = {s}, ε = {e:g} (non-DP − DP)", d.text(),
+        out.append((f"non-private is the ceiling: s = {s}, ε = {e:g} (non-DP − DP)", d.text_n(),
                     decide(d, [("DP", s, e)])))
     return out
 

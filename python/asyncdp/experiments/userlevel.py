@@ -130,7 +130,7 @@ def _groups(runs: pd.DataFrame, majority: float, scale: str):
                    "no verdict: neither protocol is above the majority class" if not best > majority
                    else verdict_above(d, 0.0))
         checks.append({"claim": f"n = {n}, user-level ε = {e:g}: check-ins are more accurate than asynchronous rounds",
-                       "measured": f"check-ins − async {d.text()}", "verdict": verdict})
+                       "measured": f"check-ins − async {d.text_n()}", "verdict": verdict})
     return groups, pd.DataFrame(checks, columns=["claim", "measured", "verdict"])
 
 
