@@ -461,9 +461,16 @@ std::string FieldValueText(const ConfigField& field) {
             return fmt::format("\"{}\"", *p);
           } else if constexpr (std::is_same_v<T, bool>) {
             return *p ? "true" : "false";
-          } else if constexpr (std::is_same_v<T, std::vector<int64_t>> ||
-                               std::is_same_v<T, std::vector<double>>) {
+          } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
             return fmt::format("[{}]", fmt::join(*p, ", "));
+          } else if constexpr (std::is_same_v<T, std::vector<double>>) {
+            std::vector<double> values(*p);
+            for (double& v : values) v += 0.0;  // -0.0 as 0, as below
+            return fmt::format("[{}]", fmt::join(values, ", "));
+          } else if constexpr (std::is_same_v<T, double>) {
+            // -0.0 is written as 0: "-0" reads back as the integer 0 and is then written "0", so a resolved
+            // configuration holding -0.0 did not round-trip (found by fuzz/fuzz_config.cc: l2_lambda = -0.0).
+            return fmt::format("{}", *p + 0.0);
           } else {
             return fmt::format("{}", *p);
           }

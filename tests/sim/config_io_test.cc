@@ -1,5 +1,6 @@
 #include "sim/config_io.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -224,6 +225,16 @@ TEST(ConfigIo, ResolvedTomlRoundTripsEveryField) {
   EXPECT_EQ(ToToml(back), ToToml(c));
   EXPECT_EQ(back.data.train, c.data.train);
   EXPECT_EQ(back.seed, c.seed);
+}
+
+// -0.0 (a TOML float the user may write) is written as 0, so the resolved text reads back to itself: "-0"
+// read back as the integer 0 and was then written "0" (fuzz/fuzz_config.cc found it at model.l2_lambda).
+TEST(ConfigIo, NegativeZeroRoundTrips) {
+  TrainConfig c = ParseConfigText("[data]\ntrain = \"a.svm\"\n[model]\nkind = \"logistic_l2\"\nl2_lambda = -0.0\n",
+                                  "negative_zero.toml");
+  const std::string written = ToToml(c);
+  EXPECT_THAT(written, ::testing::HasSubstr("\nl2_lambda = 0\n"));
+  EXPECT_EQ(ToToml(ParseConfigText(written, "resolved")), written);
 }
 
 TEST(ConfigIo, EveryFieldIsDocumented) {
