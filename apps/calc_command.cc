@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 #include "apps/calc_request.h"
 #include "apps/commands.h"
@@ -60,6 +61,19 @@ void RequireInRange(const std::string& option, double value, const sim::NumericR
 
 // floor(x) as a JSON integer, or null when x is not finite or beyond 2^53 (the calculators' s_max when T_min
 // is tiny: no sample size means anything there).
+// The calculators (core) name their inputs calc.N, calc.sigma, ...; whoever called knows them as --sigma
+// (the CLI) or sigma (Python's keyword), so an error they raise is re-named with the caller's prefix.
+template <typename Run>
+auto NamedAsGiven(const std::string& dash, Run&& run) {
+  try {
+    return run();
+  } catch (const ConfigError& error) {
+    constexpr std::string_view kCore = "calc.";
+    if (!error.where().starts_with(kCore)) throw;
+    throw ConfigError(dash + error.where().substr(kCore.size()), error.message());
+  }
+}
+
 nlohmann::ordered_json FloorOrNull(double x) {
   if (!std::isfinite(x) || std::fabs(x) >= kMaxExactInteger) return nullptr;
   return static_cast<int64_t>(std::floor(x));
@@ -91,7 +105,7 @@ nlohmann::ordered_json SimplifiedJson(const CalcRequest& args) {
   if (!args.iterations) throw ConfigError(dash + "K", "required (total gradient computations)");
   RequireInRange(dash + "K", *args.iterations, kIterationsRange, true);
   RequireInRange(dash + "theta", in.theta, kThetaRange, false);
-  const accounting::CalculatorResult r = accounting::RunSimplifiedCalculator(in);
+  const accounting::CalculatorResult r = NamedAsGiven(dash, [&] { return accounting::RunSimplifiedCalculator(in); });
   nlohmann::ordered_json out;
   out["epsilon"] = sim::OrderedNumber(r.epsilon);
   out["sigma"] = sim::OrderedNumber(r.sigma);
@@ -139,7 +153,7 @@ nlohmann::ordered_json MultiPhaseJson(const CalcRequest& args) {
     RequireInRange(dash + "phases K", phase.iterations, kIterationsRange, true);
     if (!std::isnan(phase.sigma)) RequireInRange(dash + "phases sigma", phase.sigma, kSigmaRange, false);
   }
-  const accounting::MultiPhaseResult r = accounting::RunMultiPhaseCalculator(in);
+  const accounting::MultiPhaseResult r = NamedAsGiven(dash, [&] { return accounting::RunMultiPhaseCalculator(in); });
   nlohmann::ordered_json phases = nlohmann::ordered_json::array();
   for (size_t j = 0; j < r.phases.size(); ++j) {
     const accounting::PhaseResult& p = r.phases[j];

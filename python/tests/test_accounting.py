@@ -117,6 +117,12 @@ def test_bad_arguments_raise_with_the_cli_text(tmp_path):
     assert (error.value.file, error.value.line) == (str(bad), 2)
     with pytest.raises(asyncdp.ConfigError, match="K: required"):
         asyncdp.calc(N=100, delta=0.01, sigma=3.0)
+    # The calculators' own checks name the keyword, as the CLI names its option (not the library's calc.sigma).
+    for kwargs, message in ((dict(sigma=3.0, epsilon=1.0), "give exactly one of sigma and epsilon"),
+                            (dict(sigma=1.0), r"relation \(6\) needs sigma\^2 > 2")):
+        with pytest.raises(asyncdp.ConfigError, match=message) as error:
+            asyncdp.calc(N=1000, K=1000, delta=1e-3, **kwargs)
+        assert error.value.key == "sigma"
     # A group of the wrong shape is refused where it is, not cut to size: a third entry of a phase (here its
     # sigma 8.0 would have been dropped, then the phase refused for lacking one) or a bare number.
     for phases, where in (([(20000, None), (20000, 8.0, 7)], "phases[1]"), ([20000], "phases[0]"),

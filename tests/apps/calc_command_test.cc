@@ -102,6 +102,18 @@ TEST(CalcCommandTest, BadInputIsExitCode2) {
   EXPECT_THAT(r.err, HasSubstr("bad.csv:3:1: expected a number for K"));
 }
 
+// The calculators' own checks (both sigma and epsilon given; sigma^2 <= 2 in (6)) name the option the user
+// typed, --sigma, not the library's calc.sigma.
+TEST(CalcCommandTest, TheCalculatorsOwnChecksNameTheOption) {
+  testing::TempDir dir;
+  CliResult r = RunAsyncdp("calc --N 1000 --K 1000 --delta 1e-3 --sigma 3 --epsilon 1", dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "error: --sigma: give exactly one of sigma and epsilon\n");
+  r = RunAsyncdp("calc --N 1000 --K 1000 --delta 1e-3 --sigma 1", dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "error: --sigma: relation (6) needs sigma^2 > 2\n");
+}
+
 TEST(CalcCommandTest, HelpDocumentsEveryOutputField) {
   testing::TempDir dir;
   const CliResult r = RunAsyncdp("calc --help", dir);
