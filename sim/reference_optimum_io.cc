@@ -35,6 +35,7 @@ nlohmann::json ReferenceObjectiveKey(const TrainConfig& c, int64_t records) {
 nlohmann::json ReferenceOptimumJson(const models::ReferenceOptimum& ref, const nlohmann::json& objective_key,
                                     double gradient_tolerance, double wall_seconds) {
   return {{"kind", "reference_optimum"},
+          {"privacy", kReferenceOptimumPrivacy},
           {"model", ref.model},
           {"method", ref.method},
           {"objective", ref.objective},

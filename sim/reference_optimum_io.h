@@ -18,6 +18,12 @@ namespace asyncdp::sim {
 // Everything F depends on for a resolved configuration whose shards hold `records` rows in total.
 nlohmann::json ReferenceObjectiveKey(const TrainConfig& config, int64_t records);
 
+// What a reference-optimum result is, in its summary.json's `privacy`: w* and F(w*) are solved from the
+// training rows without noise, so no epsilon covers them (docs/design.md, "Released fields").
+inline constexpr const char* kReferenceOptimumPrivacy =
+    "none: w* and F(w*) are solved from the training rows without noise and are covered by no epsilon; "
+    "a non-private diagnostic for suboptimality curves, not a result to release";
+
 // summary.json of a reference-optimum result: w*, F(w*) as a run evaluates it, and `objective_key`.
 nlohmann::json ReferenceOptimumJson(const models::ReferenceOptimum& reference, const nlohmann::json& objective_key,
                                     double gradient_tolerance, double wall_seconds);

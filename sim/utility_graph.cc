@@ -246,6 +246,7 @@ std::string UtilityGraphCsv(const UtilityGraph& graph) {
 nlohmann::json UtilityGraphSummary(const UtilityGraph& graph) {
   nlohmann::json s;
   s["kind"] = "utility_graph";
+  s["privacy"] = kUtilityGraphPrivacy;
   s["seed"] = graph.base_config.seed;
   s["clips"] = graph.options.clips;
   s["sigmas"] = graph.options.sigmas;

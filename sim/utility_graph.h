@@ -101,6 +101,14 @@ UtilityGraph RunUtilityGraph(const TrainConfig& base, const UtilityGraphOptions&
 // clip,sigma,draws,base_accuracy,mean_accuracy,mean_fraction,std_fraction,min_fraction,max_fraction
 std::string UtilityGraphCsv(const UtilityGraph& graph);
 
+// What a utility graph is, in its summary.json's `privacy`: every w* is trained on the training rows with
+// clipping and no noise (Section 3.3), so no epsilon covers its accuracies, the σ read off them, nor the
+// w* runs' metrics (docs/design.md, "Released fields").
+inline constexpr const char* kUtilityGraphPrivacy =
+    "none: each w* is trained on the training rows without noise (Section 3.3; docs/theory.md §6); its "
+    "accuracies, the sigma read off them and the w* runs' metrics are covered by no epsilon: a non-private "
+    "diagnostic for choosing (C, sigma), not a result to release";
+
 // summary.json: grids, draws, threshold, seed, the noise rule, per curve F(w*), the σ read-off and the
 // w* run's summary, and the base configuration as TOML.
 nlohmann::json UtilityGraphSummary(const UtilityGraph& graph);

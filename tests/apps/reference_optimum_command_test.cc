@@ -34,6 +34,9 @@ TEST(ReferenceOptimumCommand, WritesTheOptimumOfTheRunsObjectiveAndReusesIt) {
   const auto summary = nlohmann::json::parse(ReadFile(out + "/summary.json"));
   EXPECT_EQ(summary, nlohmann::json::parse(r.out));  // also printed on stdout
   EXPECT_EQ(summary["kind"], "reference_optimum");
+  // Non-private, and it says so: w* is solved from the training rows without noise.
+  EXPECT_THAT(summary["privacy"].get<std::string>(), ::testing::StartsWith("none: "));
+  EXPECT_THAT(summary["privacy"].get<std::string>(), HasSubstr("covered by no epsilon"));
   EXPECT_EQ(summary["model"], "logistic_l2");
   EXPECT_EQ(summary["method"], "newton_cg");
   EXPECT_TRUE(summary["converged"].get<bool>());

@@ -42,6 +42,9 @@ TEST(UtilityGraphCommand, WritesCsvSummaryConfigAndEveryWStarCurve) {
   const auto summary = nlohmann::json::parse(ReadFile(out + "/summary.json"));
   EXPECT_EQ(summary, nlohmann::json::parse(r.out));  // also printed on stdout
   EXPECT_EQ(summary["seed"], 3);
+  // Non-private, and it says so: every w* is trained without noise.
+  EXPECT_THAT(summary["privacy"].get<std::string>(), ::testing::StartsWith("none: "));
+  EXPECT_THAT(summary["privacy"].get<std::string>(), HasSubstr("covered by no epsilon"));
   EXPECT_EQ(summary["sigmas"], nlohmann::json({0.0, 5.0, 10.0, 15.0}));
   ASSERT_EQ(summary["curves"].size(), 2u);
   for (const auto& curve : summary["curves"]) {
