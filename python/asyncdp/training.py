@@ -200,7 +200,7 @@ def _at_key(e: ConfigError) -> ConfigError:
     return ConfigError(f"{e.key}: {message}", e.key, message)
 
 
-def train(config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] = None, /, *,
+def train(config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] = None, *,
           progress: Optional[Callable[[dict], Any]] = None, out: Union[str, "os.PathLike[str]", None] = None,
           poll_seconds: float = 0.1, **overrides: Any) -> Run:
     """Runs the asynchronous DP-SGD simulator, as ``asyncdp train`` does, and returns a Run.
@@ -254,7 +254,7 @@ def train(config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] = None
     return run
 
 
-def resolve_config(config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] = None, /,
+def resolve_config(config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] = None,
                    **overrides: Any) -> dict:
     """The configuration ``train(config, **overrides)`` would resolve before training — the data-derived
     defaults (``model.l2_lambda = 1/N``, ``dp.delta``) and ``dp.sigma`` calibrated to ``dp.epsilon`` — as the
@@ -268,7 +268,7 @@ def resolve_config(config: Union[str, "os.PathLike[str]", Mapping[str, Any], Non
         raise _at_key(e) from None
 
 
-def unread_keys(config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] = None, /,
+def unread_keys(config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] = None,
                 **overrides: Any) -> dict[str, str]:
     """Every configuration key a run of ``train(config, **overrides)`` would not read, with the reason: e.g.
     ``unread_keys(protocol__participation="check_in")["dp.sampling"]`` says check-ins sample by their own

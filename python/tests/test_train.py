@@ -97,6 +97,13 @@ def test_dict_config_equals_file_config(a9a, tmp_path, capfd):
     assert "eval.points: given twice (eval.points=3, then eval.points=4)" in capfd.readouterr().err
     assert asyncdp.resolve_config(as_dict, **small_overrides(a9a, seed=2), dp__sigma=4.0)["dp"]["sigma"] == 4.0
     assert "given twice" not in capfd.readouterr().err
+    # The configuration may be named, as a researcher writes it: config= is the same first argument (it
+    # was positional-only, so config=PATH fell among the overrides as an unknown key "config").
+    assert asyncdp.train(config=TABLE3, **small_overrides(a9a, seed=2)).metrics_csv == from_file.metrics_csv
+    assert asyncdp.resolve_config(config=as_dict, **small_overrides(a9a, seed=2)) == from_dict.config
+    assert asyncdp.unread_keys(config=TABLE3) == asyncdp.unread_keys(TABLE3)
+    with pytest.raises(TypeError, match="multiple values for argument 'config'"):
+        asyncdp.train(TABLE3, config=TABLE3)
 
 
 def test_the_event_trace_is_returned_as_the_cli_writes_it(a9a, tmp_path):
