@@ -395,7 +395,8 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        "(the smallest solution)."},
       // [eval]
       {"eval.points", &c.eval.points,
-       "Number of evaluations, at evenly spaced global rounds (plus the end); 0 = only at the end.",
+       "Number of evaluations, at evenly spaced global rounds (plus the end), at most one per global round "
+       "(more than the run's rounds evaluates every round); 0 = only at the end.",
        Closed(0, 1e6)},
       {"eval.train_rows", &c.eval.train_rows, "Training rows for the train-loss column; 0 = skip.",
        kAnyCount},
