@@ -145,6 +145,7 @@ nlohmann::json ProactiveConditionsJson(const accounting::PopulationReport& repor
   proactive["valid"] = pro.valid;
   proactive["invalid_clients"] = pro.invalid_clients;
   if (!pro.not_applicable.empty()) proactive["not_applicable"] = pro.not_applicable;
+  if (!pro.undefined.empty()) proactive["undefined"] = pro.undefined;
   if (pro.shown_client >= 0 && !pro.shown.conditions.empty()) {
     proactive["conditions_client"] = pro.shown_client;
     proactive["epsilon_of_sigma"] = FiniteOrNull(pro.shown.epsilon);

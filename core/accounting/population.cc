@@ -132,9 +132,13 @@ PopulationReport ReportPopulation(std::span<const ClientRounds> clients, const P
         Raise(proactive.epsilon, eps, c.client, EpsilonResult{eps});
       } else {
         proactive_defined = false;  // sigma^2 <= 2: relation (6) gives no epsilon
+        reason = "sigma^2 <= 2: relation (6) gives no epsilon";
       }
     } else {
       proactive_defined = false;
+    }
+    if (!reason.empty() && proactive.undefined.empty()) {
+      proactive.undefined = "client " + std::to_string(c.client) + ": " + reason;
     }
     if (!valid) {
       proactive.invalid_clients.push_back(c.client);

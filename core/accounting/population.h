@@ -58,6 +58,10 @@ struct ProactiveSummary {
   int64_t shown_client = -1;
   ProactiveCheck shown;           // its Theorem 3.1 / B.4 conditions (empty if not applicable)
   std::string not_applicable;     // why the closed form does not apply at all (empty if it does)
+  // Why relation (6) has no value (epsilon NaN), for the first client without one: "client 0: relation (6)
+  // assumes one noise multiplier for all rounds" (a phased or scheduled plan), or sigma^2 <= 2. Empty if
+  // every client that ran a round has one.
+  std::string undefined;
 };
 
 struct PopulationReport {

@@ -94,6 +94,23 @@ TEST(PopulationTest, ProactiveValidityIsCheckedForEveryClient) {
   EXPECT_FALSE(fixed.proactive.not_applicable.empty());
 }
 
+// Where relation (6) has no value, the report says why, for the first such client: a plan of two noise
+// multipliers (proactive phases, a sigma schedule), or sigma^2 <= 2.
+TEST(PopulationTest, WhyRelationSixHasNoValueIsReported) {
+  PopulationOptions options;
+  options.delta = 1e-4;
+  options.accountants = {AccountantKind::kRdp};
+  const std::vector<ClientRounds> phased = {{0, 10000, {{0.0026, 20.0, 10}}},
+                                            {1, 10000, {{0.0026, 20.0, 10}, {0.0026, 10.0, 10}}}};
+  const PopulationReport r = ReportPopulation(phased, options);
+  EXPECT_TRUE(std::isnan(r.proactive.epsilon.epsilon));
+  EXPECT_EQ(r.proactive.invalid_clients.back(), 1);  // client 0 has a value (and fails the theorems' conditions)
+  EXPECT_EQ(r.proactive.undefined, "client 1: relation (6) assumes one noise multiplier for all rounds");
+  const PopulationReport small = ReportPopulation(std::vector<ClientRounds>{{3, 10000, {{0.0026, 1.0, 10}}}}, options);
+  EXPECT_EQ(small.proactive.undefined, "client 3: sigma^2 <= 2: relation (6) gives no epsilon");
+  EXPECT_EQ(ReportPopulation(std::vector<ClientRounds>{phased[0]}, options).proactive.undefined, "");
+}
+
 TEST(PopulationTest, SecureNoiseLeavesOnlyRdp) {
   PopulationOptions options;
   options.accounting.noise = NoiseModel::kDiscreteGaussian;

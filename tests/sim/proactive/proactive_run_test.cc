@@ -136,6 +136,10 @@ TEST(Proactive, PhaseOneMissesTheTargetAndPhaseTwoReachesIt) {
   EXPECT_LT(std::stod(first.substr(first.find("acc=") + 4)), 0.78) << first;
   EXPECT_GE(std::stod(last.substr(last.find("acc=") + 4)), 0.78) << last;
   EXPECT_EQ(client["phases_run"].get<int64_t>(), 2);
+  // Two phases, two noise multipliers: relation (6) has no value, and the summary says why.
+  EXPECT_TRUE(r.summary["epsilon"]["proactive"].is_null());
+  EXPECT_EQ(r.summary["privacy"]["proactive"]["undefined"],
+            "client 0: relation (6) assumes one noise multiplier for all rounds");
   // Every admitted client's last event says whether its last check met its target.
   for (const auto& each : r.summary["proactive"]["clients"]) {
     if (!each["admitted"].get<bool>() || !each.contains("events") || each["events"].empty()) continue;
