@@ -14,7 +14,6 @@ nlohmann::json HeadlineJson(const std::vector<HeadlineEpsilon>& headline) {
   auto value = [](const HeadlineEpsilon& h) {
     return h.epsilon ? nlohmann::json(*h.epsilon) : nlohmann::json(nullptr);
   };
-  if (headline.size() == 1 && headline.front().accountant.empty()) return value(headline.front());
   nlohmann::json out = nlohmann::json::object();
   for (const HeadlineEpsilon& h : headline) out[h.accountant] = value(h);
   return out;
@@ -25,7 +24,7 @@ std::string HeadlineText(const std::vector<HeadlineEpsilon>& headline) {
   for (const HeadlineEpsilon& h : headline) {
     if (h.lower_bound) continue;
     if (!text.empty()) text += " / ";
-    if (!h.accountant.empty()) text += h.accountant + " ";
+    text += h.accountant + " ";
     text += h.epsilon ? fmt::format("{:.4g}", *h.epsilon) : std::string("none");
   }
   return text.empty() ? "none" : text;

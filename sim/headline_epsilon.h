@@ -1,8 +1,10 @@
 // The headline ε of a run, typed: summary.json's "epsilon" (and privacy.epsilon) is written from it, and so
 // is the CLI's closing "done:" line, so the two cannot disagree and no caller reads the JSON back by key.
-// Asynchronous rounds report one value per accountant (the maximum over clients; docs/theory.md §7); a
-// check-in run one value (docs/theory.md §7, "Random check-ins"). An absent value
-// means "no bound": an unbounded accountant, relation (6) outside Theorems 3.1/B.4, or no privacy.
+// Every participation policy writes the same shape, one value per accountant: asynchronous rounds the
+// maximum over clients of each (docs/theory.md §7), a check-in run its random_allocation bound
+// (docs/theory.md §7, "Random check-ins"), so a script reads summary["epsilon"]["..."] whatever the policy.
+// An absent value means "no bound": an unbounded accountant, relation (6) outside Theorems 3.1/B.4, or no
+// privacy.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -13,7 +15,7 @@
 namespace asyncdp::sim {
 
 struct HeadlineEpsilon {
-  std::string accountant;         // empty: the run's only value (check-ins), written as a bare number
+  std::string accountant;         // rdp, pld, pld_lower, gdp, proactive, random_allocation
   std::optional<double> epsilon;  // none: no bound (written as null); always finite when present
   bool lower_bound = false;       // pld_lower: a lower bound beside the upper bounds, not a guarantee
 };
@@ -21,10 +23,10 @@ struct HeadlineEpsilon {
 // A finite value, or none for ±inf and NaN (JSON has neither; they mean no bound).
 std::optional<double> FiniteOrNone(double epsilon);
 
-// {accountant: ε or null, ...}, or the bare value when the run has one unnamed value.
+// {accountant: ε or null, ...}.
 nlohmann::json HeadlineJson(const std::vector<HeadlineEpsilon>& headline);
 
-// For a log line: the upper bounds, "rdp 1.23 / pld 1.1 / gdp 1.05 / proactive none", or "1.23" / "none".
+// For a log line: the upper bounds, "rdp 1.23 / pld 1.1 / gdp 1.05 / proactive none", or "none".
 std::string HeadlineText(const std::vector<HeadlineEpsilon>& headline);
 
 }  // namespace asyncdp::sim

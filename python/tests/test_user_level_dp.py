@@ -130,14 +130,14 @@ def test_user_level_check_ins_are_accounted_as_random_allocation_with_one_record
     assert realised["records_used"] > 40 * realised["client_updates_used"]
     reference = asyncdp.account(sigma=sigma / 2, delta=delta, sampling="random_allocation", m=500, k=1,
                                 windows=2, p0=0.5).random_allocation.epsilon
-    assert s["epsilon"] == pytest.approx(reference, rel=1e-9)
+    assert s["epsilon"] == {"random_allocation": pytest.approx(reference, rel=1e-9)}  # the async runs' shape
     # Record level beside it: a record moves the update by at most C = 0.1 under noise sigma C_u, i.e.
     # multiplier sigma C_u / C = 20 in the same reduction, far below the user-level bound.
-    record = s["privacy"]["epsilon_record_level"]["epsilon"]
+    record = s["privacy"]["epsilon_record_level"]["random_allocation"]
     record_reference = asyncdp.account(sigma=sigma * 1.0 / 0.1 / 2, delta=delta, sampling="random_allocation",
                                        m=500, k=1, windows=2, p0=0.5).random_allocation.epsilon
     assert record == pytest.approx(min(record_reference, reference), rel=1e-9)
-    assert record < s["epsilon"] / 5
+    assert record < s["epsilon"]["random_allocation"] / 5
 
 
 def test_a_checked_in_client_update_is_clipped_as_a_whole():
@@ -160,6 +160,6 @@ def test_a_checked_in_client_update_is_clipped_as_a_whole():
 def test_user_level_check_ins_refuse_what_has_no_theorem():
     # The average rule has no bound at any level; the user level needs C_u.
     run = asyncdp.train(_checkin_config(checkin__variant="averaged"))
-    assert run.summary["privacy"]["bound"] == "no_bound" and run.summary["epsilon"] is None
+    assert run.summary["privacy"]["bound"] == "no_bound" and run.summary["epsilon"] == {"random_allocation": None}
     with pytest.raises(asyncdp.ConfigError, match="dp.client_clip"):
         asyncdp.train(_checkin_config(dp__client_clip=0.0))

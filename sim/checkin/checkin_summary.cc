@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "core/accounting/assumptions.h"
 #include "sim/allocation_bounds_json.h"
 #include "sim/checkin/checkin_plan.h"
 #include "sim/config_io.h"
@@ -50,8 +51,9 @@ nlohmann::json PrivacyJson(const CheckInFacts& run) {
   }
   if (run.record_level) {
     const double record = std::min(run.record_level->epsilon, privacy.epsilon);
+    // Keyed by accountant, as the headline and the asynchronous runs' epsilon_record_level are.
     p["epsilon_record_level"] = {
-        {"epsilon", FiniteOrNull(record)},
+        {std::string(accounting::ToString(accounting::AccountantKind::kRandomAllocation)), FiniteOrNull(record)},
         {"accounted_sigma", run.record_level->accounted.sigma},
         {"note", "record-level DP of the same run (add/remove one record of a client: it moves the client's "
                  "update by at most C under noise sigma * client_clip, accounted by the same reduction at "
@@ -110,7 +112,7 @@ Summary SummariseCheckIns(const CheckInFacts& run) {
   SummaryCore core;
   core.accuracy = AccuracyOf(run.final_model, run.last);
   core.privacy = PrivacyJson(run);
-  core.epsilon = {{.accountant = "",
+  core.epsilon = {{.accountant = std::string(accounting::ToString(accounting::AccountantKind::kRandomAllocation)),
                    .epsilon = run.privacy.bounded ? FiniteOrNone(run.privacy.epsilon) : std::nullopt,
                    .lower_bound = false}};
   core.delta = config.dp.delta;

@@ -93,7 +93,7 @@ TEST(TrainCommand, TheDoneLineStatesTheSummarysAccuracyAndEpsilon) {
                   Rounded(e["gdp"]), Rounded(e["proactive"]));
   EXPECT_THAT(r.err, HasSubstr(expected));
 
-  // A check-in run reports one value.
+  // A check-in run reports its one bound in the same shape, keyed by its accountant.
   const std::string checkins = "train --config " + Quoted(SourceDir() + "/experiments/checkins_a9a.toml") +
                                " --set data.train=" + Quoted(SharedFile("datasets/libsvm/a9a.gz")) +
                                " --set data.test=" + Quoted(SharedFile("datasets/libsvm/a9a.t.gz")) +
@@ -102,10 +102,11 @@ TEST(TrainCommand, TheDoneLineStatesTheSummarysAccuracyAndEpsilon) {
   const CliResult c = RunAsyncdp(checkins, dir);
   ASSERT_EQ(c.exit_code, 0) << c.err;
   const auto checkin_summary = nlohmann::json::parse(ReadFile(dir.Path("checkins") + "/summary.json"));
-  ASSERT_TRUE(checkin_summary["epsilon"].is_number());
-  EXPECT_THAT(c.err, HasSubstr(fmt::format("done: test accuracy {:.4f}, epsilon {} (delta",
+  ASSERT_EQ(checkin_summary["epsilon"].size(), 1u);
+  ASSERT_TRUE(checkin_summary["epsilon"]["random_allocation"].is_number());
+  EXPECT_THAT(c.err, HasSubstr(fmt::format("done: test accuracy {:.4f}, epsilon random_allocation {} (delta",
                                            checkin_summary["test_accuracy"].get<double>(),
-                                           Rounded(checkin_summary["epsilon"]))));
+                                           Rounded(checkin_summary["epsilon"]["random_allocation"]))));
 }
 
 // Every name in a JSON document (object keys, recursively) and in the header line of a CSV file.

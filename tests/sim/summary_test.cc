@@ -108,7 +108,7 @@ TEST(CommonSummaryJson, DivergedAndCutShortRuns) {
   EXPECT_EQ(s["unfinished"][0]["planned_rounds"].get<int64_t>(), 9);
 }
 
-TEST(HeadlineEpsilon, OneValuePerAccountantOrOneBareValue) {
+TEST(HeadlineEpsilon, OneValuePerAccountantWhateverThePolicy) {
   const std::vector<HeadlineEpsilon> accountants = {
       {.accountant = "rdp", .epsilon = 2.25, .lower_bound = false},
       {.accountant = "pld", .epsilon = 1.875, .lower_bound = false},
@@ -119,13 +119,15 @@ TEST(HeadlineEpsilon, OneValuePerAccountantOrOneBareValue) {
   // The log line states the upper bounds only; a lower bound is no guarantee.
   EXPECT_EQ(HeadlineText(accountants), "rdp 2.25 / pld 1.875 / proactive none");
 
-  const std::vector<HeadlineEpsilon> checkins = {{.accountant = "", .epsilon = 0.5, .lower_bound = false}};
-  EXPECT_EQ(HeadlineJson(checkins), nlohmann::json(0.5));
-  EXPECT_EQ(HeadlineText(checkins), "0.5");
+  // A check-in run's one bound is keyed by its accountant too, so summary["epsilon"] has one shape.
+  const std::vector<HeadlineEpsilon> checkins = {
+      {.accountant = "random_allocation", .epsilon = 0.5, .lower_bound = false}};
+  EXPECT_EQ(HeadlineJson(checkins), nlohmann::json({{"random_allocation", 0.5}}));
+  EXPECT_EQ(HeadlineText(checkins), "random_allocation 0.5");
   const std::vector<HeadlineEpsilon> unbounded = {
-      {.accountant = "", .epsilon = std::nullopt, .lower_bound = false}};
-  EXPECT_TRUE(HeadlineJson(unbounded).is_null());
-  EXPECT_EQ(HeadlineText(unbounded), "none");
+      {.accountant = "random_allocation", .epsilon = std::nullopt, .lower_bound = false}};
+  EXPECT_EQ(HeadlineJson(unbounded), nlohmann::json({{"random_allocation", nullptr}}));
+  EXPECT_EQ(HeadlineText(unbounded), "random_allocation none");
 }
 
 TEST(HeadlineEpsilon, NonFiniteIsNoBound) {

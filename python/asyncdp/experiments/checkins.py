@@ -156,7 +156,7 @@ def main(args) -> int:
         ck = s.get("checkin")
         privacy = s.get("privacy") or {}
         if ck is not None:
-            eps, bound = privacy.get("epsilon"), privacy.get("bound")
+            eps, bound = (s.get("epsilon") or {}).get("random_allocation"), privacy.get("bound")
         else:
             eps, bound = (s.get("epsilon") or {}).get("pld"), "upper_bound (pld)"
         util_rows.append({"run": r.spec.name, "method": r.spec.labels["method"], "target_epsilon": r.spec.labels["eps"],

@@ -99,10 +99,11 @@ def _runs_table(results) -> pd.DataFrame:
         if r.ok:
             s = r.summary
             privacy = s["privacy"]
-            if r.spec.labels["method"] == "checkins":
-                eps, record = s["epsilon"], privacy.get("epsilon_record_level", {}).get("epsilon")
-            elif r.spec.labels["method"] == "async":
-                eps, record = s["epsilon"]["pld"], privacy["epsilon_record_level"]["pld"]
+            # One shape for both policies: each bound keyed by the accountant that gave it.
+            accountant = {"checkins": "random_allocation", "async": "pld"}.get(r.spec.labels["method"])
+            if accountant is not None:
+                eps = s["epsilon"][accountant]
+                record = privacy.get("epsilon_record_level", {}).get(accountant)
             else:
                 eps, record = math.inf, math.inf
             row.update({"sigma": float(s["sigma"]), "eps_user": float(eps),

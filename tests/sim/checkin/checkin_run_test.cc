@@ -67,7 +67,9 @@ TEST(CheckInRun, FixedWindowCountsPrivacyAndAccuracy) {
   EXPECT_DOUBLE_EQ(p["accounted_as"]["sigma"].get<double>(), 1.0);
   EXPECT_EQ(p["accounted_as"]["windows"].get<int64_t>(), 2);
   const checkin::CheckInOptions o = checkin::ResolveCheckInOptions(CheckInA9a("fixed_window"));
-  EXPECT_DOUBLE_EQ(p["epsilon"].get<double>(), checkin::AccountCheckIns(o, 2.0, 1.0 / 20000).epsilon);
+  EXPECT_DOUBLE_EQ(p["epsilon"]["random_allocation"].get<double>(),
+                   checkin::AccountCheckIns(o, 2.0, 1.0 / 20000).epsilon);
+  EXPECT_EQ(r.summary["epsilon"], p["epsilon"]);
   // It learns: below the initial loss ln 2 and above the majority class of a9a.t (76.4%).
   EXPECT_LT(r.summary["test_loss"].get<double>(), 0.6);
   EXPECT_GT(r.summary["test_accuracy"].get<double>(), 0.77);
@@ -84,7 +86,7 @@ TEST(CheckInRun, AveragedUpdatesReportNoBound) {
   EXPECT_EQ(c["discarded_check_ins"].get<int64_t>(), 0);
   EXPECT_EQ(c["records_used"].get<int64_t>(), c["participating_clients"].get<int64_t>());
   EXPECT_EQ(c["model_updates"].get<int64_t>(), 2 * 4000 - c["empty_steps"].get<int64_t>());
-  EXPECT_TRUE(r.summary["privacy"]["epsilon"].is_null());
+  EXPECT_TRUE(r.summary["privacy"]["epsilon"]["random_allocation"].is_null());
   EXPECT_EQ(r.summary["privacy"]["bound"], "no_bound");
   EXPECT_LT(r.summary["test_loss"].get<double>(), 0.69);
   EXPECT_GT(r.summary["test_accuracy"].get<double>(), 0.78);
@@ -134,8 +136,8 @@ TEST(CheckInRun, CalibratedSigmaMeetsTheTarget) {
   config.eval.points = 0;
   const TrainResult r = RunTraining(config, {.progress = false});
   EXPECT_TRUE(r.summary["privacy"]["sigma_calibrated"].get<bool>());
-  EXPECT_LE(r.summary["privacy"]["epsilon"].get<double>(), 0.02);
-  EXPECT_GT(r.summary["privacy"]["epsilon"].get<double>(), 0.018);
+  EXPECT_LE(r.summary["privacy"]["epsilon"]["random_allocation"].get<double>(), 0.02);
+  EXPECT_GT(r.summary["privacy"]["epsilon"]["random_allocation"].get<double>(), 0.018);
 }
 
 // protocol.runtime = "threads": each step's checked-in clients compute on worker threads and the server sums
