@@ -207,25 +207,25 @@ def test_unread_keys_names_what_a_run_does_not_read_and_train_refuses_them_even_
 
 
 def test_a_truncated_run_raises_unless_the_configuration_accepts_it(a9a, tmp_path):
-    """As ``asyncdp train`` exits 4: every client but one drops out and its exclusion would come only after
-    10^6 s, so the last client waits for a broadcast that cannot come (tests/apps/train_command_test.cc).
-    protocol.allow_truncation was read by the CLI only; Python returned the stalled run as a result."""
-    stall = {"protocol": {"runtime": "threads", "exclude_after": 1e6},
-             "clients": {"dropout_ids": [0, 1, 2, 3], "dropout_round": 20}}
+    """As ``asyncdp train`` exits 4: client 2's messages take 1,000 s, so it is excluded and, once the others
+    are done and it has stayed silent for exclude_after more, cut off (tests/apps/train_command_test.cc).
+    protocol.allow_truncation was read by the CLI only; Python returned the truncated run as a result."""
+    cut_off = {"protocol": {"runtime": "threads", "exclude_after": 0.05},
+               "clients": {"delay_ids": [2], "delay_extra": 1000.0}}
     overrides = small_overrides(a9a)
     overrides["schedule"] = {"rounds": 300}
-    with pytest.raises(asyncdp.TruncatedRun, match="1 client.*stalled.*allow_truncation") as caught:
-        asyncdp.train(TABLE3, **overrides, **stall, out=tmp_path / "stalled")
+    with pytest.raises(asyncdp.TruncatedRun, match="1 client.*cut_off_after_exclusion.*allow_truncation") as caught:
+        asyncdp.train(TABLE3, **overrides, **cut_off, out=tmp_path / "cut")
     run = caught.value.run
-    assert run.summary["truncated"] and run.summary["stalled"]
-    assert run.summary["unfinished_clients"] == [4]
+    assert run.summary["truncated"] and not run.summary["stalled"]
+    assert run.summary["unfinished_clients"] == [2]
     assert "truncated=True" in repr(run)
     # The outputs are written first, as the CLI writes them before its exit code.
-    assert json.loads((tmp_path / "stalled" / "summary.json").read_text())["truncated"]
+    assert json.loads((tmp_path / "cut" / "summary.json").read_text())["truncated"]
 
-    stall["protocol"]["allow_truncation"] = True
-    accepted = asyncdp.train(TABLE3, **overrides, **stall)
-    assert accepted.summary["truncated"] and accepted.summary["unfinished_clients"] == [4]
+    cut_off["protocol"]["allow_truncation"] = True
+    accepted = asyncdp.train(TABLE3, **overrides, **cut_off)
+    assert accepted.summary["truncated"] and accepted.summary["unfinished_clients"] == [2]
 
 
 CHECKINS = SOURCE_DIR / "experiments" / "checkins_a9a.toml"

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <mutex>
 #include <numeric>
 #include <optional>
@@ -52,10 +53,9 @@ struct Arrival {
   ServerEvent event;
 };
 
-// At a quiescent moment (every client idle, only exclusion ticks pending) the run waits for an exclusion
-// due within this many seconds; one due later (a huge exclude_after) would leave the run idle that long, so
-// it ends as stalled instead (docs/design.md, "End of a run").
-constexpr double kStallPatience = 2.0;
+// At a quiescent moment the liveness clock skips to just past the next exclusion (Liveness excludes a client
+// silent for more than exclude_after): this many seconds, relative to it, past the deadline.
+constexpr double kPastDeadline = 1e-9;
 
 // A deadline `seconds` from now; saturating (a 10⁹ straggler factor must not overflow the clock).
 Clock::time_point DeadlineAfter(double seconds) {
@@ -130,22 +130,40 @@ class ThreadRun {
       hooks.poll_period = std::chrono::milliseconds(5);
     }
     hooks.quiescent = [this] {
-      // Every client is idle and only exclusion ticks are pending: the run is over unless an exclusion is due
-      // soon (it lets the waiting clients go on). Otherwise the clients still running wait for a broadcast
-      // no one can send: the run ends and the report names them (stalled).
+      // Every client is idle and only exclusion ticks are pending: nothing can happen before the next
+      // exclusion is due but the ticks themselves. As the virtual clock does, the run skips that idle time
+      // on its liveness clock and excludes now: the outcome waiting would give, without the wait, whatever
+      // exclude_after is (the runtimes agree on it; docs/design.md, "End of a run"). With no exclusion to
+      // come, the clients still running wait for a broadcast no one can send: the run ends and the report
+      // names them (stalled).
       if (options_.cancel != nullptr && CancelRequested()) return CancelAll();
+      bool stalled = false;
       {
         std::lock_guard lock(server_mutex_);
         if (draining_ || !inbox_.empty() || over_.load(std::memory_order_relaxed)) return;  // not quiescent yet
-        if (liveness_.NextExclusion(server_) - Seconds() <= kStallPatience) return;  // a tick will exclude
-        over_.store(true, std::memory_order_relaxed);
+        const double next = liveness_.NextExclusion(server_);
+        if (std::isfinite(next)) {
+          const double skip = next - LivenessSeconds() + kPastDeadline * std::max(1.0, next);
+          if (skip > 0.0) skipped_.store(skipped_.load(std::memory_order_relaxed) + skip, std::memory_order_relaxed);
+        } else {
+          stalled = true;
+          over_.store(true, std::memory_order_relaxed);
+        }
+      }
+      if (!stalled) {
+        if (PostToServer(Tick{})) DrainServer();  // the exclusion, now due
+        return;
       }
       scheduler_.Finish();  // outside server_mutex_ (lock order: the scheduler's first)
     };
     return hooks;
   }
 
+  // Wall-clock seconds since the start: the report's timing and the observers' clock.
   double Seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  // Silence and exclusion are judged on this clock: wall time plus the idle time skipped at quiescent
+  // moments (hooks.quiescent), so an exclusion only waiting could bring happens at once.
+  double LivenessSeconds() const { return Seconds() + skipped_.load(std::memory_order_relaxed); }
 
   bool CancelRequested() const {
     return cancelled_.load(std::memory_order_relaxed) ||
@@ -282,7 +300,7 @@ class ThreadRun {
     std::lock_guard lock(server_mutex_, std::adopt_lock);
     if (over_.load(std::memory_order_relaxed)) return false;
     // The arrival time matters only to silence (exclude_after); without it no clock is read per message.
-    inbox_.push_back(Arrival{options_.exclude_after > 0.0 ? Seconds() : 0.0, std::move(event)});
+    inbox_.push_back(Arrival{options_.exclude_after > 0.0 ? LivenessSeconds() : 0.0, std::move(event)});
     if (draining_) return false;
     draining_ = true;
     return true;
@@ -324,7 +342,7 @@ class ThreadRun {
   void OnGlobalRound() {
     // A new model is new work: every client gets a fresh exclude_after to respond.
     clock_.time = Seconds();
-    liveness_.ModelFormed(clock_.time);
+    if (options_.exclude_after > 0.0) liveness_.ModelFormed(LivenessSeconds());
     AddTicks(observer_ticks_, [&] { observer_.OnGlobalRound(server_, clock_); });
   }
 
@@ -371,7 +389,8 @@ class ThreadRun {
   std::vector<Arrival> batch_;
   uint64_t observer_ticks_ = 0;
   RunClock clock_;
-  Liveness liveness_;  // silence and exclusion (sim/protocol/liveness.h); clock = Seconds()
+  Liveness liveness_;  // silence and exclusion (sim/protocol/liveness.h); clock = LivenessSeconds()
+  std::atomic<double> skipped_{0.0};  // idle seconds skipped (written under server_mutex_, quiescent only)
   std::vector<int64_t> settled_at_ = std::vector<int64_t>(clients_.size(), -1);
   std::vector<char> exited_ = std::vector<char>(clients_.size(), 0);
   Clock::time_point start_;
@@ -406,7 +425,7 @@ void ThreadRun::Handle(Arrival& arrival, std::optional<BroadcastMessage>& newest
     for (const int64_t c : liveness_.ToExclude(server_, now)) {
       spdlog::warn("server: excluding client {} (silent for {:.3g} s)", c, liveness_.SilentFor(c, now));
       auto excluded = server_.Exclude(c);
-      clock_.time = now;
+      clock_.time = Seconds();
       AddTicks(observer_ticks_, [&] { observer_.OnClientExcluded(c, clock_); });
       if (excluded) {
         OnGlobalRound();
@@ -431,7 +450,7 @@ bool ThreadRun::Done() const {
     return local_exits_.load(std::memory_order_acquire) == static_cast<int64_t>(clients_.size());
   }
   if (!server_.all_released()) return false;
-  const double now = Seconds();
+  const double now = LivenessSeconds();
   for (size_t c = 0; c < clients_.size(); ++c) {
     const auto id = static_cast<int64_t>(c);
     const bool settled = server_.paused(id) && settled_at_[c] >= server_.global_round();
