@@ -59,8 +59,6 @@ void RequireInRange(const std::string& option, double value, const sim::NumericR
                                 range.ToString() + ", got " + sim::NumberText(value));
 }
 
-// floor(x) as a JSON integer, or null when x is not finite or beyond 2^53 (the calculators' s_max when T_min
-// is tiny: no sample size means anything there).
 // The calculators (core) name their inputs calc.N, calc.sigma, ...; whoever called knows them as --sigma
 // (the CLI) or sigma (Python's keyword), so an error they raise is re-named with the caller's prefix.
 template <typename Run>
@@ -74,6 +72,8 @@ auto NamedAsGiven(const std::string& dash, Run&& run) {
   }
 }
 
+// floor(x) as a JSON integer, or null when x is not finite or beyond 2^53 (the calculators' s_max when T_min
+// is tiny: no sample size means anything there).
 nlohmann::ordered_json FloorOrNull(double x) {
   if (!std::isfinite(x) || std::fabs(x) >= kMaxExactInteger) return nullptr;
   return static_cast<int64_t>(std::floor(x));

@@ -17,6 +17,11 @@
 namespace asyncdp::sim::checkin {
 namespace {
 
+// The accountant a check-in run's ε comes from: the key of its headline and record-level values.
+std::string AllocationAccountant() {
+  return std::string(accounting::ToString(accounting::AccountantKind::kRandomAllocation));
+}
+
 nlohmann::json PrivacyJson(const CheckInFacts& run) {
   const CheckInOptions& o = run.options;
   const CheckInPrivacy& privacy = run.privacy;
@@ -53,7 +58,7 @@ nlohmann::json PrivacyJson(const CheckInFacts& run) {
     const double record = std::min(run.record_level->epsilon, privacy.epsilon);
     // Keyed by accountant, as the headline and the asynchronous runs' epsilon_record_level are.
     p["epsilon_record_level"] = {
-        {std::string(accounting::ToString(accounting::AccountantKind::kRandomAllocation)), FiniteOrNull(record)},
+        {AllocationAccountant(), FiniteOrNull(record)},
         {"accounted_sigma", run.record_level->accounted.sigma},
         {"note", "record-level DP of the same run (add/remove one record of a client: it moves the client's "
                  "update by at most C under noise sigma * client_clip, accounted by the same reduction at "
@@ -112,7 +117,7 @@ Summary SummariseCheckIns(const CheckInFacts& run) {
   SummaryCore core;
   core.accuracy = AccuracyOf(run.final_model, run.last);
   core.privacy = PrivacyJson(run);
-  core.epsilon = {{.accountant = std::string(accounting::ToString(accounting::AccountantKind::kRandomAllocation)),
+  core.epsilon = {{.accountant = AllocationAccountant(),
                    .epsilon = run.privacy.bounded ? FiniteOrNone(run.privacy.epsilon) : std::nullopt,
                    .lower_bound = false}};
   core.delta = config.dp.delta;
