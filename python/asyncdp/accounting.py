@@ -104,11 +104,17 @@ def _account(q, sigma, epsilon, steps, delta, schedule, accountant, sampling, m=
         path = os.fspath(schedule)
     elif schedule is not None:
         groups = _schedule_groups(schedule)
-    obj = _asyncdp.account_json(
-        _real("q", q), _real("sigma", sigma), _real("epsilon", epsilon),
-        _rounds("m" if allocation else "steps", steps), groups, path,
-        0.0 if delta is None else _real("delta", delta), accountant, sampling,
-        _whole("k", k), _whole("windows", windows), _real("p0", p0), _real("epsilon", at_epsilon))
+    try:
+        obj = _asyncdp.account_json(
+            _real("q", q), _real("sigma", sigma), _real("epsilon", epsilon),
+            _rounds("m" if allocation else "steps", steps), groups, path,
+            0.0 if delta is None else _real("delta", delta), accountant, sampling,
+            _whole("k", k), _whole("windows", windows), _real("p0", p0), _real("epsilon", at_epsilon))
+    except ConfigError as e:
+        # delta()'s epsilon reaches the binding as the CLI's --at-epsilon: name the keyword the caller gave.
+        if e.where != "at-epsilon":
+            raise
+        raise ConfigError(f"epsilon: {e.message}", "epsilon", e.message) from None
     return _account_result(obj)
 
 

@@ -6,6 +6,8 @@ import operator
 import os
 from typing import Any, Tuple, Union
 
+from .errors import ConfigError
+
 
 def load_libsvm(path: Union[str, "os.PathLike[str]"], num_features: int = 0) -> Tuple[Any, Any]:
     """Reads a LIBSVM / SVMlight file (plain or gzip) with the simulator's own parser.
@@ -26,6 +28,10 @@ def load_libsvm(path: Union[str, "os.PathLike[str]"], num_features: int = 0) -> 
         num_features = operator.index(num_features)
     except TypeError:
         raise TypeError(f"num_features: expected a whole number, got {num_features!r}") from None
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path: expected a path, got {type(path).__name__}")
+    if os.fspath(path) == "":
+        raise ConfigError("path: empty value; a path is expected", "path", "empty value; a path is expected")
     parts = _asyncdp.load_libsvm(os.fspath(path), num_features)
     matrix = scipy.sparse.csr_matrix((parts["data"], parts["indices"], parts["indptr"]), shape=parts["shape"],
                                      copy=False)

@@ -117,6 +117,10 @@ def test_bad_arguments_raise_with_the_cli_text(tmp_path):
     assert (error.value.file, error.value.line) == (str(bad), 2)
     with pytest.raises(asyncdp.ConfigError, match="K: required"):
         asyncdp.calc(N=100, delta=0.01, sigma=3.0)
+    # delta()'s epsilon is named as the caller gave it, not as the CLI's --at-epsilon it becomes.
+    with pytest.raises(asyncdp.ConfigError, match="^epsilon: must be a finite number >= 0$") as error:
+        asyncdp.delta(q=0.01, sigma=1.0, steps=100, epsilon=-1.0)
+    assert error.value.key == "epsilon"
     # The calculators' own checks name the keyword, as the CLI names its option (not the library's calc.sigma).
     for kwargs, message in ((dict(sigma=3.0, epsilon=1.0), "give exactly one of sigma and epsilon"),
                             (dict(sigma=1.0), r"relation \(6\) needs sigma\^2 > 2")):

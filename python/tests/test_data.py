@@ -48,6 +48,18 @@ def test_load_libsvm_shares_the_parsed_arrays(a9a):
     assert float(x.sum()) == float(np.asarray(x.data, dtype=np.float64).sum())  # still valid
 
 
+def test_an_empty_or_missing_path_is_named():
+    # An empty path is refused as a path, as the CLI's options and train(out="") refuse it; it read
+    # "cannot open: No such file or directory" with no name at all.
+    with pytest.raises(asyncdp.ConfigError, match="^path: empty value; a path is expected$") as error:
+        asyncdp.load_libsvm("")
+    assert error.value.key == "path"
+    with pytest.raises(TypeError, match="path: expected a path, got int"):
+        asyncdp.load_libsvm(123)
+    with pytest.raises(asyncdp.InputError, match="^/nonexistent.svm: cannot open"):
+        asyncdp.load_libsvm("/nonexistent.svm")
+
+
 def test_malformed_file_raises_file_line_column(tmp_path):
     bad = tmp_path / "bad.svm"
     bad.write_text("+1 1:0.5 3:1\n-1 2:x\n")
