@@ -29,6 +29,16 @@ def test_mean_interval_is_the_student_t_interval():
     assert iv.low == pytest.approx(-0.4841, abs=1e-4)  # 4.3027 / sqrt(3) below the mean
 
 
+def test_an_accuracy_interval_is_clipped_to_the_range_of_an_accuracy():
+    # Two seeds at 0.74 and 0.82: the t-interval reaches 1.29; a mean accuracy cannot, so it stops at 1.
+    free = stats.mean_interval([0.74, 0.82])
+    clipped = stats.mean_interval([0.74, 0.82], bounds=stats.ACCURACY)
+    assert free.high > 1.0 and free.low < 0.74
+    assert clipped.high == 1.0 and clipped.low == free.low and clipped.mean == free.mean
+    assert stats.mean_interval([0.02, 0.2], bounds=stats.ACCURACY).low == 0.0
+    assert stats.mean_interval([0.5, 0.51], bounds=stats.ACCURACY) == stats.mean_interval([0.5, 0.51])
+
+
 def test_one_seed_has_no_interval_and_no_verdict():
     iv = stats.mean_interval([0.5])
     assert math.isnan(iv.low) and iv.text() == "0.5 (n = 1)"

@@ -139,6 +139,8 @@ def test_userlevel_compares_async_rounds_and_check_ins_at_equal_user_level_epsil
     assert set(figure.loc[figure["kind"] == "curve", "series"]) == {
         "asynchronous rounds, client noise (every round seen)", "random check-ins, fixed window (one client per step)"}
     assert (figure["kind"] == "baseline").sum() == 2  # non-private and majority class
+    groups = pd.read_csv(out / "groups.csv")  # two seeds: wide intervals, clipped to an accuracy's range
+    assert ((groups["accuracy_low"] >= 0) & (groups["accuracy_high"] <= 1)).all()
     checks = pd.read_csv(out / "checks.csv")
     assert list(checks["verdict"]) == ["no verdict (tiny scale)"]
     assert "check-ins − async" in (out / "REPORT.md").read_text()

@@ -21,7 +21,8 @@ import pandas as pd
 from .. import account
 from . import env, plots, report
 from .runner import RunSpec, child_cpu_seconds, failed_section, run_all
-from .stats import FAILS, HOLDS, INCONCLUSIVE, family_false_alarm, mean_interval, paired_by_seed, verdict_below
+from .stats import (ACCURACY, FAILS, HOLDS, INCONCLUSIVE, family_false_alarm, mean_interval, paired_by_seed,
+                    verdict_below)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -193,7 +194,7 @@ def main(args) -> int:
 def _utility_groups(utility: pd.DataFrame, majority: float, scale: str):
     rows, checks = [], []
     for (meth, e), g in utility.groupby(["method", "target_epsilon"], sort=False):
-        acc = mean_interval(g["test_accuracy"])
+        acc = mean_interval(g["test_accuracy"], bounds=ACCURACY)
         rows.append({"method": meth, "label": METHODS[meth], "target_epsilon": e, "n": len(g),
                      "epsilon_max": g["epsilon"].max(), "sigma": g["sigma"].mean(), "accuracy": acc.mean,
                      "accuracy_low": acc.low, "accuracy_high": acc.high,

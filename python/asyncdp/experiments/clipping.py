@@ -19,7 +19,8 @@ import pandas as pd
 
 from . import env, plots, report
 from .runner import RunSpec, child_cpu_seconds, failed_section, one_thread, run_all
-from .stats import FAILS, HOLDS, INCONCLUSIVE, family_false_alarm, mean_interval, paired_by_seed, verdict_above
+from .stats import (ACCURACY, FAILS, HOLDS, INCONCLUSIVE, family_false_alarm, mean_interval, paired_by_seed,
+                    verdict_above)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,13 +85,13 @@ def main(args) -> int:
     for (task, e), g in ok.groupby(["task", "eps"], sort=False):
         fixed, adaptive = g[g["mode"] == "fixed"], g[g["mode"] == "adaptive"]
         for mode, part in (("fixed", fixed), ("adaptive", adaptive)):
-            acc = mean_interval(part["accuracy"])
+            acc = mean_interval(part["accuracy"], bounds=ACCURACY)
             groups.append({"task": task, "eps": e, "mode": mode, "n": len(part), "sigma": part["sigma"].mean(),
                            "accounted_sigma": part["accounted_sigma"].mean(), "eps_pld_max": part["eps_pld"].max(),
                            "accuracy": acc.mean, "accuracy_low": acc.low, "accuracy_high": acc.high,
                            "final_clip": part["final_clip"].mean(), "majority": majority[task]})
         d = paired_by_seed(adaptive, fixed, "accuracy")
-        above = all(mean_interval(p["accuracy"]).low > majority[task] for p in (fixed, adaptive) if len(p) > 1)
+        above = all(mean_interval(p["accuracy"], bounds=ACCURACY).low > majority[task] for p in (fixed, adaptive) if len(p) > 1)
         verdict = ("no verdict (tiny scale)" if args.scale == "tiny" else
                    "no verdict: a group is not above the majority class" if not above else verdict_above(d, 0.0))
         checks.append({"claim": f"{task}, ε = {e:g}: adaptive clipping is more accurate than fixed C",

@@ -24,7 +24,7 @@ import pandas as pd
 
 from . import env, paper_report, paper_tables
 from .runner import RunSpec, child_cpu_seconds, one_thread, reference_optimum, run_all, run_cli
-from .stats import loglog_slope, mean_interval
+from .stats import ACCURACY, loglog_slope, mean_interval
 
 STEP_CAP = 543  # LeNet: rounds above s = 543 run at η0·543/s (the first-round probes say why)
 
@@ -270,4 +270,6 @@ def group(measured: pd.DataFrame, problem: str, kind: str, s: int, sigma: float 
 
 
 def interval(frame: pd.DataFrame, column: str):
-    return mean_interval(frame[column]) if column in frame else mean_interval([])
+    """The column's mean and interval over the frame's seeds; an accuracy's clipped to [0, 1]."""
+    bounds = ACCURACY if "accuracy" in column else None
+    return mean_interval(frame[column], bounds=bounds) if column in frame else mean_interval([])

@@ -10,13 +10,14 @@ import pandas as pd
 
 from . import paper, plots, report
 from .runner import failed_section
-from .stats import FAILS, HOLDS, INCONCLUSIVE, family_false_alarm, mean_interval, paired_by_seed, verdict_above
+from .stats import (ACCURACY, FAILS, HOLDS, INCONCLUSIVE, family_false_alarm, mean_interval, paired_by_seed,
+                    verdict_above)
 
 PAPER_K = {"convex": 50000, "lenet": 360000}
 
 
 def _iv(frame: pd.DataFrame, column: str, digits: int = 4) -> str:
-    return mean_interval(frame[column]).text(digits) if len(frame) and column in frame else "n/a"
+    return paper.interval(frame, column).text(digits) if len(frame) and column in frame else "n/a"
 
 
 _f = report.cell
@@ -29,7 +30,7 @@ class _Verdicts:
         self.scale, self.majority, self.rows = scale, majority, []
 
     def above_chance(self, problem: str, g: pd.DataFrame) -> bool:
-        iv = mean_interval(g["tail_accuracy"]) if len(g) else None
+        iv = mean_interval(g["tail_accuracy"], bounds=ACCURACY) if len(g) else None
         return bool(iv is not None and iv.n >= 2 and iv.low > self.majority[problem])
 
     def add(self, claim: str, problem: str, a: pd.DataFrame, b: pd.DataFrame, column: str = "tail_accuracy"):

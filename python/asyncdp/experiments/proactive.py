@@ -21,7 +21,8 @@ import pandas as pd
 
 from . import env, plots, report
 from .runner import RunSpec, child_cpu_seconds, failed_section, one_thread, run_all
-from .stats import FAILS, HOLDS, INCONCLUSIVE, family_false_alarm, mean_interval, paired_by_seed, verdict_above
+from .stats import (ACCURACY, FAILS, HOLDS, INCONCLUSIVE, family_false_alarm, mean_interval, paired_by_seed,
+                    verdict_above)
 
 STRATEGIES = {
     "uniform": ("uniform σ (calibrated for the whole plan)", {}),
@@ -167,7 +168,7 @@ def _compare(alloc: pd.DataFrame, majority: float, scale: str) -> pd.DataFrame:
         g = alloc[alloc["strategy"] == key].set_index("seed")
         if g.empty:
             continue
-        acc = mean_interval(g["test_accuracy"])
+        acc = mean_interval(g["test_accuracy"], bounds=ACCURACY)
         row = {"strategy": key, "label": STRATEGIES[key][0], "n": len(g), "accuracy": acc.mean,
                "accuracy_low": acc.low, "accuracy_high": acc.high, "epsilon_pld_max": g["epsilon_pld"].max(),
                "rows_per_client": int(g["rows_per_client"].iloc[0])}

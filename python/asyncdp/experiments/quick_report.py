@@ -14,7 +14,7 @@ from . import plots, report
 from .quick_setup import (COMBOS, CONVEX_SETTINGS, EPSILONS, LENET_SETTINGS, PROBLEMS, SCHEDULES, Check, eps_key,
                           schedule_slope)
 from .runner import failed_section
-from .stats import (FAILS, HOLDS, INCONCLUSIVE, Interval, family_false_alarm, mean_interval, paired_by_seed,
+from .stats import (ACCURACY, FAILS, HOLDS, INCONCLUSIVE, Interval, family_false_alarm, mean_interval, paired_by_seed,
                     verdict_above, verdict_below)
 
 
@@ -54,7 +54,7 @@ class QuickReport:
                 if g.empty:
                     continue
                 final = mean_interval(g["final_subopt"])
-                acc = mean_interval(g["accuracy"])
+                acc = mean_interval(g["accuracy"], bounds=ACCURACY)
                 slope = mean_interval(g["slope"])
                 rows.append({
                     "family": "convex", "problem": pk, "schedule": sk, "setting": st.key, "label": st.label,
@@ -75,7 +75,7 @@ class QuickReport:
             g = self.runs("lenet", "lenet", st.key)
             if g.empty:
                 continue
-            acc = mean_interval(g["accuracy"])
+            acc = mean_interval(g["accuracy"], bounds=ACCURACY)
             loss = mean_interval(g["final_train_loss"])
             rows.append({"family": "lenet", "problem": "lenet", "schedule": "sqrt", "setting": st.key,
                          "label": st.label, "n": len(g), "sigma": g["sigma"].mean(), "eps_pld": g["eps_pld"].max(),

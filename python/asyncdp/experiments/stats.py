@@ -8,7 +8,8 @@ from the 95% interval of the (paired, where the runs share seeds) difference, ne
 * ``inconclusive`` when the interval contains the threshold (or fewer than two seeds were run).
 
 Intervals are Student-t intervals of the mean (scipy.stats.t), which assume roughly normal seed-to-seed
-variation; with 3-5 seeds they are wide, and that is the honest answer.
+variation; with 3-5 seeds they are wide, and that is the honest answer. An accuracy's interval is clipped
+to [0, 1] (``ACCURACY``), the range its mean lies in.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ import numpy as np
 from scipy import stats as _st
 
 LEVEL = 0.95
+# The range of an accuracy: a Student-t interval of a few seeds can reach past it (0.78 [0.32, 1.24] from two
+# seeds), and a mean accuracy cannot lie there, so accuracy intervals are clipped to it (the intersection of
+# an interval with the parameter's range covers it as often).
+ACCURACY = (0.0, 1.0)
 
 HOLDS = "holds"
 FAILS = "does not hold"
@@ -58,9 +63,11 @@ def _g(x: float, digits: int) -> str:
     return f"{x:.{digits}g}"
 
 
-def mean_interval(values: Iterable[float], level: float = LEVEL) -> Interval:
+def mean_interval(values: Iterable[float], level: float = LEVEL,
+                  bounds: tuple[float, float] | None = None) -> Interval:
     """Mean and Student-t interval of the finite values (non-finite ones, e.g. a diverged run, are not
-    averaged away silently: they make the mean NaN)."""
+    averaged away silently: they make the mean NaN). ``bounds``: the quantity's range (``ACCURACY``), to
+    which the interval is clipped."""
     x = np.asarray(list(values), dtype=float)
     n = x.size
     if n == 0:
@@ -70,7 +77,10 @@ def mean_interval(values: Iterable[float], level: float = LEVEL) -> Interval:
         return Interval(mean, math.nan, math.nan, n, math.nan)
     sd = float(np.std(x, ddof=1))
     half = float(_st.t.ppf(0.5 + level / 2, n - 1)) * sd / math.sqrt(n)
-    return Interval(mean, mean - half, mean + half, n, sd)
+    low, high = mean - half, mean + half
+    if bounds is not None:
+        low, high = max(low, bounds[0]), min(high, bounds[1])
+    return Interval(mean, low, high, n, sd)
 
 
 def paired_difference(a: Sequence[float], b: Sequence[float], level: float = LEVEL) -> Interval:

@@ -22,7 +22,7 @@ import pandas as pd
 from .. import calc
 from . import env, plots, report
 from .runner import RunSpec, child_cpu_seconds, failed_section, one_thread, run_all
-from .stats import (FAILS, HOLDS, INCONCLUSIVE, family_false_alarm, mean_interval, paired_by_seed,
+from .stats import (ACCURACY, FAILS, HOLDS, INCONCLUSIVE, family_false_alarm, mean_interval, paired_by_seed,
                     verdict_above)
 
 TINY = {"data.rows_per_client": 500, "schedule.iterations": 0, "schedule.rounds": 0, "schedule.epochs": 5,
@@ -233,7 +233,7 @@ def _e(x) -> str:
 def _aggregate(ok: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (kind, s, e), g in ok.groupby(["kind", "sample_size", "epsilon_target"], sort=True):
-        iv = mean_interval(g["test_accuracy"])
+        iv = mean_interval(g["test_accuracy"], bounds=ACCURACY)
         rows.append({"kind": kind, "sample_size": s, "epsilon_target": e, "n": len(g), "sigma": g["sigma"].mean(),
                      "accuracy": iv.mean, "accuracy_low": iv.low, "accuracy_high": iv.high,
                      "eps_rdp": g["eps_rdp"].max(), "eps_pld": g["eps_pld"].max(), "eps_gdp": g["eps_gdp"].max(),

@@ -23,7 +23,8 @@ import pandas as pd
 
 from . import env, plots, report
 from .runner import RunSpec, child_cpu_seconds, failed_section, run_all
-from .stats import FAILS, HOLDS, INCONCLUSIVE, family_false_alarm, mean_interval, paired_by_seed, verdict_above
+from .stats import (ACCURACY, FAILS, HOLDS, INCONCLUSIVE, family_false_alarm, mean_interval, paired_by_seed,
+                    verdict_above)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -117,7 +118,7 @@ def _groups(runs: pd.DataFrame, majority: float, scale: str):
     ok = runs[runs["ok"]]
     groups, checks = [], []
     for (n, e, method), g in ok.groupby(["clients", "eps", "method"], sort=False):
-        acc = mean_interval(g["accuracy"])
+        acc = mean_interval(g["accuracy"], bounds=ACCURACY)
         groups.append({"clients": n, "eps": e, "method": method, "n": len(g), "sigma": g["sigma"].mean(),
                        "eps_user_max": g["eps_user"].max(), "eps_record_max": g["eps_record"].max(),
                        "accuracy": acc.mean, "accuracy_low": acc.low, "accuracy_high": acc.high,
@@ -126,7 +127,7 @@ def _groups(runs: pd.DataFrame, majority: float, scale: str):
     for (n, e), g in ok[ok["method"] != "nondp"].groupby(["clients", "eps"], sort=False):
         ck, asy = g[g["method"] == "checkins"], g[g["method"] == "async"]
         d = paired_by_seed(ck, asy, "accuracy")  # the same seed: the same partition of the data
-        best = max(mean_interval(p["accuracy"]).low for p in (ck, asy)) if min(len(ck), len(asy)) > 1 else math.nan
+        best = max(mean_interval(p["accuracy"], bounds=ACCURACY).low for p in (ck, asy)) if min(len(ck), len(asy)) > 1 else math.nan
         verdict = ("no verdict (tiny scale)" if scale == "tiny" else
                    "no verdict: neither protocol is above the majority class" if not best > majority
                    else verdict_above(d, 0.0))
