@@ -139,6 +139,7 @@ def test_userlevel_compares_async_rounds_and_check_ins_at_equal_user_level_epsil
     assert set(figure.loc[figure["kind"] == "curve", "series"]) == {
         "asynchronous rounds, client noise (every round seen)", "random check-ins, fixed window (one client per step)"}
     assert (figure["kind"] == "baseline").sum() == 2  # non-private and majority class
+    assert ((figure["low"].dropna() >= 0) & (figure["high"].dropna() <= 1)).all()  # the figure's table, clipped too
     groups = pd.read_csv(out / "groups.csv")  # two seeds: wide intervals, clipped to an accuracy's range
     assert ((groups["accuracy_low"] >= 0) & (groups["accuracy_high"] <= 1)).all()
     checks = pd.read_csv(out / "checks.csv")

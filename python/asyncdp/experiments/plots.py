@@ -31,7 +31,7 @@ class LineFigure:
     logx: bool = False
     logy: bool = False
     note: str = ""                # e.g. "tiny scale: a smoke test, not a result" (shown under the title)
-    bounds: tuple[float, float] | None = None  # the quantity's range (accuracy: 0, 1): bands are clipped to it
+    bounds: tuple[float, float] | None = None  # the quantity's range (accuracy: 0, 1): intervals are clipped to it
     styles: tuple[tuple[str, str, str], ...] = ()  # (series, line style, colour) for reference curves
     markers: tuple[tuple[str, str], ...] = ()  # (series, matplotlib marker) of kind = "event" rows
     group_colors: tuple[tuple[str, str], ...] = ()  # (group, colour): events coloured by their "group" column
@@ -98,8 +98,6 @@ def draw(spec: LineFigure, data: pd.DataFrame):
                 x, y, lo, hi = x[keep], y[keep], lo[keep], hi[keep]
             if spec.logy:
                 lo = np.where(lo > 0, lo, y / 10)  # a band reaching 0 is drawn down to a decade below
-            if spec.bounds is not None:
-                lo, hi = np.clip(lo, *spec.bounds), np.clip(hi, *spec.bounds)
             marker = "o" if len(x) <= 12 else None  # a short series (a grid, a single point) shows its points
             style = next(((ls, c) for name, ls, c in spec.styles if name == series), ("-", colors[series]))
             (line,) = ax.plot(x, y, color=style[1], ls=style[0], label=series, lw=1.4, marker=marker, ms=4)
@@ -144,9 +142,15 @@ def draw(spec: LineFigure, data: pd.DataFrame):
 
 
 def save(output, spec: LineFigure, data: pd.DataFrame) -> str:
-    """Writes plots/NAME.csv and plots/NAME.png (from that table); returns the PNG's relative path."""
+    """Writes plots/NAME.csv and plots/NAME.png (from that table); returns the PNG's relative path. With
+    ``spec.bounds`` the curves' intervals are clipped to the quantity's range in the table, so the figure
+    drawn from it shows what the table says (an accuracy's interval stops at 1, as stats.ACCURACY does)."""
     import matplotlib.pyplot as plt
 
+    if spec.bounds is not None:
+        data = data.copy()
+        curve = data["kind"] == "curve"
+        data.loc[curve, ["low", "high"]] = data.loc[curve, ["low", "high"]].clip(*spec.bounds)
     data.to_csv(output.path(f"plots/{spec.name}.csv"), index=False)
     fig = draw(spec, pd.read_csv(output.path(f"plots/{spec.name}.csv")))
     png = f"plots/{spec.name}.png"
