@@ -91,7 +91,7 @@ def main(args) -> int:
                            "accuracy": acc.mean, "accuracy_low": acc.low, "accuracy_high": acc.high,
                            "final_clip": part["final_clip"].mean(), "majority": majority[task]})
         d = paired_by_seed(adaptive, fixed, "accuracy")
-        above = all(mean_interval(p["accuracy"], bounds=ACCURACY).low > majority[task] for p in (fixed, adaptive) if len(p) > 1)
+        above = all(mean_interval(p["accuracy"]).low > majority[task] for p in (fixed, adaptive) if len(p) > 1)
         verdict = ("no verdict (tiny scale)" if args.scale == "tiny" else
                    "no verdict: a group is not above the majority class" if not above else verdict_above(d, 0.0))
         checks.append({"claim": f"{task}, ε = {e:g}: adaptive clipping is more accurate than fixed C",

@@ -127,7 +127,7 @@ def _groups(runs: pd.DataFrame, majority: float, scale: str):
     for (n, e), g in ok[ok["method"] != "nondp"].groupby(["clients", "eps"], sort=False):
         ck, asy = g[g["method"] == "checkins"], g[g["method"] == "async"]
         d = paired_by_seed(ck, asy, "accuracy")  # the same seed: the same partition of the data
-        best = max(mean_interval(p["accuracy"], bounds=ACCURACY).low for p in (ck, asy)) if min(len(ck), len(asy)) > 1 else math.nan
+        best = max(mean_interval(p["accuracy"]).low for p in (ck, asy)) if min(len(ck), len(asy)) > 1 else math.nan
         verdict = ("no verdict (tiny scale)" if scale == "tiny" else
                    "no verdict: neither protocol is above the majority class" if not best > majority
                    else verdict_above(d, 0.0))
