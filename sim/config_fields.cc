@@ -149,10 +149,10 @@ std::vector<ConfigField> ConfigFields(TrainConfig& c) {
        kAnyCount},
       {"clients.delay_ids", &c.clients.delay_ids,
        "Client ids whose messages (updates and notices) reach the server delay_extra later; the client goes "
-       "on computing (message latency, the same in both runtimes).",
+       "on computing (message latency, the same in the three runtimes).",
        Closed(0, kMaxClients - 1)},
       {"clients.delay_extra", &c.clients.delay_extra,
-       "Extra message delay in seconds (virtual seconds, or wall seconds in the threads runtime).",
+       "Extra message delay in seconds (virtual seconds, or wall seconds in the threads and mpi runtimes).",
        Closed(0, 1e6)},
       // [protocol]
       {"protocol.runtime", &c.protocol.runtime,

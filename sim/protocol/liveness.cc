@@ -36,6 +36,11 @@ bool Liveness::CutOff(const ServerProtocol& server, int64_t client, double now) 
   return exclude_after_ > 0.0 && server.excluded(client) && SilentFor(client, now) > exclude_after_;
 }
 
+double Liveness::CutOffAt(const ServerProtocol& server, int64_t client) const {
+  if (exclude_after_ <= 0.0 || !server.excluded(client)) return std::numeric_limits<double>::infinity();
+  return std::max(last_heard_[static_cast<size_t>(client)], last_model_) + exclude_after_;
+}
+
 double Liveness::NextExclusion(const ServerProtocol& server) const {
   double next = std::numeric_limits<double>::infinity();
   if (exclude_after_ <= 0.0 || !server.held_up()) return next;

@@ -1,6 +1,6 @@
 // Silence, exclusion and the end of a run on a real clock (docs/design.md, "End of a run"): one definition
-// for the threads and MPI runtimes; the virtual runtime keeps the same rules with a timer per client on
-// its event queue (sim/runtime/virtual_runtime.cc).
+// for the threads and MPI runtimes; the virtual runtime keeps the same exclusion rule with a timer per
+// client on its event queue and ends a run by the same cut-off (CutOffAt; sim/runtime/virtual_runtime.cc).
 //
 // - Silence counts from when a client's message *arrived* (not when the server got round to handling it)
 //   or from the newest v̂_k, whichever is later: a new model is new work for everyone.
@@ -37,10 +37,16 @@ class Liveness {
   std::vector<int64_t> ToExclude(const ServerProtocol& server, double now) const;
   // An excluded client not waited for any more at the end of the run.
   bool CutOff(const ServerProtocol& server, int64_t client, double now) const;
+  // The time after which the excluded `client` is cut off if nothing is heard from it before: CutOff holds
+  // at every later time (∞ when it is not excluded or exclusion is off). The virtual runtime, whose clock
+  // jumps from event to event, ends a run there (sim/runtime/virtual_runtime.cc).
+  double CutOffAt(const ServerProtocol& server, int64_t client) const;
   // The earliest time at which some client could be excluded, if nothing is heard before (∞ if none can).
   double NextExclusion(const ServerProtocol& server) const;
 
   double exclude_after() const { return exclude_after_; }
+  // When the newest v̂_k was formed: no client is cut off before exclude_after after it.
+  double last_model() const { return last_model_; }
 
  private:
   double exclude_after_;

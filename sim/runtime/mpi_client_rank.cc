@@ -48,7 +48,6 @@ struct alignas(64) ClientSlot {
   int64_t settled_at = -1;                // the newest v̂_k this paused client has told the server it holds
   bool long_rounds = true;                // time the next round with the thread CPU clock (compute_timer.h)
   bool round_in_progress = false;         // a straggler's round: completes at its deadline
-  std::optional<UpdateMessage> delayed;   // a delayed client's update: sent at its deadline
 };
 
 struct Outgoing {
@@ -264,6 +263,19 @@ class ClientRank {
     return buffer;
   }
 
+  // A message of hosted client `client` to rank 0: into the outbox now, or at a deadline extra_delay from
+  // now (clients.delay_ids: message latency; the client goes on, as in the threads and virtual runtimes).
+  // Timers fire in (deadline, insertion) order, so a client's messages keep their order; the action takes
+  // outbox_mutex_ under the scheduler's lock, and nothing takes them the other way round.
+  void PostFrom(int64_t client, Tag tag, std::shared_ptr<Buffer> buffer) {
+    const double delay = faults_[static_cast<size_t>(client)].extra_delay;
+    if (delay <= 0.0) return Post(tag, std::move(buffer));
+    scheduler_.AddTimer(After(delay), [this, tag, b = std::move(buffer)]() mutable {
+      Post(tag, std::move(b));
+      return false;
+    });
+  }
+
   void Post(Tag tag, std::shared_ptr<Buffer> buffer) {
     {
       std::lock_guard lock(outbox_mutex_);
@@ -278,7 +290,7 @@ class ClientRank {
     auto buffer = std::make_shared<Buffer>(2 * sizeof(int64_t));
     const int64_t words[2] = {client, value};
     std::memcpy(buffer->data(), words, sizeof(words));
-    Post(tag, std::move(buffer));
+    PostFrom(client, tag, std::move(buffer));
   }
   void PostStop(int64_t client, int64_t total_rounds) { PostWords(kStop, client, total_rounds); }
 
@@ -287,27 +299,16 @@ class ClientRank {
     EncodeUpdate(message, buffer->data());
     // U has been copied onto the wire: the client reuses its buffer for the next round.
     client.RecycleBuffer(std::move(message.update));
-    Post(kUpdate, std::move(buffer));
+    PostFrom(client.id(), kUpdate, std::move(buffer));
   }
 
   static Clock::time_point After(double seconds) {
     return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   }
 
-  // A round's update is complete: sent now, or at the delayed client's deadline (no worker waits for it).
-  std::optional<Step> Send(int64_t j, UpdateMessage&& message) {
-    const auto c = static_cast<size_t>(ids_[static_cast<size_t>(j)]);
-    const double extra_delay = faults_[c].extra_delay;
-    if (extra_delay > 0.0) {
-      slots_[static_cast<size_t>(j)].delayed = std::move(message);
-      return Step{Next::kSleep, After(extra_delay)};
-    }
-    PostUpdate(*clients_[c], std::move(message));
-    return std::nullopt;
-  }
-
   // One step of hosted client j (the threads runtime's client step, with messages posted to the outbox):
-  // it runs rounds while Υ(k, i) allows, idles until a newer v̂_k, sleeps through simulated delays.
+  // it runs rounds while Υ(k, i) allows, idles until a newer v̂_k, sleeps through a straggler's extra compute
+  // time.
   Step RunStep(int worker, int64_t j) {
     const auto c = static_cast<size_t>(ids_[static_cast<size_t>(j)]);
     ClientProtocol& client = *clients_[c];
@@ -323,11 +324,7 @@ class ClientRank {
       slot.round_in_progress = false;
       // A broadcast that arrived during the round replaces ŵ before the local update (Algorithm 4).
       if (!Absorb(j)) return {Next::kExit};
-      if (auto sleep = Send(j, client.CompleteRound())) return *sleep;
-    }
-    if (slot.delayed) {  // the delayed client's deadline has passed
-      PostUpdate(client, std::move(*slot.delayed));
-      slot.delayed.reset();
+      PostUpdate(client, client.CompleteRound());
     }
     while (true) {
       if (!Absorb(j)) return {Next::kExit};
@@ -360,7 +357,7 @@ class ClientRank {
         return {Next::kSleep, After(seconds * (straggler_factor - 1.0))};
       }
       if (!Absorb(j)) return {Next::kExit};
-      if (auto sleep = Send(j, client.CompleteRound())) return *sleep;
+      PostUpdate(client, client.CompleteRound());
       if (scheduler_.others_waiting()) return {Next::kYield};  // many clients on few workers: take turns
     }
   }

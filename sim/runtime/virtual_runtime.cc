@@ -6,6 +6,7 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <queue>
 #include <thread>
@@ -16,6 +17,7 @@
 #include "sim/runtime/compute_pool.h"
 #include "sim/runtime/worker_scratch.h"
 #include "sim/runtime/event_queue.h"
+#include "sim/protocol/liveness.h"
 #include "sim/runtime/run_end.h"
 
 namespace asyncdp::sim {
@@ -80,6 +82,7 @@ class VirtualRun {
         server_(server),
         observer_(observer),
         heard_count_(clients.size(), 0),
+        liveness_(static_cast<int64_t>(clients.size()), options.exclude_after),
         auto_threads_(options.worker_threads == 0),
         threads_(std::clamp(auto_threads_ ? static_cast<int>(std::thread::hardware_concurrency())
                                           : static_cast<int>(options.worker_threads),
@@ -107,14 +110,26 @@ class VirtualRun {
         TryStart(static_cast<int64_t>(c));
       }
     }
-    // End of run (docs/design.md, "End of a run", the same rule as the threads runtime): when nothing is
-    // left to happen — every message delivered, every client stopped, paused with the newest model, or
-    // waiting for a broadcast that cannot come. Excluded clients that still run are part of the run: their
-    // updates are applied and re-admit them.
+    // End of run (docs/design.md, "End of a run", the same rule as the threads and MPI runtimes): when
+    // nothing is left to happen — every message delivered, every client stopped, paused with the newest
+    // model, or waiting for a broadcast that cannot come — or when everything else is done and the clients
+    // still excluded have stayed silent for exclude_after more: they are cut off, their rounds in progress
+    // abandoned and their messages in flight dropped (an excluded client heard from before that is
+    // re-admitted, and its updates are applied).
     while (!queue_.empty()) {
       if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) {
         report_.cancelled = true;  // in-flight rounds are joined by ~ComputePool; nothing more commits
         break;
+      }
+      // Cheap tests first: without an exclusion, or before exclude_after has passed since the newest model,
+      // nobody can be cut off (the scan is O(clients) per event).
+      if (server_.all_released() && !server_.excluded_clients().empty() &&
+          queue_.top().time() > liveness_.last_model() + options_.exclude_after) {
+        const double cut_off = CutOffTime();
+        if (queue_.top().time() > cut_off) {
+          now_ = std::max(now_, cut_off);  // rounds in flight are joined by ~ComputePool; nothing commits
+          break;
+        }
       }
       const Event event = queue_.top();
       queue_.pop();
@@ -138,6 +153,27 @@ class VirtualRun {
  private:
   void Push(double time, int64_t client, EventKind kind, int64_t arg) {
     queue_.push(Event{MakeKey(time, client, next_sequence_++), arg, kind});
+  }
+
+  // With the server releasing everyone: the time at which the run ends by cutting off the clients still
+  // excluded, if nothing is heard from them before (Liveness::CutOffAt, the threads and MPI runtimes' rule,
+  // on the virtual clock); ∞ while some client is neither done nor excluded, or none is excluded. Done is
+  // what the wall-time runtimes wait for: stopped with every message delivered (the exit travels behind
+  // them), or paused at the server holding the newest v̂_k. O(clients), evaluated only at the end of a run.
+  double CutOffTime() const {
+    constexpr double kNever = std::numeric_limits<double>::infinity();
+    double cut_off = -kNever;
+    for (size_t c = 0; c < clients_.size(); ++c) {
+      const auto id = static_cast<int64_t>(c);
+      const ClientProtocol& client = *clients_[c];
+      if (in_flight_[c] == 0 && !client.in_round()) {
+        if (client.stopped()) continue;
+        if (client.paused() && server_.paused(id) && client.global_round() >= server_.global_round()) continue;
+      }
+      if (!server_.excluded(id)) return kNever;
+      cut_off = std::max(cut_off, liveness_.CutOffAt(server_, id));
+    }
+    return cut_off == -kNever ? kNever : cut_off;
   }
 
   void Dispatch(const Event& event) {
@@ -166,6 +202,7 @@ class VirtualRun {
   // round). Like an update it takes the message latency plus the client's extra delay (clients.delay_ids).
   void SendNotice(int64_t c, EventKind kind, int64_t round) {
     const double latency = Latency(c, 2 * static_cast<uint32_t>(round)) + faults_[c].extra_delay;
+    ++in_flight_[c];
     Push(now_ + latency, c, kind, round);
   }
 
@@ -224,6 +261,7 @@ class VirtualRun {
     UpdateMessage message = clients_[c]->CompleteRound();
     double latency = Latency(c, 2 * static_cast<uint32_t>(message.local_round));
     latency += faults_[c].extra_delay;
+    ++in_flight_[c];
     Push(now_ + latency, c, EventKind::kServerReceive, updates_.Put(std::move(message)));
     TryStart(c);
     // Not computing any more (waiting for Υ or stopped): later arrivals need their own events again.
@@ -267,6 +305,8 @@ class VirtualRun {
 
   void OnServerReceive(int64_t c, int64_t slot) {
     UpdateMessage& message = updates_[slot];
+    --in_flight_[c];
+    liveness_.Heard(c, now_);
     // The planned s_i: the server learns (i, U) only, never the realised batch size.
     clock_.gradients += clients_[c]->plan().sample_sizes[message.local_round];
     observer_.OnUpdate(message, clock_);
@@ -281,6 +321,8 @@ class VirtualRun {
     auto broadcast = kind == EventKind::kServerStopNotice    ? server_.OnClientStopped(c, round)
                      : kind == EventKind::kServerPauseNotice ? server_.OnClientPaused(c, round)
                                                              : server_.OnClientResumed(c);
+    --in_flight_[c];
+    liveness_.Heard(c, now_);
     ArmExcludeCheck(c);
     if (broadcast) Broadcast(std::move(*broadcast));
   }
@@ -334,6 +376,7 @@ class VirtualRun {
   }
 
   void Broadcast(BroadcastMessage message) {
+    liveness_.ModelFormed(now_);
     clock_.time = now_;
     AddTicks(observer_ticks_, [&] { observer_.OnGlobalRound(server_, clock_); });
     const uint32_t latency_slot = 2 * static_cast<uint32_t>(message.global_round) + 1;
@@ -377,6 +420,8 @@ class VirtualRun {
   ServerProtocol& server_;
   RunObserver& observer_;
   std::vector<int64_t> heard_count_;
+  Liveness liveness_;  // the end-of-run cut-off only (sim/protocol/liveness.h); exclusion has its timers
+  std::vector<int64_t> in_flight_ = std::vector<int64_t>(clients_.size(), 0);  // [c]: messages to the server
   static constexpr int64_t kAutoProbeRounds = 4;
   static constexpr double kAutoPoolMinRoundSeconds = 50e-6;
   const bool auto_threads_;  // protocol.worker_threads = 0: use the pool only if rounds are long

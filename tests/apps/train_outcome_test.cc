@@ -1,5 +1,5 @@
-// End-to-end: how an `asyncdp train` run ends — the runtimes' agreement on a run with dropped-out clients,
-// and a truncated run's report and exit code (docs/design.md, "End of a run").
+// End-to-end: how an `asyncdp train` run ends — the runtimes' agreement on a run with dropped-out clients
+// and on one with an excluded client cut off, and a truncated run's report and exit code (docs/design.md, "End of a run").
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -66,6 +66,30 @@ TEST(TrainCommand, ATruncatedThreadsRunEndsQuicklyNamesTheClientsAndExitsFour) {
       SmallTable3Args(dir.Path("allowed"), 300) + cut_off + " --set protocol.allow_truncation=true", dir);
   EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
   EXPECT_TRUE(nlohmann::json::parse(ReadFile(dir.Path("allowed") + "/summary.json"))["truncated"].get<bool>());
+}
+
+// Client 2's messages take 1,000 s: it is excluded, goes on computing (a message delay does not hold the
+// client up), and once everything else is done it is cut off after exclude_after more silence. The virtual
+// runtime used to drain its event queue instead — wait 1,000 virtual seconds for the messages and report a
+// complete run — where threads and MPI report client 2 cut off (exit 4). Now all three apply the same rule.
+TEST(TrainCommand, AnExcludedClientWithMessagesInFlightIsCutOffOnVirtualAsOnThreads) {
+  TempDir dir;
+  const std::string cut_off =
+      " --set protocol.exclude_after=0.05 --set clients.delay_ids=[2] --set clients.delay_extra=1000";
+  const CliResult t =
+      RunAsyncdp(SmallTable3Args(dir.Path("threads"), 300) + cut_off + " --set protocol.runtime=threads", dir);
+  EXPECT_EQ(t.exit_code, 4) << t.err;
+  const CliResult v = RunAsyncdp(SmallTable3Args(dir.Path("virtual"), 300) + cut_off, dir);
+  EXPECT_EQ(v.exit_code, 4) << v.err;
+  EXPECT_THAT(v.err, HasSubstr("client 2 (cut_off_after_exclusion"));
+  const auto threads = nlohmann::json::parse(ReadFile(dir.Path("threads") + "/summary.json"));
+  const auto virtual_clock = nlohmann::json::parse(ReadFile(dir.Path("virtual") + "/summary.json"));
+  for (const char* key : {"truncated", "stalled", "unfinished", "rounds_per_client", "excluded_clients", "epsilon"}) {
+    EXPECT_EQ(threads[key], virtual_clock[key]) << key;
+  }
+  EXPECT_EQ(virtual_clock["unfinished"], nlohmann::json::parse(R"([{"client": 2, "reason": "cut_off_after_exclusion",
+      "rounds": 300, "applied_rounds": 0, "planned_rounds": 300}])"));
+  EXPECT_LT(virtual_clock["virtual_seconds"].get<double>(), 10.0);  // ended at the cut-off, not at 1,000 s
 }
 
 }  // namespace

@@ -165,6 +165,33 @@ TEST(MpiRuntimeTest, DropoutWithExcludeAfterCompletes) {
   EXPECT_GT(s["test_accuracy"].get<double>(), 0.70);
 }
 
+// Client 2's messages take 1,000 s, so it is excluded; a message delay is latency, not a pause, so it goes on
+// computing while they are in flight, and once everything else is done it is cut off after exclude_after more
+// silence — the same outcome on the three runtimes. The MPI client used to sleep through each delay before
+// it sent: it had run 1 round where the threads and virtual runtimes ran all 300.
+TEST(MpiRuntimeTest, AnExcludedClientWithMessagesInFlightGoesOnAndIsCutOffAsOnThreadsAndVirtual) {
+  TempDir dir;
+  const std::string cut_off =
+      "--set schedule.rounds=300 --set protocol.exclude_after=0.05 --set 'clients.delay_ids=[2]' "
+      "--set clients.delay_extra=1000 ";
+  std::vector<nlohmann::json> summaries;
+  for (const std::string runtime : {"virtual", "threads", "mpi"}) {
+    SCOPED_TRACE(runtime);
+    const std::string out = dir.Path(runtime);
+    const std::string run = Table3(cut_off + "--set protocol.runtime=" + runtime + " --out " + Quoted(out));
+    const CliResult r = testing::RunCommand(
+        (runtime == "mpi" ? Mpirun(3) : Quoted(testing::AsyncdpBinary()) + " ") + run, dir);
+    EXPECT_EQ(r.exit_code, 4) << r.err;
+    summaries.push_back(Summary(out));
+  }
+  EXPECT_EQ(summaries[0]["unfinished"], nlohmann::json::parse(R"([{"client": 2, "reason": "cut_off_after_exclusion",
+      "rounds": 300, "applied_rounds": 0, "planned_rounds": 300}])"));
+  for (const char* key : {"truncated", "stalled", "unfinished", "rounds_per_client", "excluded_clients", "epsilon"}) {
+    EXPECT_EQ(summaries[1][key], summaries[0][key]) << "threads, " << key;
+    EXPECT_EQ(summaries[2][key], summaries[0][key]) << "mpi, " << key;
+  }
+}
+
 // The pid of the asyncdp process with MPI rank `rank` whose command line mentions `marker`, or 0.
 pid_t FindRank(const std::string& marker, int rank) {
   const std::string wanted = "OMPI_COMM_WORLD_RANK=" + std::to_string(rank);
