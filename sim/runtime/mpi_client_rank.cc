@@ -132,7 +132,28 @@ class ClientRank {
     hooks.recheck = [this](int64_t j) {
       if (mailboxes_[static_cast<size_t>(j)].pending.load(std::memory_order_acquire)) scheduler_.Wake(j);
     };
+    if (options_.exclude_after > 0.0) hooks.quiescent = [this] { ReportIdle(/*busy=*/1); };
     return hooks;
+  }
+
+  // Every hosted client has stopped or waits for a broadcast newer than the newest one delivered, and no
+  // timer is pending: this rank will send nothing until rank 0 sends a new model. Rank 0, told so by every
+  // rank, skips the idle time to the next exclusion as the threads runtime does (docs/design.md, "End of a
+  // run"); without it a dropped-out client and exclude_after = 10^6 kept an MPI run waiting 11 days.
+  // Checked by the quiescent hook (`busy` = 1, the worker calling it) and by Deliver after each broadcast
+  // (0: the clients may have taken it in their running steps and gone quiet before delivered_round_ said
+  // so, or have all stopped). Deliver publishes delivered_round_ after waking the clients, so equal reads
+  // before and after the check mean every broadcast up to k had woken its clients before the quiet moment
+  // (a stale k is harmless: rank 0 counts only the newest). The report goes behind every message this rank
+  // sent before (MPI keeps order); once per k.
+  void ReportIdle(int busy) {
+    const int64_t before = delivered_round_.load(std::memory_order_acquire);
+    if (!scheduler_.quiescent(busy)) return;
+    const int64_t k = delivered_round_.load(std::memory_order_acquire);
+    if (k != before || idle_reported_.exchange(k, std::memory_order_relaxed) == k) return;
+    auto buffer = std::make_shared<Buffer>(sizeof(int64_t));
+    std::memcpy(buffer->data(), &k, sizeof(k));
+    Post(kIdle, std::move(buffer));
   }
 
   // Polls rank 0, forwards the outbox, keeps heartbeats going; returns on kShutdown.
@@ -212,6 +233,8 @@ class ClientRank {
       mailbox.pending.store(true, std::memory_order_release);
     }
     scheduler_.WakeAll(hosted_);  // the clients waiting for a newer v̂_k (Υ) run again
+    delivered_round_.store(broadcast.global_round, std::memory_order_release);  // after the wake (ReportIdle)
+    if (options_.exclude_after > 0.0) ReportIdle(/*busy=*/0);
   }
 
   // Ends the clients for good and joins the pool (also on the way out of an error): running steps finish,
@@ -382,6 +405,8 @@ class ClientRank {
   std::vector<Outgoing> outbox_;                // guarded by outbox_mutex_
   std::vector<std::shared_ptr<Buffer>> spare_;  // sent update buffers; guarded by outbox_mutex_
   std::exception_ptr pool_failure_;             // a hook's exception; guarded by outbox_mutex_
+  std::atomic<int64_t> delivered_round_{0};     // k of the newest broadcast delivered (comm thread writes)
+  std::atomic<int64_t> idle_reported_{-1};      // the k of the last kIdle posted (ReportIdle)
   TaskScheduler scheduler_;                     // after everything its hooks read
   std::thread pool_;
 };

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -24,6 +25,10 @@ using Clock = std::chrono::steady_clock;
 // broadcast while others keep sending.
 constexpr int kMaxBatch = 64;
 
+// When every rank is idle the liveness clock skips to just past the next exclusion (Liveness excludes a
+// client silent for more than exclude_after): this many seconds, relative to it, past the deadline.
+constexpr double kPastDeadline = 1e-9;
+
 class ServerRank {
  public:
   ServerRank(const RuntimeOptions& options, const PlanTable& plans, ServerProtocol& server,
@@ -39,8 +44,13 @@ class ServerRank {
         settled_at_(plans.size(), -1),
         liveness_(static_cast<int64_t>(plans.size()), options.exclude_after),
         last_heard_client_(plans.size(), 0.0),
-        last_heard_rank_(static_cast<size_t>(placement.ranks), 0.0) {
-    for (int rank = 0; rank < placement.ranks; ++rank) hosted_.push_back(rank == 0 ? std::vector<int64_t>{} : placement.Hosted(rank));
+        last_heard_rank_(static_cast<size_t>(placement.ranks), 0.0),
+        idle_at_(static_cast<size_t>(placement.ranks), -1),
+        running_(static_cast<size_t>(placement.ranks), 0) {
+    for (int rank = 0; rank < placement.ranks; ++rank) {
+      hosted_.push_back(rank == 0 ? std::vector<int64_t>{} : placement.Hosted(rank));
+      running_[static_cast<size_t>(rank)] = static_cast<int64_t>(hosted_.back().size());
+    }
     update_.update.resize(params_);
   }
 
@@ -65,6 +75,7 @@ class ServerRank {
         ExcludeLaggards(newest);
       }
       if (newest) Publish(*newest);
+      if (!active && options_.exclude_after > 0 && EveryRankIdle()) SkipToNextExclusion();
       endpoint_.Progress();
       if (Seconds() - last_liveness >= liveness_period) {
         last_liveness = Seconds();
@@ -102,6 +113,33 @@ class ServerRank {
 
  private:
   double Seconds() const { return SecondsSince(start_); }
+  // Silence and exclusion are judged on this clock: wall time plus the idle time skipped when every rank
+  // was idle (SkipToNextExclusion); the timing fields stay wall time.
+  double LivenessSeconds() const { return Seconds() + skipped_; }
+
+  // Every rank has said it is idle holding the newest v̂_k (kIdle, behind all its messages) or hosts only
+  // clients that have stopped, and nothing is waiting here: nothing can happen before the next exclusion.
+  bool EveryRankIdle() const {
+    for (int rank = 1; rank < placement_.ranks; ++rank) {
+      const auto r = static_cast<size_t>(rank);
+      if (running_[r] > 0 && idle_at_[r] != server_.global_round()) return false;
+    }
+    return true;
+  }
+
+  // As the threads runtime's quiescent hook (thread_runtime.cc) and the virtual clock: excludes now what
+  // waiting would exclude, or ends the run now by the cut-off waiting would reach (RunOver; a dropped-out
+  // client is silent, so only its exclusion and cut-off end a run it was part of), whatever exclude_after
+  // is. With neither to come the wait is for nobody; the laggards' mpi_timeout (CheckLiveness) ends it.
+  void SkipToNextExclusion() {
+    double next = liveness_.NextExclusion(server_);
+    if (server_.all_released()) next = std::min(next, CutOffTime());
+    if (!std::isfinite(next)) return;
+    skipped_ += std::max(0.0, next - LivenessSeconds() + kPastDeadline * std::max(1.0, next));
+    std::optional<BroadcastMessage> newest;
+    ExcludeLaggards(newest);
+    if (newest) Publish(*newest);
+  }
 
   // End of run (docs/design.md, "End of a run", as on the threads runtime): no client blocks, and every
   // client has sent its stop notice (its messages all applied: MPI keeps a sender's order), is paused at its
@@ -113,13 +151,25 @@ class ServerRank {
     // Finished clients stay finished: the scan starts at the first one that was not (O(1) amortised per
     // call instead of O(n)).
     while (first_unfinished_ < finished_.size() && finished_[first_unfinished_]) ++first_unfinished_;
-    const double now = Seconds();
+    const double now = LivenessSeconds();
     for (size_t c = first_unfinished_; c < plans_.size(); ++c) {
       const auto id = static_cast<int64_t>(c);
       const bool settled = server_.paused(id) && settled_at_[c] >= server_.global_round();
       if (!finished_[c] && !settled && !liveness_.CutOff(server_, id, now)) return false;
     }
     return true;
+  }
+
+  // With the server releasing everyone: when RunOver would hold by cutting off the clients still excluded
+  // (Liveness::CutOffAt), ∞ while some other client is neither finished nor settled.
+  double CutOffTime() const {
+    double cut_off = 0.0;
+    for (size_t c = first_unfinished_; c < plans_.size(); ++c) {
+      const auto id = static_cast<int64_t>(c);
+      if (finished_[c] || (server_.paused(id) && settled_at_[c] >= server_.global_round())) continue;
+      cut_off = std::max(cut_off, liveness_.CutOffAt(server_, id));
+    }
+    return cut_off;
   }
 
   [[noreturn]] void Fail(const std::string& what) const {
@@ -144,7 +194,7 @@ class ServerRank {
           Fail(fmt::format("client {} sent round {} outside its plan", update_.client, update_.local_round));
         }
         last_heard_client_[client] = now;
-        liveness_.Heard(update_.client, now);
+        liveness_.Heard(update_.client, LivenessSeconds());
         // The planned s_i (public): the server learns (i, U) only, never the realised batch size.
         clock_.gradients += sizes[static_cast<size_t>(update_.local_round)];
         clock_.time = now;
@@ -155,7 +205,8 @@ class ServerRank {
       case kStop: {
         const auto [client, rounds] = Notice(message);
         last_heard_client_[client] = now;
-        liveness_.Heard(static_cast<int64_t>(client), now);
+        liveness_.Heard(static_cast<int64_t>(client), LivenessSeconds());
+        if (!finished_[client]) --running_[static_cast<size_t>(message.source)];
         finished_[client] = true;
         broadcast = server_.OnClientStopped(static_cast<int64_t>(client), rounds);
         break;
@@ -172,12 +223,17 @@ class ServerRank {
           break;
         }
         last_heard_client_[client] = now;
-        liveness_.Heard(id, now);
+        liveness_.Heard(id, LivenessSeconds());
         broadcast = message.tag == kPause ? server_.OnClientPaused(id, value) : server_.OnClientResumed(id);
         break;
       }
       case kHeartbeat:
         break;
+      case kIdle: {
+        if (bytes.size() != sizeof(int64_t)) Fail(fmt::format("malformed idle report from rank {}", message.source));
+        std::memcpy(&idle_at_[static_cast<size_t>(message.source)], bytes.data(), sizeof(int64_t));
+        break;
+      }
       default:
         Fail(fmt::format("unexpected message (tag {}) from rank {} during the run", message.tag, message.source));
     }
@@ -209,19 +265,19 @@ class ServerRank {
   void OnGlobalRound() {
     // A new model is new work: every client gets a fresh exclude_after (and mpi_timeout) to respond.
     std::fill(last_heard_client_.begin(), last_heard_client_.end(), Seconds());
-    liveness_.ModelFormed(Seconds());
+    liveness_.ModelFormed(LivenessSeconds());
     clock_.time = Seconds();
     AddTicks(observer_ticks_, [&] { observer_.OnGlobalRound(server_, clock_); });
   }
 
   // protocol.exclude_after: only laggards can be at fault; a client waiting for v̂_k is silent because of them.
   void ExcludeLaggards(std::optional<BroadcastMessage>& newest) {
-    const double now = Seconds();
+    const double now = LivenessSeconds();
     for (const int64_t id : liveness_.ToExclude(server_, now)) {
       spdlog::warn("server: excluding client {} on rank {} (silent for {:.3g} s)", id, placement_.RankOf(id),
                    liveness_.SilentFor(id, now));
       auto excluded = server_.Exclude(id);
-      clock_.time = now;
+      clock_.time = Seconds();
       AddTicks(observer_ticks_, [&] { observer_.OnClientExcluded(id, clock_); });
       if (excluded) {
         OnGlobalRound();
@@ -349,9 +405,12 @@ class ServerRank {
   UpdateMessage update_;                  // reused for every received update
   std::vector<bool> finished_;            // a stop notice arrived: the client needs no more broadcasts
   std::vector<int64_t> settled_at_;       // a paused client's newest v̂_k it has said it holds (kSettled)
-  Liveness liveness_;                     // silence and exclusion (sim/protocol/liveness.h), Seconds()
+  Liveness liveness_;                     // silence and exclusion (sim/protocol/liveness.h), LivenessSeconds()
   std::vector<double> last_heard_client_;  // seconds since start_
   std::vector<double> last_heard_rank_;
+  std::vector<int64_t> idle_at_;   // [rank]: the v̂_k it last said it is idle holding (kIdle), −1 before
+  std::vector<int64_t> running_;   // [rank]: its clients whose stop notice has not arrived
+  double skipped_ = 0.0;           // idle seconds skipped on the liveness clock
   CycleCalibration calibration_;
   uint64_t observer_ticks_ = 0;
   RunClock clock_;

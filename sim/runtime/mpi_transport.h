@@ -17,6 +17,9 @@
 //   kPause      client → 0   int64 client, int64 rounds sent: at its accuracy target, it computes no more for
 //   now kResume     client → 0   int64 client, int64 its next local round: a received model fell below target
 //   kSettled    client → 0   int64 client, int64 k: paused and holding v̂_k (run bookkeeping, as on threads)
+//   kIdle       rank → 0     int64 k: every client it hosts has stopped or waits for a broadcast newer than
+//                            v̂_k, and nothing is in its timer queue: it sends nothing more until then (sent
+//                            with protocol.exclude_after only, once per v̂_k; rank 0 skips idle time on it)
 #pragma once
 
 #include <mpi.h>
@@ -46,6 +49,7 @@ enum Tag : int {
   kSettled = 9,
   kCheckInWork = 10,  // random check-ins (sim/checkin/mpi_checkin.h): 0 → rank, a step's clients and model
   kCheckInUpdates = 11,  // rank → 0: those clients' updates before noise
+  kIdle = 12,
 };
 
 // Which worker rank r ∈ [1, ranks) hosts each client (docs/mpi.md, "Placement"). Every rank computes the

@@ -281,6 +281,12 @@ void TaskScheduler::Finish() {
   work_.notify_all();
 }
 
+bool TaskScheduler::quiescent(int busy) const {
+  std::lock_guard lock(mutex_);
+  return !finished_ && open_ && queued_.load(std::memory_order_relaxed) == 0 &&
+         timers_.size() == periodic_timers_ && idle_workers_ + busy == workers_;
+}
+
 bool TaskScheduler::finished() const {
   std::lock_guard lock(mutex_);
   return finished_;

@@ -95,6 +95,9 @@ class TaskScheduler {
   // Ends the run: drops the queue and the timers; running steps finish, then every worker returns.
   void Finish();
   bool finished() const;
+  // Nothing is queued, no one-shot timer is pending and every worker but `busy` is asleep: 1 from inside
+  // the quiescent hook (the moment it was called for still holds), 0 from a thread outside the pool.
+  bool quiescent(int busy) const;
   // CPU time the workers spent between starting and returning (threads' own clocks), after Run().
   double worker_cpu_seconds() const;
   // Tasks waiting in the queue (a hint for a running task: yield if others wait). Relaxed read.

@@ -12,7 +12,7 @@ namespace {
 
 constexpr double kNever = std::numeric_limits<double>::infinity();
 
-UpdateMessage Update(int64_t client, int64_t round) {
+UpdateMessage ZeroUpdateOf(int64_t client, int64_t round) {
   return UpdateMessage{client, round, 1.0, Eigen::VectorXf::Zero(2)};
 }
 
@@ -22,7 +22,7 @@ UpdateMessage Update(int64_t client, int64_t round) {
 class LivenessTest : public ::testing::Test {
  protected:
   LivenessTest() : server_(2, Eigen::VectorXf::Zero(2)), liveness_(2, 1.0) {
-    server_.OnUpdate(Update(0, 0));
+    server_.OnUpdate(ZeroUpdateOf(0, 0));
     liveness_.Heard(0, 0.2);
   }
   ServerProtocol server_;
@@ -61,7 +61,7 @@ TEST_F(LivenessTest, AnExcludedClientIsCutOffAfterExcludeAfterMoreSilenceUnlessH
 TEST(Liveness, WithExclusionOffNobodyIsExcludedOrCutOff) {
   ServerProtocol server(2, Eigen::VectorXf::Zero(2));
   Liveness liveness(2, 0.0);
-  server.OnUpdate(Update(0, 0));
+  server.OnUpdate(ZeroUpdateOf(0, 0));
   EXPECT_TRUE(liveness.ToExclude(server, 1e9).empty());
   EXPECT_EQ(liveness.NextExclusion(server), kNever);
   server.Exclude(1);

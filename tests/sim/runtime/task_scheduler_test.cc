@@ -94,5 +94,33 @@ TEST(TaskScheduler, WakesFromOtherTasksAreNeverLost) {
   for (int64_t task = 0; task < kTasks; ++task) EXPECT_EQ(done[task], kRounds) << "task " << task;
 }
 
+// quiescent(busy), the MPI client rank's idle report: true inside the quiescent hook with busy = 1 (every
+// other worker asleep), false for a pool not started, while a task sleeps on a timer, and after Finish.
+TEST(TaskScheduler, QuiescentHoldsOnlyWhenNothingIsQueuedRunningOrTimed) {
+  TaskScheduler* self = nullptr;
+  std::atomic<int> steps{0};
+  std::vector<int> seen;  // quiescent(1) at each hook call (the hook runs on one worker at a time)
+  TaskScheduler::Hooks hooks;
+  hooks.run = [&](int, int64_t) -> TaskScheduler::Step {
+    // The first step sleeps 20 ms (a one-shot timer): no quiet moment until it has fired.
+    const auto wake = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+    if (steps.fetch_add(1) == 0) return {Next::kSleep, wake};
+    return {Next::kIdle};
+  };
+  hooks.recheck = [](int64_t) {};
+  hooks.quiescent = [&] {
+    seen.push_back(self->quiescent(1) ? 1 : 0);
+    EXPECT_FALSE(self->quiescent(0));  // the calling worker is not asleep
+    self->Finish();
+  };
+  TaskScheduler scheduler(1, hooks);
+  self = &scheduler;
+  EXPECT_FALSE(scheduler.quiescent(0));  // not started
+  scheduler.Run(2, "test.workers");
+  EXPECT_EQ(steps.load(), 2);  // the hook came only after the sleep ended and the task went idle
+  EXPECT_EQ(seen, std::vector<int>({1}));
+  EXPECT_FALSE(scheduler.quiescent(0));  // finished
+}
+
 }  // namespace
 }  // namespace asyncdp::sim
