@@ -41,6 +41,11 @@ double Liveness::CutOffAt(const ServerProtocol& server, int64_t client) const {
   return std::max(last_heard_[static_cast<size_t>(client)], last_model_) + exclude_after_;
 }
 
+double Liveness::SkipPast(double next, double now) {
+  constexpr double kPastDeadline = 1e-9;
+  return std::max(0.0, next - now + kPastDeadline * std::max(1.0, next));
+}
+
 double Liveness::NextExclusion(const ServerProtocol& server) const {
   double next = std::numeric_limits<double>::infinity();
   if (exclude_after_ <= 0.0 || !server.held_up()) return next;

@@ -44,6 +44,11 @@ class Liveness {
   // The earliest time at which some client could be excluded, if nothing is heard before (∞ if none can).
   double NextExclusion(const ServerProtocol& server) const;
 
+  // How far a runtime's liveness clock must jump from `now` for the deadline `next` (NextExclusion or
+  // CutOffAt) to have passed: exclusion and cut-off hold only strictly after it, so a hair (10⁻⁹ relative)
+  // beyond; 0 when it has passed already. The threads and MPI runtimes skip idle time with it.
+  static double SkipPast(double next, double now);
+
   double exclude_after() const { return exclude_after_; }
   // When the newest v̂_k was formed: no client is cut off before exclude_after after it.
   double last_model() const { return last_model_; }

@@ -25,10 +25,6 @@ using Clock = std::chrono::steady_clock;
 // broadcast while others keep sending.
 constexpr int kMaxBatch = 64;
 
-// When every rank is idle the liveness clock skips to just past the next exclusion (Liveness excludes a
-// client silent for more than exclude_after): this many seconds, relative to it, past the deadline.
-constexpr double kPastDeadline = 1e-9;
-
 class ServerRank {
  public:
   ServerRank(const RuntimeOptions& options, const PlanTable& plans, ServerProtocol& server,
@@ -135,7 +131,7 @@ class ServerRank {
     double next = liveness_.NextExclusion(server_);
     if (server_.all_released()) next = std::min(next, CutOffTime());
     if (!std::isfinite(next)) return;
-    skipped_ += std::max(0.0, next - LivenessSeconds() + kPastDeadline * std::max(1.0, next));
+    skipped_ += Liveness::SkipPast(next, LivenessSeconds());
     std::optional<BroadcastMessage> newest;
     ExcludeLaggards(newest);
     if (newest) Publish(*newest);

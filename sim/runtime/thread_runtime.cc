@@ -53,10 +53,6 @@ struct Arrival {
   ServerEvent event;
 };
 
-// At a quiescent moment the liveness clock skips to just past the next exclusion (Liveness excludes a client
-// silent for more than exclude_after): this many seconds, relative to it, past the deadline.
-constexpr double kPastDeadline = 1e-9;
-
 // A deadline `seconds` from now; saturating (a 10⁹ straggler factor must not overflow the clock).
 Clock::time_point DeadlineAfter(double seconds) {
   const double capped = std::min(seconds, 1e9);  // ~31 years: never reached in a run
@@ -143,8 +139,8 @@ class ThreadRun {
         if (draining_ || !inbox_.empty() || over_.load(std::memory_order_relaxed)) return;  // not quiescent yet
         const double next = liveness_.NextExclusion(server_);
         if (std::isfinite(next)) {
-          const double skip = next - LivenessSeconds() + kPastDeadline * std::max(1.0, next);
-          if (skip > 0.0) skipped_.store(skipped_.load(std::memory_order_relaxed) + skip, std::memory_order_relaxed);
+          const double skip = Liveness::SkipPast(next, LivenessSeconds());
+          skipped_.store(skipped_.load(std::memory_order_relaxed) + skip, std::memory_order_relaxed);
         } else {
           stalled = true;
           over_.store(true, std::memory_order_relaxed);

@@ -58,6 +58,19 @@ TEST_F(LivenessTest, AnExcludedClientIsCutOffAfterExcludeAfterMoreSilenceUnlessH
   EXPECT_EQ(liveness_.CutOffAt(server_, 0), kNever);  // client 0 was never excluded
 }
 
+TEST_F(LivenessTest, SkippingPastADeadlineMakesItsExclusionOrCutOffHoldAndNeverGoesBack) {
+  const double now = 0.3;
+  const double skipped = now + Liveness::SkipPast(liveness_.NextExclusion(server_), now);
+  EXPECT_NEAR(skipped, 1.0, 1e-8);
+  EXPECT_EQ(liveness_.ToExclude(server_, skipped), std::vector<int64_t>({1}));
+  EXPECT_EQ(Liveness::SkipPast(1.0, 5.0), 0.0);  // already past: no jump back
+  server_.Exclude(1);
+  liveness_.ModelFormed(skipped);
+  const double end = skipped + Liveness::SkipPast(liveness_.CutOffAt(server_, 1), skipped);
+  EXPECT_FALSE(liveness_.CutOff(server_, 1, skipped));
+  EXPECT_TRUE(liveness_.CutOff(server_, 1, end));
+}
+
 TEST(Liveness, WithExclusionOffNobodyIsExcludedOrCutOff) {
   ServerProtocol server(2, Eigen::VectorXf::Zero(2));
   Liveness liveness(2, 0.0);
